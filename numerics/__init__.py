@@ -1,0 +1,1 @@
+"""Numbers from theory: mpmath evaluation of sympy expressions, spectra and Schatten quantities of arrays."""

@@ -1,0 +1,72 @@
+"""Singular values and Schatten quantities of actual matrices (float64).
+
+``S_p(W) = sum_i sigma_i^p`` for ``0 < p <= 2`` and ``S_0(W) = rank(W)``, the numerical rank of
+THEORY.md section 1 (the published proxy): ``#{i : sigma_i > tol * len(sigma) * max(sigma_1, 1)}``,
+``tol = 1e-10``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+RANK_TOL = 1e-10
+
+
+def singular_values(w: np.ndarray) -> np.ndarray:
+    """Singular values of ``w`` in descending order, computed in float64 by LAPACK (gesdd)."""
+    w = np.asarray(w, dtype=np.float64)
+    if w.ndim != 2:
+        raise ValueError(f"expected a matrix, got an array of shape {w.shape}")
+    if not np.all(np.isfinite(w)):
+        raise ValueError("matrix has NaN or Inf entries")
+    if 0 in w.shape:
+        return np.zeros(0)
+    return np.linalg.svd(w, compute_uv=False)
+
+
+def numerical_rank(sigma: np.ndarray, tol: float = RANK_TOL) -> int:
+    """``#{i : sigma_i > tol * len(sigma) * max(sigma_1, 1)}`` (the published proxy's rank)."""
+    sigma = np.asarray(sigma, dtype=np.float64)
+    if sigma.size == 0:
+        return 0
+    return int(np.count_nonzero(sigma > tol * sigma.size * max(float(sigma.max()), 1.0)))
+
+
+def check_p(p: float) -> float:
+    """Validate a Schatten index: a finite number in ``[0, 2]``."""
+    p = float(p)
+    if not (0.0 <= p <= 2.0):
+        raise ValueError(f"Schatten index p must lie in [0, 2], got {p}")
+    return p
+
+
+def schatten(sigma: np.ndarray, p: float, tol: float = RANK_TOL) -> float:
+    """``S_p`` from singular values: ``sum sigma_i^p`` for p > 0, the numerical rank for p = 0."""
+    p = check_p(p)
+    if p == 0.0:
+        return float(numerical_rank(sigma, tol))
+    return float(np.sum(np.asarray(sigma, dtype=np.float64) ** p))
+
+
+def schatten_grid(sigma: np.ndarray, ps: np.ndarray, tol: float = RANK_TOL) -> np.ndarray:
+    """``S_p`` for every p in ``ps`` at once (vectorised): one ``len(ps) x len(sigma)`` power table."""
+    ps = np.asarray(ps, dtype=np.float64)
+    if np.any((ps < 0) | (ps > 2)) or not np.all(np.isfinite(ps)):
+        raise ValueError("Schatten indices p must lie in [0, 2]")
+    sigma = np.asarray(sigma, dtype=np.float64)
+    out = np.empty(ps.shape, dtype=np.float64)
+    zero = ps == 0.0
+    out[zero] = numerical_rank(sigma, tol)
+    if np.any(~zero):
+        with np.errstate(divide="ignore"):
+            logs = np.log(sigma)
+        out[~zero] = np.exp(np.outer(ps[~zero], logs)).sum(axis=1)
+    return out
+
+
+def schatten_norm(sigma: np.ndarray, p: float) -> float:
+    """``||W||_{s,p} = S_p^{1/p}`` for ``0 < p <= 2``."""
+    p = check_p(p)
+    if p == 0.0:
+        raise ValueError("the Schatten p-norm needs p > 0 (S_0 is the rank)")
+    return schatten(sigma, p) ** (1.0 / p)

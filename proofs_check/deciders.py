@@ -1,0 +1,269 @@
+"""Decide a derivation step from its check specification alone (dispatch on the spec's type).
+
+Symbolic first: a verdict of ``proved`` names the sympy operation that established it.  Otherwise a
+numeric decision at ``settings.precision`` digits over ``settings.samples`` draws: ``refuted`` with
+a witness, or ``verified`` with the smallest relative margin found.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Callable
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from numerics.evaluate import evaluate
+from numerics.matrix_atoms import substitute_atoms
+from numerics.random_matrices import draw, token_matrix
+from proofs_check.search import adversarial_min, from_unit
+from proofs_check.verdict import Outcome, Settings, Verdict
+from theory import checks as C
+from theory.derivation import Step
+from theory.matrix_atoms import W, X
+
+
+def rng_for(key: str, settings: Settings) -> np.random.Generator:
+    """A generator seeded by the settings' seed and a stable hash of ``key``: reproducible per check."""
+    return np.random.default_rng([settings.seed, zlib.crc32(key.encode())])
+
+
+def _fmt(v) -> float | str:
+    try:
+        f = float(v)
+        return f if np.isfinite(f) else str(v)
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def _witness(point: dict) -> dict:
+    return {str(k): _fmt(v) for k, v in point.items()}
+
+
+def gap_of(relation: sp.Basic) -> tuple[sp.Expr, bool]:
+    """``(g, strict)`` with the relation equivalent to ``g >= 0`` (or ``g > 0`` when ``strict``)."""
+    if isinstance(relation, (sp.LessThan, sp.StrictLessThan)):
+        return relation.rhs - relation.lhs, isinstance(relation, sp.StrictLessThan)
+    if isinstance(relation, (sp.GreaterThan, sp.StrictGreaterThan)):
+        return relation.lhs - relation.rhs, isinstance(relation, sp.StrictGreaterThan)
+    raise TypeError(f"not an inequality: {relation}")
+
+
+def relative_gap(relation: sp.Basic, values: dict, dps: int) -> mpmath.mpf:
+    """``(rhs - lhs) / max(|lhs|, |rhs|)`` at ``values`` (the absolute gap when both sides are 0)."""
+    lhs = evaluate(relation.lhs, values, dps)
+    rhs = evaluate(relation.rhs, values, dps)
+    gap = (rhs - lhs) if isinstance(relation, (sp.LessThan, sp.StrictLessThan)) else (lhs - rhs)
+    scale = max(abs(lhs), abs(rhs))
+    return mpmath.re(gap / scale if scale else gap)
+
+
+def _symbolic_sign(g: sp.Expr, strict: bool) -> tuple[bool | None, str]:
+    for form, how in ((g, "sign inference"), (sp.factor(sp.simplify(g)), "simplify + factor, then sign inference")):
+        ok = form.is_positive if strict else form.is_nonnegative
+        if ok is not None:
+            return ok, f"{how} on rhs - lhs = {form}"
+    return None, ""
+
+
+def decide_definition(step: Step, settings: Settings, key: str) -> Outcome:
+    return Outcome.proved("definition", "introduces notation; asserts nothing")
+
+
+def decide_identity(step: Step, settings: Settings, key: str) -> Outcome:
+    stmt = step.statement
+    diff = (stmt.lhs - stmt.rhs).doit()
+    if sp.simplify(diff) == 0:
+        return Outcome.proved("sympy simplify(lhs - rhs) == 0")
+    domain = step.check.domain
+    if not domain:
+        return Outcome.unresolved("sympy simplify", f"lhs - rhs simplifies to {sp.simplify(diff)}, not 0; no domain to sample")
+    rng = rng_for(key, settings)
+    dps = settings.precision
+    tol = mpmath.mpf(10) ** (-(dps - 10))
+    worst, worst_point = mpmath.mpf(0), {}
+    with mpmath.workdps(dps):
+        for _ in range(settings.samples):
+            point = {s: from_unit(rng.uniform(), iv) for s, iv in domain.items()}
+            lhs, rhs = evaluate(stmt.lhs.doit(), point, dps), evaluate(stmt.rhs.doit(), point, dps)
+            scale = max(abs(lhs), abs(rhs)) or 1
+            err = abs(lhs - rhs) / scale
+            if err > worst:
+                worst, worst_point = err, point
+    if worst > tol:
+        return Outcome(Verdict.REFUTED, "numeric evaluation", dps, settings.samples, -float(worst), _witness(worst_point),
+                       f"relative difference {mpmath.nstr(worst, 5)} > {mpmath.nstr(tol, 3)}")
+    return Outcome(Verdict.VERIFIED, "numeric evaluation (sympy could not simplify to 0)", dps, settings.samples,
+                   float(-worst), _witness(worst_point), f"largest relative difference {mpmath.nstr(worst, 5)}")
+
+
+def _numeric_inequality(relation: sp.Basic, domain, settings: Settings, key: str, tol: mpmath.mpf, method: str) -> Outcome:
+    rng = rng_for(key, settings)
+    dps = settings.precision
+    _, strict = gap_of(relation)
+    with mpmath.workdps(dps):
+        found = adversarial_min(lambda pt: relative_gap(relation, pt, dps), domain, settings.samples, rng)
+    margin = found.value
+    violated = margin <= 0 if strict and margin < tol else margin < -tol
+    if violated:
+        return Outcome(Verdict.REFUTED, method, dps, found.evaluations, float(margin), _witness(found.point),
+                       f"relative gap {mpmath.nstr(margin, 6)} at the witness")
+    return Outcome(Verdict.VERIFIED, method, dps, found.evaluations, float(margin), _witness(found.point),
+                   f"smallest relative gap {mpmath.nstr(margin, 6)} in {found.evaluations} evaluations")
+
+
+def decide_inequality(step: Step, settings: Settings, key: str) -> Outcome:
+    g, strict = gap_of(step.statement)
+    ok, how = _symbolic_sign(g.doit(), strict)
+    if ok:
+        return Outcome.proved(f"sympy {how.split(' on ')[0]}", how)
+    if not step.check.domain:
+        return Outcome.unresolved("sympy sign inference", "sympy could not decide the sign and no domain was given to sample")
+    tol = mpmath.mpf(10) ** (-(settings.precision // 2))
+    out = _numeric_inequality(step.statement.doit(), step.check.domain, settings, key, tol, "adversarial search (random starts + pattern search)")
+    if ok is False and out.verdict is Verdict.VERIFIED:
+        return Outcome.unresolved("sympy sign inference disagrees with sampling", how)
+    return out
+
+
+def decide_limit(step: Step, settings: Settings, key: str) -> Outcome:
+    lim, value = step.statement.lhs, step.statement.rhs
+    if not isinstance(lim, sp.Limit):
+        raise TypeError(f"a Limit check needs Eq(Limit(...), value), got {step.statement}")
+    f, x, x0, direction = lim.args
+    dps = settings.precision
+    # numeric cross-check: f approaching x0 at two distances, other symbols drawn from the domain
+    rng = rng_for(key, settings)
+    point = {s: from_unit(rng.uniform(), iv) for s, iv in step.check.domain.items()}
+    with mpmath.workdps(dps):
+        if x0 in (sp.oo, -sp.oo):
+            near = [mpmath.mpf(10) ** (dps // 6), mpmath.mpf(10) ** (dps // 3)]
+            near = [h if x0 == sp.oo else -h for h in near]
+        else:
+            sign = -1 if str(direction) == "-" else 1
+            near = [evaluate(x0, point, dps) + sign * mpmath.mpf(10) ** (-(dps // 6)),
+                    evaluate(x0, point, dps) + sign * mpmath.mpf(10) ** (-(dps // 3))]
+        target = evaluate(value, point, dps)
+        errs = [abs(evaluate(f, {**point, x: h}, dps) - target) / max(abs(target), 1) for h in near]
+    numeric = f"numeric error {mpmath.nstr(errs[0], 3)} at distance 1e-{dps // 6}, {mpmath.nstr(errs[1], 3)} at 1e-{dps // 3}"
+    try:
+        computed = sp.limit(f, x, x0, str(direction))
+    except (NotImplementedError, ValueError, TypeError):
+        computed = None
+    if computed is not None and not computed.has(sp.Limit):
+        if sp.simplify(computed - value) == 0:
+            return Outcome.proved("sympy.limit", f"limit = {computed}; {numeric}")
+        return Outcome(Verdict.REFUTED, "sympy.limit", detail=f"sympy.limit gives {computed}, not {value}; {numeric}",
+                       witness=_witness(point))
+    converging = errs[1] <= errs[0] and errs[1] < mpmath.mpf(10) ** (-(dps // 8))
+    verdict = Verdict.VERIFIED if converging else Verdict.REFUTED
+    return Outcome(verdict, "numeric approach to the limit point (sympy.limit failed)", dps, 2,
+                   float(-errs[1]), _witness(point), numeric)
+
+
+def decide_matrix_relation(step: Step, settings: Settings, key: str) -> Outcome:
+    spec: C.MatrixRelation = step.check
+    relation = step.statement
+    rng = rng_for(key, settings)
+    worst = None
+    for i in range(settings.samples):
+        family = spec.families[i % len(spec.families)]
+        d_in, d_out = (int(v) for v in rng.integers(2, 33, size=2))
+        w = draw(family, rng, d_in, d_out)
+        x = token_matrix(rng, int(rng.integers(1, 17)), d_in, bound=float(rng.uniform(0.5, 2.0)))
+        with mpmath.workdps(30):
+            scalars = {s: from_unit(rng.uniform(), iv) for s, iv in spec.domain.items()}
+        bindings = {W: w, X: x, **{s: sp.Integer(int(v)) if iv.integer else sp.Float(v, 30)
+                                   for (s, iv), v in zip(spec.domain.items(), scalars.values())}}
+        with np.errstate(all="ignore"):
+            num = substitute_atoms(relation, bindings)
+        g, strict = gap_of(num)
+        lhs, rhs = (num.lhs, num.rhs) if isinstance(num, (sp.LessThan, sp.StrictLessThan)) else (num.rhs, num.lhs)
+        lhs_v, rhs_v = float(lhs.evalf(30)), float(rhs.evalf(30))
+        scale = max(abs(lhs_v), abs(rhs_v), 1e-300)
+        margin = (rhs_v - lhs_v) / scale
+        # an exact zero on both sides (e.g. a vanishing tail) is equality; rounding is allowed rtol of the operands
+        slack = spec.rtol * max(scale, max(float(np.abs(w).max()), 1.0) ** 2)
+        ok = (rhs_v - lhs_v) >= -slack and not (strict and rhs_v - lhs_v <= 0 and scale > 1e-300)
+        sample = {"family": family, "d_in": d_in, "d_out": d_out, "T": x.shape[0],
+                  **{str(s): int(b) if spec.domain[s].integer else float(b) for s, b in zip(spec.domain, scalars.values())},
+                  "lhs": lhs_v, "rhs": rhs_v}
+        if not ok:
+            return Outcome(Verdict.REFUTED, "random matrices (float64 SVD)", 16, i + 1, margin, sample,
+                           f"violated on a {family} {d_in}x{d_out} matrix beyond rounding tolerance {spec.rtol:g}")
+        if worst is None or margin < worst[0]:
+            worst = (margin, sample)
+    return Outcome(Verdict.VERIFIED, f"random matrices (float64 SVD) over {', '.join(spec.families)}", 16,
+                   settings.samples, float(worst[0]), worst[1],
+                   f"smallest relative margin {worst[0]:.3g}; rounding tolerance {spec.rtol:g}")
+
+
+def _golden_min(f: Callable, lo: mpmath.mpf, hi: mpmath.mpf, iterations: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+    inv = (mpmath.sqrt(5) - 1) / 2
+    a, b = lo, hi
+    c, d = b - inv * (b - a), a + inv * (b - a)
+    fc, fd = f(c), f(d)
+    for _ in range(iterations):
+        if fc < fd:
+            b, d, fd = d, c, fc
+            c = b - inv * (b - a)
+            fc = f(c)
+        else:
+            a, c, fc = c, d, fd
+            d = a + inv * (b - a)
+            fd = f(d)
+    x = (a + b) / 2
+    return f(x), x
+
+
+def decide_minimum(step: Step, settings: Settings, key: str) -> Outcome:
+    """Direct minimisation of the objective (golden section on log r, or an integer scan) against the closed form."""
+    spec: C.Minimum = step.check
+    value, objective = step.statement.lhs, step.statement.rhs
+    dps = settings.precision
+    rng = rng_for(key, settings)
+    tol = mpmath.mpf(10) ** (-(dps - 15))
+    worst, worst_point = mpmath.mpf(0), {}
+    n = max(1, min(settings.samples, 50))
+    with mpmath.workdps(dps):
+        for _ in range(n):
+            point = {s: from_unit(rng.uniform(), iv) for s, iv in spec.domain.items()}
+            obj = sp.lambdify(spec.var, objective.subs(point), "mpmath")
+            target = evaluate(value, point, dps)
+            lo = evaluate(spec.var_range.lo, point, dps)
+            hi = evaluate(spec.var_range.hi, point, dps) if spec.var_range.hi != sp.oo else None
+            if spec.integer:
+                hi_i = int(mpmath.floor(hi)) if hi is not None else 10**6
+                best = min(obj(mpmath.mpf(k)) for k in range(max(1, int(mpmath.ceil(lo))), hi_i + 1))
+            else:
+                lo_l = mpmath.log(lo) if lo > 0 else mpmath.log(mpmath.mpf(10) ** -30)
+                hi_l = mpmath.log(hi) if hi is not None else lo_l + 200
+                best, _ = _golden_min(lambda t: obj(mpmath.exp(t)), lo_l, hi_l, int(2.5 * dps) + 40)
+            err = abs(best - target) / max(abs(target), 1)
+            if err > worst:
+                worst, worst_point = err, point
+    if worst > tol:
+        return Outcome(Verdict.REFUTED, "direct numeric minimisation", dps, n, -float(worst), _witness(worst_point),
+                       f"closed form and direct minimum differ by {mpmath.nstr(worst, 5)} (relative)")
+    return Outcome(Verdict.VERIFIED, "direct numeric minimisation (golden section)" if not spec.integer else "integer scan",
+                   dps, n, float(-worst), _witness(worst_point),
+                   f"largest relative difference {mpmath.nstr(worst, 5)} over {n} random parameter draws")
+
+
+DECIDERS: dict[type, Callable[[Step, Settings, str], Outcome]] = {
+    C.Definition: decide_definition,
+    C.Identity: decide_identity,
+    C.Inequality: decide_inequality,
+    C.Limit: decide_limit,
+    C.MatrixRelation: decide_matrix_relation,
+    C.Minimum: decide_minimum,
+}
+
+
+def decide(step: Step, settings: Settings, key: str | None = None) -> Outcome:
+    """Decide ``step`` by the procedure registered for its check type."""
+    decider = DECIDERS.get(type(step.check))
+    if decider is None:
+        raise TypeError(f"no decider for check kind {step.check.kind}")
+    return decider(step, settings, key or step.name)

@@ -1,0 +1,35 @@
+"""Check outcomes as plain data: the JSON schema of ``sabounds verify --json`` and the summary counts."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from proofs_check.registry import Check
+from proofs_check.verdict import Outcome, Verdict
+
+
+def outcome_record(check: Check, outcome: Outcome) -> dict:
+    """One check as ``{"id", "claim", "verdict", "method", "precision_digits", "samples", "seconds", "detail", ...}``."""
+    return {
+        "id": check.id,
+        "claim": check.claim,
+        "verdict": outcome.verdict.value,
+        "method": outcome.method,
+        "precision_digits": outcome.precision_digits,
+        "samples": outcome.samples,
+        "seconds": round(outcome.seconds, 4),
+        "detail": outcome.detail,
+        "margin": outcome.margin,
+        "witness": dict(outcome.witness) if outcome.witness else None,
+        "is_step": check.is_step,
+    }
+
+
+def summary(results: list[tuple[Check, Outcome]]) -> dict:
+    counts = Counter(outcome.verdict for _, outcome in results)
+    return {v.value: counts.get(v, 0) for v in Verdict}
+
+
+def failing_steps(results: list[tuple[Check, Outcome]]) -> list[Check]:
+    """Derivation steps that are refuted or unresolved (claims may be refuted: that is a result)."""
+    return [c for c, o in results if c.is_step and o.verdict in (Verdict.REFUTED, Verdict.UNRESOLVED)]

@@ -1,0 +1,64 @@
+"""Verdicts, the outcome of deciding one check, and the settings a decision runs under."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any, Mapping
+
+
+class Verdict(str, Enum):
+    """``proved`` symbolically; ``verified`` numerically; ``refuted`` with a witness; or ``unresolved``."""
+
+    PROVED = "proved"
+    VERIFIED = "verified"
+    REFUTED = "refuted"
+    UNRESOLVED = "unresolved"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How hard to try: ``precision`` significant digits for mpmath, ``samples`` random draws, ``seed``."""
+
+    precision: int = 50
+    samples: int = 200
+    seed: int = 20260507
+
+    def __post_init__(self):
+        if int(self.precision) < 15:
+            raise ValueError(f"precision must be at least 15 digits, got {self.precision}")
+        if int(self.samples) < 1:
+            raise ValueError(f"samples must be a positive integer, got {self.samples}")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The decision on one check.
+
+    ``margin`` is the smallest relative slack ``(rhs - lhs) / scale`` found (negative: violated);
+    ``witness`` maps variable names to the values of a counterexample or of the tightest sample.
+    ``precision_digits`` and ``samples`` are ``None`` for purely symbolic verdicts.
+    """
+
+    verdict: Verdict
+    method: str
+    precision_digits: int | None = None
+    samples: int | None = None
+    margin: float | None = None
+    witness: Mapping[str, Any] | None = None
+    detail: str = ""
+    seconds: float = 0.0
+
+    def with_seconds(self, seconds: float) -> "Outcome":
+        return replace(self, seconds=seconds)
+
+    @staticmethod
+    def proved(method: str, detail: str = "") -> "Outcome":
+        return Outcome(Verdict.PROVED, method, detail=detail)
+
+    @staticmethod
+    def unresolved(method: str, detail: str = "") -> "Outcome":
+        return Outcome(Verdict.UNRESOLVED, method, detail=detail)

@@ -1,0 +1,8 @@
+"""sabounds: verify, evaluate and test the spectrum-adaptive generalization bounds for trained deep Transformers."""
+
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("sabounds")
+except PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = "0.1.0+source"

@@ -1,0 +1,3 @@
+from sabounds.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,48 @@
+"""The ``sabounds`` command line: a thin dispatcher over ``sabounds.commands.<name>`` modules.
+
+Each command module provides ``add_arguments(parser)`` and ``run(args) -> int``.  Bad arguments and
+bad input end with a one-line message on stderr and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from sabounds import __version__
+from sabounds.errors import UserError
+
+COMMANDS = {
+    "verify": "decide every registered check (derivation steps and claims)",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="sabounds", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"sabounds {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for name, help_text in COMMANDS.items():
+        module = importlib.import_module(f"sabounds.commands.{name}")
+        cmd = sub.add_parser(name, help=help_text, description=(module.__doc__ or help_text).strip())
+        module.add_arguments(cmd)
+        cmd.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args._run(args) or 0)
+    except UserError as exc:
+        print(f"sabounds {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"sabounds {args.command}: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,77 @@
+"""Decide every registered check: derivation steps (must be proved or verified) and claims (any verdict is a result).
+
+Exit status 0 when no derivation step is refuted or unresolved, 1 otherwise, 2 for bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from rich.console import Console
+from rich.table import Table
+
+from proofs_check.registry import run_all, select
+from proofs_check.report import failing_steps, outcome_record, summary
+from proofs_check.verdict import Settings
+from sabounds.errors import UserError
+from sabounds.progress import progress_bar
+
+_COLOURS = {"proved": "green", "verified": "cyan", "refuted": "red", "unresolved": "yellow"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--precision", type=int, default=50, metavar="D", help="mpmath digits (default 50, at least 15)")
+    parser.add_argument("--samples", type=int, default=200, metavar="K", help="random draws per numeric check (default 200)")
+    parser.add_argument("--seed", type=int, default=Settings.seed, help="random seed (default %(default)s)")
+    parser.add_argument("--only", metavar="PATTERN", help="only checks whose id matches (glob, or a substring)")
+
+
+def settings_from(args) -> Settings:
+    try:
+        return Settings(precision=args.precision, samples=args.samples, seed=args.seed)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
+def decide(args) -> tuple[list, dict]:
+    """Run the selected checks under the arguments' settings; returns ``(results, summary)``."""
+    settings = settings_from(args)
+    checks = select(args.only)
+    if not checks:
+        raise UserError(f"--only {args.only!r} matches no check id")
+    with progress_bar("deciding checks", total=len(checks), enabled=not args.json) as advance:
+        results = run_all(checks, settings, progress=lambda c, o: advance(c.id))
+    return results, summary(results)
+
+
+def _precision_samples(rec: dict) -> str:
+    if rec["precision_digits"] is None and rec["samples"] is None:
+        return "symbolic"
+    return f"{rec['precision_digits']} digits, {rec['samples']} samples"
+
+
+def run(args) -> int:
+    results, counts = decide(args)
+    records = [outcome_record(c, o) for c, o in results]
+    failing = failing_steps(results)
+    if args.json:
+        json.dump({"checks": records, "summary": counts}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        table = Table(show_lines=False, header_style="bold")
+        for col in ("id", "claim", "verdict", "method", "precision, samples", "s"):
+            table.add_column(col, overflow="fold")
+        for rec in records:
+            colour = _COLOURS[rec["verdict"]]
+            table.add_row(rec["id"], rec["claim"], f"[{colour}]{rec['verdict']}[/]", rec["method"],
+                          _precision_samples(rec), f"{rec['seconds']:.2f}")
+        console = Console(width=max(Console().width, 160))
+        console.print(table)
+        total = sum(r["seconds"] for r in records)
+        line = ", ".join(f"{n} {v}" for v, n in counts.items())
+        console.print(f"{len(records)} checks: {line}; {total:.1f} s"
+                      + (f"; FAILING derivation steps: {', '.join(c.id for c in failing)}" if failing else ""))
+    return 1 if failing else 0
