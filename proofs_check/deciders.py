@@ -166,7 +166,7 @@ def decide_limit(step: Step, settings: Settings, key: str) -> Outcome:
     except (NotImplementedError, ValueError, TypeError):
         computed = None
     if computed is not None and not computed.has(sp.Limit):
-        if sp.simplify(computed - value) == 0:
+        if computed == value or sp.simplify(computed - value) == 0:
             return Outcome.proved("sympy.limit", f"limit = {computed}; {numeric}")
         return Outcome(Verdict.REFUTED, "sympy.limit", detail=f"sympy.limit gives {computed}, not {value}; {numeric}",
                        witness=_witness(point))

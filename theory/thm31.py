@@ -1,0 +1,182 @@
+"""Theorem 3.1 (reconstructed structure): the transformer bound from the per-slot covering of Theorem 4.1.
+
+Slot k (one matrix) has ``log N_k(eps) = A eps^{-q}``, ``q = 2p/(p+2)`` (from ``theory.thm41``); its
+error reaches the output multiplied by ``rho_k = gamma_k alpha^(l)``, so ``eps_k = eps/(K rho_k)`` and
+``log N(eps) <= sum_k A_k (K rho_k)^q eps^{-q}``.  Dudley's integral then gives
+
+    sum aggregation:  R_n <= 12/sqrt(n) (p+2)/2 Delta^{2/(p+2)} sum_k sqrt(A_k (K rho_k)^q),
+    rss aggregation:  R_n <= 12/sqrt(n) (p+2)/2 Delta^{2/(p+2)} sqrt(sum_k A_k (K rho_k)^q)   (all p_k = p),
+
+plus the post hoc cost of choosing p on the grid ``P_m`` and peeling over realised radii.  A second
+route (a single scale) and the published proxy's summand are derived too.  THEORY.md section 5.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import sympy as sp
+
+from theory.checks import Definition, Identity, Inequality, Interval, Limit, Minimum, Premise
+from theory.derivation import Derivation, Step
+from theory.thm41 import (B, D, K_M, M, N, P_RANGE, a_general, b_general, c_of_p, closed_form, d_in, d_out, ell_M,
+                          ell_par, eps, minimum, n, p, T, a, b)
+
+K, rho, Delta, kappa, delta, u = sp.symbols("K rho Delta kappa delta u", positive=True)
+L = sp.Symbol("L", positive=True)
+m_grid = sp.Symbol("m", positive=True, integer=True)
+j_peel = sp.Symbol("j", positive=True, integer=True)
+x1, x2, x3 = sp.symbols("x_1:4", positive=True)
+
+q = 2 * p / (p + 2)
+"""Covering exponent of one slot: ``log N_k(eps) ~ eps^{-q}``, ``q < 2`` so Dudley's integral converges."""
+
+slot_coefficient = (c_of_p * a_general ** (2 / (p + 2)) * (K_M * ell_M * d_out * D * B**2) ** (p / (p + 2))
+                    * M ** (2 / (p + 2)))
+"""``A`` with ``log N_k(eps) <= A eps^{-q}``: Theorem 4.1's minimum with its logs and constants kept, regular at p = 0."""
+
+maurey_log = sp.log(2 * d_in * d_out * n * T)
+"""``ell_M = log(2 d_in d_out n T)``: the only place the token length T enters."""
+
+dudley_constant = 12 / sp.sqrt(n) * (p + 2) / 2 * Delta ** (2 / (p + 2))
+"""``12/sqrt(n) int_0^Delta eps^{-q/2} d eps = 12/sqrt(n) (p+2)/2 Delta^{2/(p+2)}``."""
+
+proxy_summand = M ** (1 / (p + 2)) * (rho * L) ** (p / (p + 2)) * N ** ((p + 1) / (p + 2))
+"""Section 6: ``S_p^{1/(p+2)} (gamma alpha L)^{p/(p+2)} N^{(p+1)/(p+2)}`` with ``M = S_p``, ``rho = gamma alpha``."""
+
+grid_size = 2 * m_grid + 1
+grid_m = sp.ceiling(L + sp.log(N))
+"""``m = ceil(L + ln N)``, the grid ``P_m = {0, 1/m, ..., 2}`` of the post hoc choice of p."""
+
+
+def post_hoc(slots: sp.Expr, m: sp.Expr, j_max: sp.Expr) -> sp.Expr:
+    """``sqrt((K ln(2m+1) + 2K ln(j+1) + ln(1/delta)) / n)``: union over ``P_m^K`` and over dyadic radii ``<= 2^j``."""
+    return sp.sqrt((slots * sp.log(2 * m + 1) + 2 * slots * sp.log(j_max + 1) + sp.log(1 / delta)) / n)
+
+
+single_scale_objective = eps + sp.sqrt(a * (kappa / eps) ** p / n)
+single_scale_eps = (p / 2 * sp.sqrt(a * kappa**p / n)) ** (2 / (p + 2))
+single_scale_constant = (1 + 2 / p) * (p / 2) ** (2 / (p + 2))
+single_scale_value = single_scale_constant * (a * kappa**p / n) ** (1 / (p + 2))
+"""``inf_eps {eps + sqrt(a (kappa/eps)^p / n)} = (1 + 2/p)(p/2)^{2/(p+2)} (a kappa^p / n)^{1/(p+2)}``."""
+
+_POS = Interval(sp.Rational(1, 10), 10, log=True)
+_P_OPEN = Interval(sp.Rational(1, 20), sp.Rational(39, 20))
+_SLOT = {p: P_RANGE, d_in: Interval(2, 4096, log=True), d_out: Interval(2, 4096, log=True), D: Interval(2, 4096, log=True),
+         M: Interval(1, 1000, log=True), B: _POS, eps: Interval(sp.Rational(1, 1000), 1, log=True), K_M: _POS,
+         ell_M: _POS, ell_par: _POS}
+
+
+def _steps() -> tuple[Step, ...]:
+    A = sp.Symbol("A", positive=True)
+    F = sp.sqrt(A) * (p + 2) / 2 * Delta ** (2 / (p + 2))
+    eps_1 = sp.Symbol("epsilon_1", positive=True)
+    return (
+        Step("slot_covering",
+             sp.Eq(minimum.subs({a: a_general, b: b_general}), slot_coefficient * eps ** (-q)),
+             "Theorem 4.1's minimum (1 + p/2) a r* with a = (d_in + d_out) ell_par, b = K_M ell_M d_out D M^{2/p} B^2/eps^2 is A eps^{-q}",
+             Identity(_SLOT)),
+        Step("q_below_2",
+             sp.StrictLessThan(q, 2, evaluate=False),
+             "q = 2p/(p+2) < 2 for every p >= 0: the entropy integrand eps^{-q/2} is integrable at 0",
+             Inequality()),
+        Step("allocation",
+             sp.Eq(sp.Sum(rho * eps / (K * rho), (sp.Symbol("k", integer=True, positive=True), 1, K)), eps),
+             "eps_k = eps/(K rho_k): slot errors multiplied by rho_k sum to eps at the output",
+             Identity()),
+        Step("allocated_scale",
+             sp.Eq(slot_coefficient * (eps / (K * rho)) ** (-q), slot_coefficient * (K * rho) ** q * eps ** (-q), evaluate=False),
+             "log N_k(eps/(K rho_k)) = A_k (K rho_k)^q eps^{-q}: the factor rho_k enters with power q/2 = p/(p+2) after the square root",
+             Identity({**_SLOT, K: Interval(1, 1000, log=True), rho: _POS})),
+        Step("dudley_integral",
+             sp.Eq(sp.Integral(sp.sqrt(A) * eps ** (-q / 2), (eps, 0, Delta)), F),
+             "int_0^Delta eps^{-p/(p+2)} = (p+2)/2 Delta^{2/(p+2)}; sum aggregation applies it per slot, rss (equal p) to A = sum_k A_k",
+             Identity({A: _POS, Delta: _POS, p: P_RANGE})),
+        Step("sum_aggregation",
+             sp.Le(sp.sqrt(x1 + x2 + x3), sp.sqrt(x1) + sp.sqrt(x2) + sp.sqrt(x3)),
+             "sqrt(sum_k f_k) <= sum_k sqrt(f_k) (triangle inequality): the rss form is never larger at equal p",
+             Inequality({x1: _POS, x2: _POS, x3: _POS})),
+        Step("rss_cauchy_schwarz",
+             sp.Le(sp.Symbol("int_0^Delta sqrt(f)"), sp.sqrt(Delta * sp.Symbol("int_0^Delta f"))),
+             "Cauchy-Schwarz on [0, Delta], for unequal p_k",
+             Premise("Cauchy-Schwarz inequality")),
+        Step("rss_unequal_integral",
+             sp.Eq(sp.Integral(A * eps ** (u - 1), (eps, 0, Delta)), A * Delta**u / u),
+             "with u = 1 - q_k > 0: int_0^Delta A_k eps^{-q_k} = A_k Delta^{1-q_k} / (1 - q_k)",
+             Identity({A: _POS, Delta: _POS, u: _POS})),
+        Step("one_minus_q",
+             sp.Eq(1 - q, (2 - p) / (p + 2), evaluate=False),
+             "1 - q_k = (2 - p_k)/(p_k + 2), positive iff p_k < 2",
+             Identity()),
+        Step("rss_unequal_blowup",
+             sp.Eq(sp.Limit((p + 2) / (2 - p), p, 2, "-"), sp.oo),
+             "the Cauchy-Schwarz constant 1/(1 - q_k) blows up as p_k -> 2",
+             Limit()),
+        Step("rss_exact_beats_cauchy_schwarz",
+             sp.Le((p + 2) / 2, sp.sqrt((p + 2) / (2 - p))),
+             "at equal p the exact rss constant (p+2)/2 is at most the Cauchy-Schwarz one: (p+2)(2-p) = 4 - p^2 <= 4",
+             Inequality({p: _P_OPEN})),
+        Step("single_scale_stationary",
+             sp.Eq(sp.Derivative(single_scale_objective, eps).subs(eps, single_scale_eps), 0),
+             "second route: d/d eps {eps + sqrt(a (kappa/eps)^p / n)} vanishes at eps* = (p/2 sqrt(a kappa^p / n))^{2/(p+2)}",
+             Identity({p: _P_OPEN, a: _POS, kappa: _POS, n: Interval(1, 10**6, log=True)})),
+        Step("single_scale_value",
+             sp.Eq(single_scale_value, single_scale_objective),
+             "inf over eps equals (1 + 2/p)(p/2)^{2/(p+2)} (a kappa^p / n)^{1/(p+2)} (direct numeric minimisation)",
+             Minimum(var=eps, var_range=Interval(sp.Rational(1, 10**12), 10**6),
+                     domain={p: _P_OPEN, a: _POS, kappa: _POS, n: Interval(1, 10**6, log=True)})),
+        Step("single_scale_constant_at_0",
+             sp.Eq(sp.Limit(single_scale_constant, p, 0, "+"), 1),
+             "the single-scale constant (1 + 2/p)(p/2)^{2/(p+2)} tends to 1 as p -> 0+",
+             Limit()),
+        Step("routes_agree_in_width_depth",
+             sp.Eq((a * kappa**p) ** (1 / (p + 2)) * n ** (1 / (p + 2)) * n ** (-1 / (p + 2)),
+                   proxy_summand.subs({M: a / N ** (p + 1), rho: kappa / L})),
+             "with a = S_p N^{p+1} and kappa = gamma alpha L the single-scale value is the proxy summand times n^{-1/(p+2)}: same L, N exponents",
+             Identity({p: P_RANGE, a: _POS, kappa: _POS, n: _POS, N: Interval(2, 4096, log=True), L: Interval(1, 64)})),
+        Step("routes_differ_in_n",
+             sp.GreaterThan(-1 / (p + 2), -sp.Rational(1, 2), evaluate=False),
+             "the single-scale rate n^{-1/(p+2)} is never faster than Dudley's n^{-1/2}; they agree only at p = 0",
+             Inequality()),
+        Step("grid_size",
+             sp.Eq(sp.Sum(1, (sp.Symbol("i", integer=True), 0, 2 * m_grid)), grid_size),
+             "P_m = {0, 1/m, ..., 2} has 2m + 1 points; a union bound over P_m^K costs K ln(2m + 1)",
+             Identity()),
+        Step("grid_m_bound",
+             sp.Le(grid_m, L + sp.log(N) + 1),
+             "m = ceil(L + ln N) <= L + ln N + 1, so the grid costs K ln(2L + 2 ln N + 3)",
+             Inequality({L: Interval(1, 64, integer=True), N: Interval(2, 4096, log=True)})),
+        Step("peeling_weights",
+             sp.Eq(sp.Sum(1 / (j_peel * (j_peel + 1)), (j_peel, 1, sp.oo)), 1),
+             "weights 1/(j(j+1)) over dyadic shells (2^{j-1}, 2^j] sum to 1: shell j costs ln(j(j+1)) <= 2 ln(j+1)",
+             Identity()),
+        Step("post_hoc_term",
+             sp.Eq(sp.Symbol("Pi_post_hoc"), post_hoc(K, m_grid, j_peel)),
+             "union bound over P_m^K and the realised radii: sqrt((K ln(2m+1) + sum_k ln(j_k(j_k+1)) + ln(1/delta))/n)",
+             Definition()),
+        Step("proxy_summand",
+             sp.Eq(sp.sqrt(closed_form / c_of_p).subs({eps: 1 / (L * rho), B: 1}), proxy_summand),
+             "the published proxy's summand is sqrt(A_k) with c(p), logs and B set aside and K -> L (eps_k = 1/(L gamma alpha))",
+             Identity({p: P_RANGE, M: Interval(1, 1000, log=True), rho: _POS, L: Interval(1, 64), N: Interval(2, 4096, log=True)})),
+        Step("proxy_alpha_power",
+             sp.Eq(rho * sp.Derivative(sp.log(proxy_summand), rho), p / (p + 2)),
+             "d log(summand) / d log(rho) = p/(p+2): the propagation factor alpha enters with power p/(p+2)",
+             Identity()),
+        Step("proxy_rank_endpoint",
+             sp.Eq(sp.Limit(proxy_summand, p, 0, "+"), sp.sqrt(M * N)),
+             "p -> 0+: the summand is sqrt(S_0 N) = sqrt(rank N), free of gamma, alpha and L",
+             Limit({M: Interval(1, 100), rho: _POS, L: Interval(1, 64), N: Interval(2, 4096, log=True)})),
+    )
+
+
+@lru_cache(maxsize=1)
+def derivation() -> Derivation:
+    """The Theorem 3.1 derivation (THEORY.md section 5), each step decided by ``proofs_check``."""
+    return Derivation("thm31", "Theorem 3.1: the transformer bound (composition, Dudley, post hoc p)", _steps(),
+                      notes="'rss_cauchy_schwarz' is a cited premise.")
+
+
+def slot_log_cover(d_in_k: sp.Expr, d_out_k: sp.Expr, schatten: sp.Expr, slots: sp.Expr, rho_k: sp.Expr) -> sp.Expr:
+    """``A_k (K rho_k)^q``: the eps^{-q} coefficient of slot k after allocation, with ``ell_M = log(2 d_in d_out n T)``."""
+    values = {d_in: d_in_k, d_out: d_out_k, D: sp.Min(d_in_k, d_out_k), M: schatten}
+    return (slot_coefficient.subs(values).subs(ell_M, maurey_log.subs(values)) * (slots * rho_k) ** q)
