@@ -15,6 +15,7 @@ from sabounds.errors import UserError
 
 COMMANDS = {
     "verify": "decide every registered check (derivation steps and claims)",
+    "regimes": "closed-form regime tables: exponents in L, N and the T dependence of each bound",
 }
 
 

@@ -22,7 +22,9 @@ from theory.derivation import Derivation, Step
 from theory.thm41 import (B, D, K_M, M, N, P_RANGE, a_general, b_general, c_of_p, closed_form, d_in, d_out, ell_M,
                           ell_par, eps, minimum, n, p, T, a, b)
 
-K, rho, Delta, kappa, delta, u = sp.symbols("K rho Delta kappa delta u", positive=True)
+K, rho, Delta, kappa, u = sp.symbols("K rho Delta kappa u", positive=True)
+ell_delta = sp.Symbol("ell_delta", positive=True)
+"""``ell_delta = ln(1/delta) > 0``, the confidence term (delta < 1)."""
 L = sp.Symbol("L", positive=True)
 m_grid = sp.Symbol("m", positive=True, integer=True)
 j_peel = sp.Symbol("j", positive=True, integer=True)
@@ -51,7 +53,7 @@ grid_m = sp.ceiling(L + sp.log(N))
 
 def post_hoc(slots: sp.Expr, m: sp.Expr, j_max: sp.Expr) -> sp.Expr:
     """``sqrt((K ln(2m+1) + 2K ln(j+1) + ln(1/delta)) / n)``: union over ``P_m^K`` and over dyadic radii ``<= 2^j``."""
-    return sp.sqrt((slots * sp.log(2 * m + 1) + 2 * slots * sp.log(j_max + 1) + sp.log(1 / delta)) / n)
+    return sp.sqrt((slots * sp.log(2 * m + 1) + 2 * slots * sp.log(j_max + 1) + ell_delta) / n)
 
 
 single_scale_objective = eps + sp.sqrt(a * (kappa / eps) ** p / n)

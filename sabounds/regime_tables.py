@@ -1,0 +1,133 @@
+"""Render regime results (``theory.regimes``) as Markdown, LaTeX or JSON-ready data: presentation only."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from theory.asymptotics import Growth
+from theory.printer import latex
+from theory.regimes import BoundResult, Exponent, RegimeResult
+
+BOUNDS = ("edelman", "ours_sum", "ours_rss", "ours_best_p")
+VARIABLES = {"L": "depth", "N": "width"}
+
+
+def _num(x: sp.Expr) -> str:
+    return str(sp.nsimplify(x)) if not x.free_symbols else str(sp.factor(x))
+
+
+def exponent_text(g: Growth) -> str:
+    """``"exponential"`` for a positive rate, else the power as an exact rational string (``"3/2"``)."""
+    return "exponential" if g.exponential else _num(g.power)
+
+
+def growth_text(g: Growth, var: str) -> str:
+    """Human form: ``exp(...)``, ``L^(3/2)``, ``L^(1/2) (log L)^(1/2)``, ``1``."""
+    if g.exponential:
+        return f"exponential in {var}"
+    parts = []
+    if g.power != 0:
+        parts.append(f"{var}^({_num(g.power)})" if g.power != 1 else var)
+    if g.log_power != 0:
+        parts.append(f"(log {var})^({_num(g.log_power)})" if g.log_power != 1 else f"log {var}")
+    return " ".join(parts) or "constant"
+
+
+def token_text(e: Exponent, expr: sp.Expr) -> str:
+    """How T enters: ``none``, ``log^(k)`` (power 0, log power k > 0), a power, or exponential; over p: best and worst."""
+    from theory.thm41 import T
+    if T not in expr.free_symbols:
+        return "none"
+
+    def one(g: Growth) -> str:
+        if g.exponential:
+            return "exponential"
+        if g.power != 0:
+            return f"power T^({_num(g.power)})"
+        return "none" if g.log_power == 0 else f"log^({_num(g.log_power)})"
+
+    best, worst = one(e.best), one(e.worst or e.best)
+    return best if best == worst else f"{worst} at worst over p; {best} at best ({e.argmin})"
+
+
+def _exp_record(e: Exponent) -> dict:
+    return {"exponent": exponent_text(e.best), "log_power": _num(e.best.log_power), "attained": e.argmin,
+            "by_p": {label: {"exponent": exponent_text(g), "log_power": _num(g.log_power)} for label, g in e.by_piece}}
+
+
+def bound_record(b: BoundResult) -> dict:
+    """One bound as the JSON schema's object: expr, latex, depth/width exponents, token dependence, details."""
+    depth, width = _exp_record(b.depth), _exp_record(b.width)
+    return {"expr": str(b.expr), "latex": latex(b.expr),
+            "depth_exponent": depth["exponent"], "width_exponent": width["exponent"],
+            "token_dependence": token_text(b.token, b.expr),
+            "depth": depth, "width": width, "note": b.note}
+
+
+def regime_record(r: RegimeResult) -> dict:
+    return {"name": r.regime.name, "alpha": r.alpha.name, "architecture": r.architecture,
+            "assumptions": f"{r.regime.assumptions}; alpha: {r.alpha.assumptions}",
+            "bounds": {name: bound_record(r.bounds[name]) for name in BOUNDS}}
+
+
+def json_data(results: list[RegimeResult]) -> dict:
+    return {"regimes": [regime_record(r) for r in results],
+            "exponent_definition": "lim log(bound)/log(v) as v -> oo with every other symbol fixed; for p-dependent "
+                                   "bounds the infimum over fixed p in [0, 2] (attained at 'attained'); "
+                                   "'exponential' when lim log(bound)/v > 0"}
+
+
+_HEADER = ("regime", "alpha", "bound", "depth L", "width N", "tokens T", "best p (L; N)")
+
+
+def rows(results: list[RegimeResult]) -> list[tuple[str, ...]]:
+    out = []
+    for r in results:
+        for name in BOUNDS:
+            b = r.bounds[name]
+            at = "-" if name == "edelman" else f"{b.depth.argmin}; {b.width.argmin}"
+            out.append((r.regime.name, r.alpha.name, name, growth_text(b.depth.best, "L"), growth_text(b.width.best, "N"),
+                        token_text(b.token, b.expr), at))
+    return out
+
+
+def markdown(results: list[RegimeResult]) -> str:
+    lines = ["| " + " | ".join(_HEADER) + " |", "|" + "---|" * len(_HEADER)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows(results)]
+    return "\n".join(lines)
+
+
+def _tex_growth(g: Growth, var: str) -> str:
+    if g.exponential:
+        return r"$e^{\Theta(" + var + ")}$"
+    parts = []
+    if g.power != 0:
+        parts.append(f"{var}^{{{latex(g.power)}}}" if g.power != 1 else var)
+    if g.log_power != 0:
+        parts.append(f"(\\log {var})^{{{latex(g.log_power)}}}")
+    return "$" + " ".join(parts) + "$" if parts else "$1$"
+
+
+def latex_table(results: list[RegimeResult]) -> str:
+    """A ``table`` environment with one ``tabular`` row per regime, alpha model and bound."""
+    body = []
+    for r in results:
+        for name in BOUNDS:
+            b = r.bounds[name]
+            tok = token_text(b.token, b.expr).replace("_", r"\_").replace("^", r"\^{}")
+            body.append(" & ".join((r.regime.name.replace("_", r"\_"), r.alpha.name, name.replace("_", r"\_"),
+                                    _tex_growth(b.depth.best, "L"), _tex_growth(b.width.best, "N"), tok)) + r" \\")
+    return "\n".join([
+        r"\begin{table}[ht]",
+        r"\centering",
+        r"\begin{tabular}{llllll}",
+        r"\hline",
+        r"regime & $\alpha$ & bound & depth $L$ & width $N$ & tokens $T$ \\",
+        r"\hline",
+        *body,
+        r"\hline",
+        r"\end{tabular}",
+        r"\caption{Growth of each bound in $L$ and in $N$ (the other quantities fixed; infimum over $p$ for ours) "
+        r"and its dependence on $T$, computed by \texttt{sabounds regimes}.}",
+        r"\end{table}",
+    ])

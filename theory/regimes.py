@@ -1,0 +1,298 @@
+"""Closed-form regime tables: each bound under each spectral regime and Lipschitz model, with its exponents.
+
+A *regime* bounds every matrix's Schatten quantity ``S_p`` and (2,1)-norm (all ``||W||_2 <= s``); an
+*alpha model* bounds the downstream products ``alpha^(l)``.  The bounds are built from the derivations
+(``theory.thm31``, ``theory.edelman``) over an architecture (``theory.architecture``):
+
+- ``edelman``: the theory form of Edelman et al. (2022);
+- ``ours_sum`` / ``ours_rss``: Theorem 3.1 with sum / rss aggregation at one p for all slots;
+- ``ours_best_p``: the infimum over p in [0, 2] of ``min(ours_sum, ours_rss)``.
+
+Exponents in L, N and the T dependence are growth orders (``theory.asymptotics``: sympy limits of
+log-ratios); for the p-dependent bounds each fixed p gives an exponent and the table reports its
+infimum over p, with the p that attains it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import sympy as sp
+
+from theory import edelman as E
+from theory.architecture import SPECTRAL, Architecture, single_head
+from theory.asymptotics import Domain, Growth, compare, growth, minimise_over_p
+from theory.thm31 import L, Delta, dudley_constant, post_hoc, slot_log_cover
+from theory.thm41 import N, T, p
+
+s, b_F, r_rank, tau, C = sp.symbols("s b r tau C", positive=True)
+beta = sp.Symbol("beta", positive=True)
+alpha_l = sp.Symbol("alpha_l", positive=True)
+_c = sp.Symbol("c_C", positive=True)
+"""``C = 1 + c_C`` while computing growth: the exponential model needs ``C > 1``."""
+
+PIECE_POINTS = (sp.Integer(0), sp.Integer(2))
+
+
+@dataclass(frozen=True)
+class Regime:
+    """Bounds on ``S_p`` (``schatten(p, D, branch)``, ``branch`` a number in the piece of p) and on ``||W||_{2,1}``.
+
+    ``breakpoints`` are the p in (0, 2) where the S_p bound changes form.
+    """
+
+    name: str
+    assumptions: str
+    schatten: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Expr]
+    two_one: Callable[[sp.Expr, sp.Expr], sp.Expr]
+    breakpoints: tuple[sp.Expr, ...] = ()
+    parameters: tuple[sp.Symbol, ...] = ()
+
+
+def _power_sum_bound(x: sp.Expr, D: sp.Expr, branch: sp.Expr) -> sp.Expr:
+    """``sum_{i <= D} i^{-x} <= D^{1-x}/(1-x)`` (x < 1), ``1 + ln D`` (x = 1), ``x/(x-1)`` (x > 1): integral comparison."""
+    if branch < 1:
+        return D ** (1 - x) / (1 - x)
+    if branch == 1:
+        return 1 + sp.log(D)
+    return x / (x - 1)
+
+
+def frobenius() -> Regime:
+    return Regime("frobenius", "||W||_2 <= s, ||W||_F <= b; S_p <= D^{1-p/2} b^p (Hoelder), ||W||_{2,1} <= sqrt(d_out) b",
+                  lambda p_, D, _: D ** (1 - p_ / 2) * b_F**p_, lambda d_out, D: sp.sqrt(d_out) * b_F, parameters=(s, b_F))
+
+
+def rank() -> Regime:
+    return Regime("rank", "||W||_2 <= s, rank(W) <= r; S_p <= r s^p, ||W||_{2,1} <= sqrt(d_out r) s",
+                  lambda p_, D, _: r_rank * s**p_, lambda d_out, D: sp.sqrt(d_out * r_rank) * s, parameters=(s, r_rank))
+
+
+def spectral() -> Regime:
+    return Regime("spectral", "||W||_2 <= s only; S_p <= D s^p, ||W||_{2,1} <= sqrt(d_out D) s",
+                  lambda p_, D, _: D * s**p_, lambda d_out, D: sp.sqrt(d_out * D) * s, parameters=(s,))
+
+
+def power_law(b: sp.Expr = sp.Integer(1)) -> Regime:
+    """``sigma_i = s i^{-beta}`` with the given ``beta`` (a number): S_p changes form at ``p = 1/beta``."""
+    b = sp.nsimplify(b)
+    frob_sq = s**2 * _power_sum_bound(2 * b, sp.Symbol("D"), 2 * b)
+    breaks = (1 / b,) if 0 < 1 / b < 2 else ()
+    return Regime("power_law", f"sigma_i = s i^(-beta), beta = {b}; S_p = s^p sum_i i^(-beta p) bounded by the integral comparison, "
+                  "||W||_{2,1} <= sqrt(d_out) ||W||_F",
+                  lambda p_, D, branch: s**p_ * _power_sum_bound(b * p_, D, b * branch),
+                  lambda d_out, D: sp.sqrt(d_out * frob_sq.subs(sp.Symbol("D"), D)), breaks, (s,))
+
+
+def low_rank_tail() -> Regime:
+    return Regime("low_rank_tail", "||W||_2 <= s, rank-r head plus a tail with ||W_{>r}||_F^2 <= tau; "
+                  "S_p <= r s^p + D^{1-p/2} tau^{p/2}, ||W||_{2,1} <= sqrt(d_out (r s^2 + tau))",
+                  lambda p_, D, _: r_rank * s**p_ + D ** (1 - p_ / 2) * tau ** (p_ / 2),
+                  lambda d_out, D: sp.sqrt(d_out * (r_rank * s**2 + tau)), parameters=(s, r_rank, tau))
+
+
+REGIMES: dict[str, Callable[[], Regime]] = {
+    "frobenius": frobenius, "rank": rank, "spectral": spectral, "power_law": power_law, "low_rank_tail": low_rank_tail,
+}
+
+
+@dataclass(frozen=True)
+class AlphaModel:
+    """``layer_sum(e) >= sum_{l=1}^L alpha^(l)^e`` for an exponent ``e >= 0``."""
+
+    name: str
+    assumptions: str
+    layer_sum: Callable[[sp.Expr], sp.Expr]
+
+
+def geometric_sum(ratio: sp.Expr, layers: sp.Expr) -> sp.Expr:
+    """``sum_{l=1}^L ratio^{L-l} = (ratio^L - 1)/(ratio - 1)``, and ``L`` when ``ratio = 1``."""
+    return layers if sp.simplify(ratio - 1) == 0 else (ratio**layers - 1) / (ratio - 1)
+
+
+ALPHAS = {
+    "bounded": AlphaModel("bounded", "every product alpha^(l) <= 1", lambda e: L),
+    "exponential": AlphaModel("exponential", "alpha^(l) = C^(L-l), C > 1", lambda e: geometric_sum(C**e, L)),
+}
+
+
+def _layer_total(term: sp.Expr, alpha: AlphaModel) -> sp.Expr:
+    """``sum_l term(alpha^(l))`` for a ``term`` homogeneous in ``alpha_l``: ``term(1) * layer_sum(degree)``."""
+    degrees = {sp.simplify(alpha_l * sp.diff(sp.log(t), alpha_l)) for t in sp.Add.make_args(sp.expand_power_base(term, force=True))}
+    if len(degrees) != 1 or alpha_l in (degree := degrees.pop()).free_symbols:
+        raise ValueError(f"term is not homogeneous in alpha_l: {term}")
+    return term.subs(alpha_l, 1) * alpha.layer_sum(degree)
+
+
+def _kinds(arch: Architecture):
+    bound = arch.bind()
+    flat = {sym: s for sym in SPECTRAL}
+    return [(k.count.subs(flat), k.d_in, k.d_out, k.gamma.subs(flat), k.gamma_edelman.subs(flat)) for k in bound.kinds]
+
+
+def _slots(arch: Architecture) -> sp.Expr:
+    return L * sp.Add(*(count for count, *_ in _kinds(arch)))
+
+
+def _post_hoc(arch: Architecture) -> sp.Expr:
+    j_max = 2 + sp.log(1 + N * (1 + s) ** 2) / sp.log(2)
+    return post_hoc(_slots(arch), L + sp.log(N) + 1, j_max)
+
+
+def ours(arch: Architecture, regime: Regime, alpha: AlphaModel, p_: sp.Expr, branch: sp.Expr, aggregation: str) -> sp.Expr:
+    """Theorem 3.1 at one p for every slot, in this regime: Dudley term (sum or rss aggregation) plus post hoc term."""
+    K = _slots(arch)
+    covers = [(count, slot_log_cover(d_in, d_out, regime.schatten(p_, sp.Min(d_in, d_out), branch), K, gamma * alpha_l).subs(p, p_))
+              for count, d_in, d_out, gamma, _ in _kinds(arch)]
+    if aggregation == "sum":
+        dudley = _layer_total(sp.Add(*(count * sp.sqrt(A) for count, A in covers)), alpha)
+    elif aggregation == "rss":
+        dudley = sp.sqrt(_layer_total(sp.Add(*(count * A for count, A in covers)), alpha))
+    else:
+        raise ValueError(f"aggregation must be 'sum' or 'rss', got {aggregation!r}")
+    return dudley_constant.subs(p, p_) * dudley + _post_hoc(arch)
+
+
+def edelman(arch: Architecture, regime: Regime, alpha: AlphaModel) -> sp.Expr:
+    """The Edelman et al. (2022) theory form in this regime."""
+    terms = sp.Add(*(count * E.slot_term(gamma_e * alpha_l, regime.two_one(d_out, sp.Min(d_in, d_out)))
+                     for count, d_in, d_out, _, gamma_e in _kinds(arch)))
+    return E.theory_form.subs({E.W_E: E.capacity(_layer_total(terms, alpha)), E.ell_E: E.edelman_log, E.Delta: Delta})
+
+
+@dataclass(frozen=True)
+class Piece:
+    """p fixed at a point (``lo == hi``) or ranging over the open interval ``(lo, hi)``."""
+
+    lo: sp.Expr
+    hi: sp.Expr
+
+    @property
+    def is_point(self) -> bool:
+        return self.lo == self.hi
+
+    @property
+    def label(self) -> str:
+        return f"p={self.lo}" if self.is_point else f"{self.lo}<p<{self.hi}"
+
+    @property
+    def branch(self) -> sp.Expr:
+        return self.lo if self.is_point else (self.lo + self.hi) / 2
+
+
+def pieces(regime: Regime) -> tuple[Piece, ...]:
+    cuts = sorted({*PIECE_POINTS, *regime.breakpoints}, key=float)
+    out = [Piece(cuts[0], cuts[0])]
+    for lo, hi in zip(cuts, cuts[1:]):
+        out += [Piece(lo, hi), Piece(hi, hi)]
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Exponent:
+    """The growth in one variable: ``best`` (infimum over p where p is free) attained at ``argmin``; ``by_piece``."""
+
+    best: Growth
+    argmin: str | None = None
+    by_piece: tuple[tuple[str, Growth], ...] = ()
+    worst: Growth | None = None
+
+
+@dataclass(frozen=True)
+class BoundResult:
+    name: str
+    expr: sp.Expr
+    depth: Exponent
+    width: Exponent
+    token: Exponent
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class RegimeResult:
+    regime: Regime
+    alpha: AlphaModel
+    architecture: str
+    bounds: dict[str, BoundResult] = field(default_factory=dict)
+
+
+def _for_growth(expr: sp.Expr) -> sp.Expr:
+    return expr.subs(C, 1 + _c)
+
+
+def _exponent_fixed(expr: sp.Expr, v: sp.Symbol) -> Exponent:
+    return Exponent(growth(_for_growth(expr), v).simplified())
+
+
+def _exponent_over_p(exprs: dict[Piece, sp.Expr], v: sp.Symbol) -> Exponent:
+    """Growth at each piece; its infimum (and supremum) over p, with the p attaining it."""
+    rows, best, arg, worst = [], None, None, None
+    for piece, expr in exprs.items():
+        e = _for_growth(expr)
+        if piece.is_point:
+            g = growth(e, v).simplified()
+            lo_g, lo_arg, hi_g = g, piece.lo, g
+        else:
+            g = growth(e, v, Domain(p, piece.lo, piece.hi)).simplified()
+            lo_g, lo_arg = minimise_over_p(g, p, piece.lo, piece.hi)
+            hi_neg, _ = minimise_over_p(g.scale(-1), p, piece.lo, piece.hi)
+            hi_g = hi_neg.scale(-1)
+        rows.append((piece.label, g))
+        if best is None or _leading(lo_g, best, piece.is_point) == -1:
+            best, arg = lo_g, (f"p -> {lo_arg}" if not piece.is_point and lo_arg is not None else
+                               f"p = {lo_arg}" if lo_arg is not None else f"any p in ({piece.lo}, {piece.hi})")
+        if worst is None or compare(hi_g, worst, Domain()) == 1:
+            worst = hi_g
+    return Exponent(best.simplified(), arg, tuple(rows), worst.simplified())
+
+
+def _leading(candidate: Growth, best: Growth, attained: bool) -> int | None:
+    """Compare by (rate, power); on a tie an attained value (a point piece) replaces a one-sided limit.
+
+    The log power of a limit p -> end point is not reliable (terms tied in power at the end point are
+    dropped inside the interval), so it never wins a tie.
+    """
+    c = compare(Growth(candidate.rate, candidate.power), Growth(best.rate, best.power), Domain())
+    if c == 0 and attained:
+        return compare(candidate, best, Domain()) or -1
+    return c
+
+
+def _ours_bound(arch, regime, alpha, aggregation) -> BoundResult:
+    exprs = {piece: ours(arch, regime, alpha, piece.lo if piece.is_point else p, piece.branch, aggregation)
+             for piece in pieces(regime)}
+    interior = [e for pc, e in exprs.items() if not pc.is_point]
+    expr = interior[0] if len(interior) == 1 else sp.Piecewise(*[(e, p < pc.hi) for pc, e in exprs.items() if not pc.is_point])
+    return BoundResult(f"ours_{aggregation}", expr, _exponent_over_p(exprs, L), _exponent_over_p(exprs, N),
+                       _exponent_over_p(exprs, T), note=f"{aggregation} aggregation, one p for every slot")
+
+
+def _best_of(a: Exponent, b: Exponent, names: tuple[str, str]) -> Exponent:
+    c = compare(b.best, a.best, Domain())
+    pick, name = (b, names[1]) if c == -1 else (a, names[0])
+    worst = a.worst if compare(a.worst, b.worst, Domain()) != -1 else b.worst
+    return Exponent(pick.best, f"{pick.argmin} ({name})", (), worst)
+
+
+def regime_result(regime: Regime, alpha: AlphaModel, arch: Architecture | None = None) -> RegimeResult:
+    """All four bounds of one regime and alpha model, with their exponents in L and N and their T dependence."""
+    arch = arch or single_head()
+    ed = edelman(arch, regime, alpha)
+    out = {"edelman": BoundResult("edelman", ed, _exponent_fixed(ed, L), _exponent_fixed(ed, N), _exponent_fixed(ed, T),
+                                  note="theory form, Dudley cut at Delta/n")}
+    for agg in ("sum", "rss"):
+        out[f"ours_{agg}"] = _ours_bound(arch, regime, alpha, agg)
+    s_, r_ = out["ours_sum"], out["ours_rss"]
+    names = ("sum", "rss")
+    out["ours_best_p"] = BoundResult("ours_best_p", sp.Min(s_.expr, r_.expr),
+                                     _best_of(s_.depth, r_.depth, names), _best_of(s_.width, r_.width, names),
+                                     _best_of(s_.token, r_.token, names),
+                                     note="infimum over p in [0, 2] of min(ours_sum, ours_rss); each exponent separately")
+    return RegimeResult(regime, alpha, arch.name, out)
+
+
+def table(names: tuple[str, ...] | None = None, arch: Architecture | None = None) -> list[RegimeResult]:
+    """Every requested regime (default: all five) under both alpha models."""
+    chosen = names or tuple(REGIMES)
+    return [regime_result(REGIMES[name](), ALPHAS[a], arch) for name in chosen for a in ALPHAS]
