@@ -17,6 +17,9 @@ from proofs_check.verdict import Outcome, Settings, Verdict
 # Modules that register checks when imported, in reporting order.
 CHECK_MODULES = (
     "proofs_check.thm41",
+    "proofs_check.thm31",
+    "proofs_check.claims",
+    "proofs_check.grid",
 )
 
 
