@@ -47,17 +47,32 @@ class SlotKind:
 
 @dataclass(frozen=True)
 class Architecture:
-    """``kinds`` of slot per layer and the Lipschitz constant of one layer as a function of its input.
+    """``kinds`` of slot per layer and the Lipschitz constant of one layer as a function of its input,
 
-    ``layer_lipschitz`` is an expression in :data:`SPECTRAL` (and ``L_phi``, ``H``); ``alpha^(l)`` is the
-    product of it over the layers above ``l``.  ``constants`` binds symbols such as ``L_phi`` to values.
+    ``Lip(layer) = [1 if residual] + per_layer * sum_h per_head(h)``, expressions in :data:`SPECTRAL`
+    (a head's own ``s_QK, s_V``) and ``L_phi``; ``alpha^(l)`` is the product over the layers above ``l``.
+    ``constants`` binds symbols such as ``L_phi`` and ``H`` to values.
     """
 
     name: str
     kinds: tuple[SlotKind, ...]
-    layer_lipschitz: sp.Expr
+    per_layer: sp.Expr
+    per_head: sp.Expr
+    heads: sp.Expr = sp.Integer(1)
+    residual: bool = False
     constants: tuple[tuple[sp.Symbol, sp.Expr], ...] = ()
     description: str = ""
+
+    @property
+    def layer_lipschitz(self) -> sp.Expr:
+        """``Lip(layer)`` with all heads alike (``heads * per_head``), as the regimes use it."""
+        return (1 if self.residual else 0) + self.per_layer * self.heads * self.per_head
+
+    def layer_lipschitz_of(self, shared: dict, heads: list[dict]) -> sp.Expr:
+        """``Lip(layer)`` for actual heads: ``shared`` binds ``s_in, s_out``; each dict in ``heads`` binds ``s_QK, s_V``."""
+        c = dict(self.constants)
+        total = sp.Add(*(self.per_head.subs(c).subs(h) for h in heads))
+        return (1 if self.residual else 0) + self.per_layer.subs(c).subs(shared) * total
 
     @property
     def slots_per_layer(self) -> sp.Expr:
@@ -74,11 +89,12 @@ class Architecture:
         c = dict(self.constants)
         kinds = tuple(replace(k, count=k.count.subs(c), gamma=k.gamma.subs(c), gamma_edelman=k.gamma_edelman.subs(c))
                       for k in self.kinds)
-        return replace(self, kinds=kinds, layer_lipschitz=self.layer_lipschitz.subs(c), constants=())
+        return replace(self, kinds=kinds, per_layer=self.per_layer.subs(c), per_head=self.per_head.subs(c),
+                       heads=self.heads.subs(c), constants=())
 
     def with_residual(self) -> "Architecture":
         """Residual connections ``X -> X + f(X)``: each layer's Lipschitz constant becomes ``1 + Lip(f)``."""
-        return replace(self, name=f"{self.name}+residual", layer_lipschitz=1 + self.layer_lipschitz)
+        return replace(self, name=f"{self.name}+residual", residual=True)
 
     def with_constant(self, symbol: sp.Symbol, value) -> "Architecture":
         """Another activation's Lipschitz constant (or any other bound constant)."""
@@ -86,9 +102,9 @@ class Architecture:
         return replace(self, constants=kept + ((symbol, sp.sympify(value)),))
 
 
-def attention_lipschitz(heads: sp.Expr, softmax_constant: sp.Expr = 2) -> sp.Expr:
-    """``sum_h ||Vt_h||_2 (1 + 2 c ||QK_h||_2)`` with ``c`` the softmax l_inf -> l_1 constant (published: c = 2)."""
-    return heads * s_V * (1 + 2 * softmax_constant * s_QK)
+def attention_head(softmax_constant: sp.Expr = 2) -> sp.Expr:
+    """``||Vt_h||_2 (1 + 2 c ||QK_h||_2)``, c the softmax l_inf -> l_1 constant (published: c = 2, so 1 + 4 ||QK||)."""
+    return s_V * (1 + 2 * softmax_constant * s_QK)
 
 
 def bert(softmax_constant: sp.Expr = 2) -> Architecture:
@@ -100,7 +116,7 @@ def bert(softmax_constant: sp.Expr = 2) -> Architecture:
         SlotKind("M_in", sp.Integer(1), N, 4 * N, s_out, s_out, s_in),
         SlotKind("M_out", sp.Integer(1), 4 * N, N, sp.Integer(1), sp.Integer(1), s_out),
     )
-    return Architecture("bert", kinds, L_phi * s_in * s_out * attention_lipschitz(H, c),
+    return Architecture("bert", kinds, L_phi * s_in * s_out, attention_head(c), H,
                         constants=((L_phi, L_PHI_GELU), (H, N / d_h)),
                         description="BERT-adapted: H = N/d_h heads, GELU feed-forward N -> 4N -> N (published proxy)")
 
@@ -113,7 +129,7 @@ def single_head(softmax_constant: sp.Expr = 2) -> Architecture:
         SlotKind("V", sp.Integer(1), N, N, s_out, s_out, s_V),
         SlotKind("FF", sp.Integer(1), N, N, sp.Integer(1), sp.Integer(1), s_out),
     )
-    return Architecture("single_head", kinds, L_phi * s_out * attention_lipschitz(1, c),
+    return Architecture("single_head", kinds, L_phi * s_out, attention_head(c),
                         constants=((L_phi, L_PHI_GELU),),
                         description="the theory's model: one head, W_QK, W_V and one feed-forward matrix per layer")
 

@@ -54,7 +54,7 @@ class Growth:
         return bool(sp.simplify(self.rate) != 0)
 
     def simplified(self) -> "Growth":
-        return Growth(*(sp.factor(sp.simplify(c)) if c.free_symbols else sp.nsimplify(c) for c in self.parts))
+        return Growth(*(sp.factor(sp.cancel(c)) if c.free_symbols else sp.nsimplify(c) for c in self.parts))
 
 
 @dataclass(frozen=True)

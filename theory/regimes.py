@@ -119,8 +119,14 @@ ALPHAS = {
 
 def _layer_total(term: sp.Expr, alpha: AlphaModel) -> sp.Expr:
     """``sum_l term(alpha^(l))`` for a ``term`` homogeneous in ``alpha_l``: ``term(1) * layer_sum(degree)``."""
-    degrees = {sp.simplify(alpha_l * sp.diff(sp.log(t), alpha_l)) for t in sp.Add.make_args(sp.expand_power_base(term, force=True))}
-    if len(degrees) != 1 or alpha_l in (degree := degrees.pop()).free_symbols:
+    degrees = []
+    for t in sp.Add.make_args(term):
+        powers = sp.expand_power_base(t, force=True).as_powers_dict()
+        if any(alpha_l in base.free_symbols for base in powers if base != alpha_l):
+            raise ValueError(f"alpha_l enters other than as a power in {t}")
+        degrees.append(powers.get(alpha_l, sp.Integer(0)))
+    degree = degrees[0]
+    if alpha_l in degree.free_symbols or any(sp.cancel(d - degree) != 0 for d in degrees[1:]):
         raise ValueError(f"term is not homogeneous in alpha_l: {term}")
     return term.subs(alpha_l, 1) * alpha.layer_sum(degree)
 

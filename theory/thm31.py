@@ -182,3 +182,7 @@ def slot_log_cover(d_in_k: sp.Expr, d_out_k: sp.Expr, schatten: sp.Expr, slots: 
     """``A_k (K rho_k)^q``: the eps^{-q} coefficient of slot k after allocation, with ``ell_M = log(2 d_in d_out n T)``."""
     values = {d_in: d_in_k, d_out: d_out_k, D: sp.Min(d_in_k, d_out_k), M: schatten}
     return (slot_coefficient.subs(values).subs(ell_M, maurey_log.subs(values)) * (slots * rho_k) ** q)
+
+
+proxy_post_hoc = sp.sqrt(L)
+"""The published proxy's stand-in for the post hoc term: ``+ sqrt(L)`` (section 6)."""

@@ -1,0 +1,85 @@
+"""Evaluate the published proxies on a stack of actual weight matrices through the derivations' expressions.
+
+``ours = sum over slots of min_{p in P_m} S_p^{1/(p+2)} (gamma alpha L)^{p/(p+2)} N^{(p+1)/(p+2)} + sqrt(L)`` uses
+``theory.thm31.proxy_summand``; ``edelman = (1 + sum_k (gamma^E_k alpha^(l) ||W_k||_{2,1})^{2/3})^{3/2}`` uses
+``theory.edelman``; gamma, gamma^E and the layer Lipschitz constants come from ``theory.architecture``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+import sympy as sp
+
+from numerics.evaluate import evaluate_float
+from numerics.spectra import schatten_grid, singular_values
+from theory import edelman as E
+from theory.architecture import Architecture
+from theory.thm31 import L, grid_m, proxy_post_hoc, proxy_summand, rho
+from theory.thm41 import M, N, p
+
+Layer = Mapping[str, Sequence[np.ndarray]]
+"""One layer: slot-kind name -> one matrix per copy (H heads for QK and Vt, one for M_in and M_out)."""
+
+
+class StackError(ValueError):
+    """A stack that does not match its architecture description."""
+
+
+@dataclass(frozen=True)
+class StackProxies:
+    ours: float
+    edelman: float
+    p_opt: tuple[tuple[str, float], ...]
+    alpha: tuple[float, ...]
+
+
+def two_one_norm(w: np.ndarray) -> float:
+    """``||W||_{2,1}``: the sum over columns of their l2 norms (row-vector orientation, y = x W)."""
+    return float(np.linalg.norm(np.asarray(w, dtype=float), axis=0).sum())
+
+
+def _float(expr: sp.Expr) -> float:
+    return float(sp.sympify(expr).evalf(30))
+
+
+def stack_proxies(layers: Sequence[Layer], arch: Architecture, width: int) -> StackProxies:
+    """Both published proxies of one stack (``layers[0]`` is the first layer)."""
+    n_layers = len(layers)
+    if n_layers == 0:
+        raise StackError("empty stack")
+    shared_kinds = [k for k in arch.kinds if k.count == 1]
+    head_kinds = [k for k in arch.kinds if k.count != 1]
+    const = dict(arch.constants)
+    m = int(grid_m.subs({L: n_layers, N: width}))
+    grid = np.arange(2 * m + 1, dtype=float) / m
+    norms = []
+    for i, layer in enumerate(layers):
+        missing = [k.name for k in arch.kinds if k.name not in layer]
+        if missing:
+            raise StackError(f"layer {i} lacks {', '.join(missing)}")
+        shared = {k.spectral: float(singular_values(layer[k.name][0])[0]) for k in shared_kinds}
+        n_heads = len(layer[head_kinds[0].name]) if head_kinds else 1
+        heads = [{k.spectral: float(singular_values(layer[k.name][h])[0]) for k in head_kinds} for h in range(n_heads)]
+        norms.append((shared, heads))
+    lips = [_float(arch.layer_lipschitz_of(shared, heads)) for shared, heads in norms]
+    alphas = tuple(math.prod(lips[i + 1:]) for i in range(n_layers))
+    ours, terms, p_opt = 0.0, 0.0, []
+    for i, layer in enumerate(layers):
+        shared, heads = norms[i]
+        for kind in arch.kinds:
+            for h, w in enumerate(layer[kind.name]):
+                values = {**shared, **(heads[h] if kind.count != 1 else {})}
+                gamma = _float(kind.gamma.subs(const).subs(values))
+                gamma_e = _float(kind.gamma_edelman.subs(const).subs(values))
+                sp_grid = schatten_grid(singular_values(w), grid)
+                contrib = evaluate_float(proxy_summand, {M: sp_grid, rho: gamma * alphas[i], L: n_layers, N: width, p: grid})
+                j = int(np.argmin(contrib))
+                ours += float(contrib[j])
+                p_opt.append((f"{i}.{kind.name}.{h}", float(grid[j])))
+                terms += float(evaluate_float(E.slot_term(E.rho_1, E.w_1), {E.rho_1: gamma_e * alphas[i], E.w_1: two_one_norm(w)}))
+    ours += float(evaluate_float(proxy_post_hoc, {L: n_layers}))
+    return StackProxies(ours, float(evaluate_float(E.proxy_form(E.xi), {E.xi: terms})), tuple(p_opt), alphas)
