@@ -1,0 +1,124 @@
+"""Regime tables: the command's output formats, and numeric slopes of the closed forms against the symbolic exponents."""
+
+import json
+import re
+from functools import lru_cache
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings, strategies as st
+
+from numerics.evaluate import evaluate
+from sabounds.cli import main
+from theory import regimes as R
+from theory.thm41 import N, p
+
+ALL = tuple(R.REGIMES)
+
+
+@lru_cache(maxsize=None)
+def _result(name: str, alpha: str) -> R.RegimeResult:
+    return R.regime_result(R.REGIMES[name](), R.ALPHAS[alpha])
+
+
+def _run(capsys, *argv):
+    assert main(["regimes", *argv]) == 0
+    return capsys.readouterr().out
+
+
+def test_json_lists_five_regimes_with_both_alphas(capsys):
+    data = json.loads(_run(capsys, "--format", "json"))
+    pairs = {(r["name"], r["alpha"]) for r in data["regimes"]}
+    assert pairs == {(n, a) for n in ALL for a in ("bounded", "exponential")}
+    for r in data["regimes"]:
+        assert set(r["bounds"]) == {"edelman", "ours_sum", "ours_rss", "ours_best_p"}
+        for b in r["bounds"].values():
+            assert {"expr", "latex", "depth_exponent", "width_exponent", "token_dependence"} <= set(b)
+            assert re.fullmatch(r"-?\d+(/\d+)?|exponential", b["depth_exponent"])
+
+
+def test_rank_bounded_exponents(capsys):
+    data = json.loads(_run(capsys, "--format", "json", "--regime", "rank"))
+    bounded = next(r for r in data["regimes"] if r["alpha"] == "bounded")["bounds"]
+    assert bounded["edelman"]["depth_exponent"] == "3/2"
+    assert bounded["ours_sum"]["depth_exponent"] == "1"
+    assert bounded["ours_rss"]["depth_exponent"] == "1/2"
+    assert bounded["ours_best_p"]["depth_exponent"] == "1/2"
+    assert bounded["ours_rss"]["depth"]["log_power"] == "1/2"
+    exponential = next(r for r in data["regimes"] if r["alpha"] == "exponential")["bounds"]
+    assert exponential["edelman"]["depth_exponent"] == "exponential"
+
+
+def test_latex_table_structure(capsys):
+    tex = _run(capsys, "--format", "latex")
+    begins, ends = re.findall(r"\\begin\{(\w+)\}", tex), re.findall(r"\\end\{(\w+)\}", tex)
+    assert begins == ["table", "tabular"] and ends == ["tabular", "table"]
+    rows = [line for line in tex.splitlines() if line.rstrip().endswith(r"\\")]
+    assert len(rows) == 1 + len(ALL) * 2 * 4
+    for line in rows:
+        assert line.count("&") == 5 and line.count("$") % 2 == 0
+
+
+def test_markdown_has_one_row_per_regime_alpha_bound(capsys):
+    md = _run(capsys)
+    assert len([l for l in md.splitlines() if l.startswith("| ") and "regime" not in l]) == len(ALL) * 2 * 4
+
+
+def test_unknown_regime_is_a_one_line_error(capsys):
+    assert main(["regimes", "--regime", "nope"]) == 2
+    assert "unknown regime" in capsys.readouterr().err
+
+
+def _slope(expr, var, values, points):
+    """Least-squares slope of log f against log v."""
+    xs = [float(mpmath.log(v)) for v in points]
+    ys = [float(mpmath.log(evaluate(expr, {**values, var: v}, 30))) for v in points]
+    return float(np.polyfit(xs, ys, 1)[0])
+
+
+@lru_cache(maxsize=None)
+def _curve(name: str, bound: str, var_name: str):
+    """The closed form at the p attaining the exponent in ``var_name`` (exact at a point piece), and the exponent."""
+    b = _result(name, "bounded").bounds[bound]
+    exponent = b.depth if var_name == "L" else b.width
+    if exponent.argmin is None:
+        return b.expr, exponent
+    pv = sp.Rational(re.search(r"(?:=|->)\s*([0-9/]+)", exponent.argmin).group(1))
+    if f"p={pv}" in dict(exponent.by_piece):
+        return R.ours(R.single_head(), R.REGIMES[name](), R.ALPHAS["bounded"], pv, pv, bound.split("_")[1]), exponent
+    return b.expr.subs(p, pv - sp.Rational(1, 10**6)), exponent
+
+
+_PARAMS = st.fixed_dictionaries({
+    "s": st.floats(0.5, 2), "b": st.floats(0.5, 4), "r": st.integers(1, 8), "tau": st.floats(0.1, 2),
+    "n": st.floats(1e3, 1e6), "T": st.floats(16, 512), "Delta": st.floats(0.5, 4), "B": st.floats(0.5, 2),
+    "K_M": st.floats(0.5, 2), "ell_par": st.floats(1, 10), "ell_delta": st.floats(1, 10),
+    "L": st.integers(2, 16), "N": st.integers(64, 1024)})
+
+
+def _values(params):
+    syms = {str(s): s for s in set().union(*(r.bounds["edelman"].expr.free_symbols | r.bounds["ours_sum"].expr.free_symbols
+                                             for r in (_result(n, "bounded") for n in ALL)))}
+    return {syms[k]: v for k, v in params.items()}
+
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("bound", ["edelman", "ours_sum", "ours_rss"])
+@settings(max_examples=5, deadline=None)
+@given(params=_PARAMS)
+def test_slopes_match_symbolic_exponents(name, bound, params):
+    """Fitted log-log slopes (L in 16..64, N in 1024..4096) agree with the symbolic exponents within 0.05.
+
+    With a log power lam the local slope is power + theta lam / log v, theta in [0, 1] the weight of the
+    terms that carry the log (at these sizes the rss Dudley term, without log, still outweighs the
+    post hoc sqrt(L log L)); so the power must lie within 0.05 of [slope - lam / log v_min, slope].
+    """
+    values = _values(params)
+    for var, points in ((R.L, (16, 32, 64)), (N, (1024, 2048, 4096))):
+        expr, exponent = _curve(name, bound, str(var))
+        fitted = _slope(expr, var, values, points)
+        power, lam = float(exponent.best.power), float(exponent.best.log_power)
+        low = fitted - lam / float(np.log(points[0]))
+        assert low - 0.05 <= power <= fitted + 0.05, (var, fitted, exponent.best)
