@@ -42,6 +42,24 @@ def two_one_norm(w: np.ndarray) -> float:
     return float(np.linalg.norm(np.asarray(w, dtype=float), axis=0).sum())
 
 
+def grid(n_layers: int, width: int) -> np.ndarray:
+    """``P_m = {0, 1/m, ..., 2}`` with ``m = ceil(L + ln N)`` (``theory.thm31.grid_m``)."""
+    m = int(grid_m.subs({L: n_layers, N: width}))
+    return np.arange(2 * m + 1, dtype=float) / m
+
+
+def slot_proxy(sigma: np.ndarray, gamma_alpha: float, n_layers: int, width: int, ps: np.ndarray) -> tuple[float, float]:
+    """``(min over ps of the proxy summand, first minimiser)`` for one matrix with singular values ``sigma``."""
+    contrib = evaluate_float(proxy_summand, {M: schatten_grid(sigma, ps), rho: gamma_alpha, L: n_layers, N: width, p: ps})
+    j = int(np.argmin(contrib))
+    return float(contrib[j]), float(ps[j])
+
+
+def proxy_total(slot_values: float, n_layers: int) -> float:
+    """``ours = sum of slot minima + sqrt(L)``."""
+    return slot_values + float(evaluate_float(proxy_post_hoc, {L: n_layers}))
+
+
 def _float(expr: sp.Expr) -> float:
     return float(sp.sympify(expr).evalf(30))
 
@@ -54,8 +72,7 @@ def stack_proxies(layers: Sequence[Layer], arch: Architecture, width: int) -> St
     shared_kinds = [k for k in arch.kinds if k.count == 1]
     head_kinds = [k for k in arch.kinds if k.count != 1]
     const = dict(arch.constants)
-    m = int(grid_m.subs({L: n_layers, N: width}))
-    grid = np.arange(2 * m + 1, dtype=float) / m
+    ps = grid(n_layers, width)
     norms = []
     for i, layer in enumerate(layers):
         missing = [k.name for k in arch.kinds if k.name not in layer]
@@ -75,11 +92,8 @@ def stack_proxies(layers: Sequence[Layer], arch: Architecture, width: int) -> St
                 values = {**shared, **(heads[h] if kind.count != 1 else {})}
                 gamma = _float(kind.gamma.subs(const).subs(values))
                 gamma_e = _float(kind.gamma_edelman.subs(const).subs(values))
-                sp_grid = schatten_grid(singular_values(w), grid)
-                contrib = evaluate_float(proxy_summand, {M: sp_grid, rho: gamma * alphas[i], L: n_layers, N: width, p: grid})
-                j = int(np.argmin(contrib))
-                ours += float(contrib[j])
-                p_opt.append((f"{i}.{kind.name}.{h}", float(grid[j])))
+                value, p_best = slot_proxy(singular_values(w), gamma * alphas[i], n_layers, width, ps)
+                ours += value
+                p_opt.append((f"{i}.{kind.name}.{h}", p_best))
                 terms += float(evaluate_float(E.slot_term(E.rho_1, E.w_1), {E.rho_1: gamma_e * alphas[i], E.w_1: two_one_norm(w)}))
-    ours += float(evaluate_float(proxy_post_hoc, {L: n_layers}))
-    return StackProxies(ours, float(evaluate_float(E.proxy_form(E.xi), {E.xi: terms})), tuple(p_opt), alphas)
+    return StackProxies(proxy_total(ours, n_layers), float(evaluate_float(E.proxy_form(E.xi), {E.xi: terms})), tuple(p_opt), alphas)

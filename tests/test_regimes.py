@@ -122,3 +122,28 @@ def test_slopes_match_symbolic_exponents(name, bound, params):
         power, lam = float(exponent.best.power), float(exponent.best.log_power)
         low = fitted - lam / float(np.log(points[0]))
         assert low - 0.05 <= power <= fitted + 0.05, (var, fitted, exponent.best)
+
+
+def _stack_proxy(rng, family, n_layers, width, rank):
+    """Our proxy on a random stack in the regime: 3 slots per layer (single head), alpha = 1, gamma = 1."""
+    from numerics.bound_eval import grid, proxy_total, slot_proxy
+    from numerics.random_matrices import spectrum
+    ps = grid(n_layers, width)
+    total = sum(slot_proxy(spectrum(family, rng, width, rank=rank), 1.0, n_layers, width, ps)[0]
+                for _ in range(3 * n_layers))
+    return proxy_total(total, n_layers)
+
+
+@pytest.mark.parametrize("name,family", [("rank", "low_rank"), ("spectral", "flat")])
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), rank=st.integers(1, 8))
+def test_random_stack_slopes_match_ours_sum(name, family, seed, rank):
+    """Random stacks (L up to 64, N up to 4096) in the rank and spectral regimes, bounded alpha: the published
+    proxy's fitted slopes in L and N agree with the symbolic ours_sum exponents within 0.05."""
+    rng = np.random.default_rng(seed)
+    b = _result(name, "bounded").bounds["ours_sum"]
+    for var, sizes, fixed in (("L", (16, 32, 64), 1024), ("N", (1024, 2048, 4096), 8)):
+        vals = [_stack_proxy(rng, family, v if var == "L" else fixed, fixed if var == "L" else v, rank) for v in sizes]
+        slope = float(np.polyfit(np.log(sizes), np.log(vals), 1)[0])
+        expected = b.depth.best.power if var == "L" else b.width.best.power
+        assert abs(slope - float(expected)) <= 0.05, (var, slope, expected)
