@@ -15,6 +15,8 @@ from sabounds.errors import UserError
 
 COMMANDS = {
     "verify": "decide every registered check (derivation steps and claims)",
+    "analyze": "spectra, post hoc p and the paper's proxies of a trained BERT checkpoint",
+    "scaling": "growth of the proxies with depth and width across checkpoints",
 }
 
 
