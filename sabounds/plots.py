@@ -74,16 +74,21 @@ def analysis_figures(analysis: ModelAnalysis, directory: Path) -> list[Path]:
 
 
 def scaling_figure(result: ScalingResult, directory: Path) -> Path:
-    """``ours`` and ``edelman`` against L and against N (log-log), fitted slopes in the legend."""
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), constrained_layout=True)
+    """``ours`` and ``edelman`` against L (lines join one checkpoint's truncations) and against N (lines join
+    checkpoints of equal depth), log-log, fitted slopes in the legend; a panel only for a variable that varies."""
     fits = {f.quantity: f for f in result.fits}
-    for ax, var, label in ((axes[0], "layers", "L"), (axes[1], "hidden", "N")):
-        for quantity, marker in (("ours", "o-"), ("edelman", "s--")):
-            pts = sorted(result.points, key=lambda p: (getattr(p, var), p.model))
+    panels = [(var, label, group) for var, label, group in (("layers", "L", "model"), ("hidden", "N", "layers"))
+              if len({getattr(p, var) for p in result.points}) > 1] or [("layers", "L", "model")]
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.5), constrained_layout=True, squeeze=False)
+    for ax, (var, label, group) in zip(axes[0], panels):
+        for quantity, style, colour in (("ours", "o-", "C0"), ("edelman", "s--", "C1")):
             fit = fits.get(quantity)
             slope = getattr(fit, f"slope_{label}") if fit else None
             name = quantity + (f" (slope {slope:.2f})" if slope is not None else "")
-            ax.loglog([getattr(p, var) for p in pts], [getattr(p, quantity) for p in pts], marker, label=name)
+            for i, key in enumerate(sorted({getattr(p, group) for p in result.points}, key=str)):
+                pts = sorted((p for p in result.points if getattr(p, group) == key), key=lambda p: getattr(p, var))
+                ax.loglog([getattr(p, var) for p in pts], [getattr(p, quantity) for p in pts], style, color=colour,
+                          label=name if i == 0 else None)
         ax.set(xlabel=label, ylabel="proxy", title=f"against {label}")
         ax.legend()
     return _save(fig, directory / "scaling.png")
