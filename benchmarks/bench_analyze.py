@@ -11,7 +11,7 @@ imports) and reports its peak resident memory (ru_maxrss):
 The end-to-end wall time of the ``python -m sabounds analyze`` process (interpreter start and imports included)
 is printed too.  Targets: analyze within 1.5x of the floor, at least 3x faster than naive, peak under 1.5 GiB.
 
-Usage: python benchmarks/bench_analyze.py [--repeats R] [--skip-naive]
+Usage: python benchmarks/bench_analyze.py [--repeats R] [--skip-naive] [--threads T|default]
 """
 
 from __future__ import annotations
@@ -107,15 +107,24 @@ def child(variant: str, directory: Path) -> None:
     print(json.dumps({"seconds": seconds, "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 
 
-def measure(variant: str, directory: Path) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--child", variant, str(directory)], cwd=ROOT,
+def child_env(threads: int | None) -> dict:
+    """The environment of every variant: the same BLAS thread count for all (unset: the library's default)."""
+    env = dict(os.environ)
+    if threads is not None:
+        for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            env[name] = str(threads)
+    return env
+
+
+def measure(variant: str, directory: Path, env: dict) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--child", variant, str(directory)], cwd=ROOT, env=env,
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def measure_cli(directory: Path) -> float:
+def measure_cli(directory: Path, env: dict) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "sabounds", "analyze", str(directory), "--json"], cwd=ROOT,
+    subprocess.run([sys.executable, "-m", "sabounds", "analyze", str(directory), "--json"], cwd=ROOT, env=env,
                    stdout=subprocess.DEVNULL, check=True)
     return time.perf_counter() - start
 
@@ -124,26 +133,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3, help="runs of analyze and floor (best is kept)")
     parser.add_argument("--skip-naive", action="store_true")
+    parser.add_argument("--threads", default="1", help="BLAS threads for every variant, or 'default' to leave "
+                        "the library's choice (default 1: steadier on a machine shared with other work)")
     parser.add_argument("--child", nargs=2, metavar=("VARIANT", "DIR"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.child[0], Path(args.child[1]))
         return
+    env = child_env(None if args.threads == "default" else int(args.threads))
     with tempfile.TemporaryDirectory(prefix="bench-bert-base-") as tmp:
         directory = Path(tmp)
         build_checkpoint(directory)
         size = (directory / "model.safetensors").stat().st_size / 2**20
         print(f"checkpoint: L={SHAPE['layers']} N={SHAPE['hidden']} H={SHAPE['heads']} "
-              f"intermediate={SHAPE['intermediate']}, float32, {size:.0f} MiB; cpus={os.cpu_count()}")
+              f"intermediate={SHAPE['intermediate']}, float32, {size:.0f} MiB; cpus={os.cpu_count()}, "
+              f"BLAS threads={args.threads}", flush=True)
         results = {"analyze": [], "floor": []}
         for _ in range(args.repeats):  # interleaved, so load from elsewhere hits both alike
             for variant in results:
-                results[variant].append(measure(variant, directory))
+                results[variant].append(measure(variant, directory, env))
         best = {v: min(runs, key=lambda r: r["seconds"]) for v, runs in results.items()}
         best["analyze"]["peak_mib"] = max(r["peak_mib"] for r in results["analyze"])
         if not args.skip_naive:
-            best["naive"] = measure("naive", directory)
-        cli = min(measure_cli(directory) for _ in range(args.repeats))
+            best["naive"] = measure("naive", directory, env)
+        cli = min(measure_cli(directory, env) for _ in range(args.repeats))
         print(f"{'variant':<10}{'seconds':>10}{'peak MiB':>10}")
         for variant, r in best.items():
             print(f"{variant:<10}{r['seconds']:>10.2f}{r['peak_mib']:>10.0f}")

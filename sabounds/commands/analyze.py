@@ -82,8 +82,8 @@ def analyze(args) -> ModelAnalysis:
 
 def type_table(analysis: ModelAnalysis) -> Table:
     table = Table(title=f"L = {analysis.shape.layers}, N = {analysis.shape.hidden}, H = {analysis.shape.heads}, "
-                        f"grid m = {analysis.grid_m}")
-    for column in ("type", "count", "rank", "||W||_2", "med. st. rank", "p=0", "mean p", "sum min"):
+                        f"grid m = {analysis.grid_m}", caption="rank, ||W||_2: range; stable rank: median")
+    for column in ("type", "count", "rank", "||W||_2", "stable rank", "p=0", "mean p", "sum min"):
         table.add_column(column, justify="left" if column == "type" else "right")
     for kind in TYPES:
         rows = [m for m in analysis.matrices if m.type == kind]
@@ -100,7 +100,7 @@ def summary_lines(analysis: ModelAnalysis) -> list[str]:
     """What a reader needs: ours against edelman, p = 0 counts per type, and why when every matrix chose p = 0."""
     lines = [f"ours = {analysis.ours:.8g}   edelman = {analysis.edelman:.6g}   "
              f"(edelman / ours = {analysis.edelman / analysis.ours:.3g})",
-             f"variants: ours with L_phi inside gamma = {analysis.variants.ours_lphi_in_gamma:.6g}; "
+             f"variants: ours with L_phi inside gamma = {analysis.variants.ours_lphi_in_gamma:.8g}; "
              f"edelman with the QK factor 2 = {analysis.variants.edelman_qk_factor_2:.6g}"]
     counts = analysis.p_zero_counts()
     lines.append("p_opt = 0 chosen by: " + ", ".join(f"{k} {z}/{n}" for k, (z, n) in counts.items()))
