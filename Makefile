@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 report: $(STAMP)
-	$(BIN)/sabounds report --out report --force
+	$(BIN)/sabounds verify
 
 verify: $(STAMP)
 	$(BIN)/sabounds verify
