@@ -143,7 +143,7 @@ def _steps() -> tuple[Step, ...]:
              Minimum(var=r, var_range=Interval(sp.Rational(1, 10**12), 10**15), domain=_SAMPLE_WIDTH)),
         Step("constant_at_0",
              sp.Eq(sp.Limit(c_of_p, p, 0, "+"), 1),
-             "p^p -> 1 and (p+2)^{(p+2)/(p+2)} / 4^{1/2} -> 1 as p -> 0+",
+             "(p+2)^{p+2} -> 4 and p^p -> 1 as p -> 0+, so c(p) -> (4/4)^{1/2} = 1",
              Limit()),
         Step("constant_at_2",
              sp.Eq(c_of_p.subs(p, 2), 2, evaluate=False),
