@@ -15,6 +15,7 @@ from sabounds.errors import UserError
 
 COMMANDS = {
     "verify": "decide every registered check (derivation steps and claims)",
+    "derivation": "print a derivation step by step, as text or LaTeX",
     "analyze": "spectra, post hoc p and the paper's proxies of a trained BERT checkpoint",
     "scaling": "growth of the proxies with depth and width across checkpoints",
 }
@@ -45,6 +46,10 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         print(f"sabounds {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into a reader that stopped early (e.g. head)
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except KeyboardInterrupt:
         print(f"sabounds {args.command}: interrupted", file=sys.stderr)
         return 130

@@ -1,45 +1,14 @@
-"""Result directories written all at once: tables as CSV (and figures) built in a temporary directory next to
-the target, then renamed into place, so an error never leaves a half-written directory behind."""
+"""The files of an analysis or a scaling run: tables as CSV and, on request, figures.  Callers write them into
+a ``sabounds.atomic.atomic_directory`` so that an error never leaves a half-written folder behind."""
 
 from __future__ import annotations
 
 import csv
-import os
-import shutil
-import tempfile
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Sequence
 
 from numerics.model_analysis import ModelAnalysis
 from numerics.scaling import ScalingResult
-from sabounds.errors import UserError
-
-
-@contextmanager
-def atomic_directory(target: str | os.PathLike, force: bool = False) -> Iterator[Path]:
-    """Yield a fresh temporary directory; on success it replaces ``target`` (which must not exist unless ``force``)."""
-    target = Path(target)
-    if target.exists() and not force:
-        raise UserError(f"{target}: already exists (choose another --out or pass --force to replace it)")
-    parent = target.parent if str(target.parent) else Path(".")
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
-    except OSError as exc:
-        raise UserError(f"{target}: cannot create output directory ({exc.strerror})") from None
-    try:
-        yield work
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=parent))
-            os.replace(target, old / "replaced")
-            os.replace(work, target)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(work, target)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
 
 
 def write_csv(path: Path, header: Sequence[str], rows) -> None:

@@ -223,7 +223,7 @@ def test_outputs_are_written_whole_or_not_at_all(tmp_path, weights, capsys, monk
     assert sorted(p.name for p in out.iterdir()) == ["contribution_vs_p.png", "matrices.csv", "model.csv",
                                                     "p_opt_per_layer.png", "singular_value_decay.png", "totals.csv"]
     rc, err = _run_cli(["analyze", str(model), "--out", str(out)], capsys)
-    assert rc == 2 and "already exists" in err
+    assert rc == 2 and "exists" in err and "--force" in err
     import sabounds.plots
 
     def fail(*a, **k):

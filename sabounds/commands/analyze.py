@@ -124,7 +124,8 @@ def run(args) -> int:
         raise UserError("--plots needs --out DIR")
     analysis = analyze(args)
     if args.out:
-        from sabounds.output_files import atomic_directory, write_analysis_files
+        from sabounds.atomic import atomic_directory
+        from sabounds.output_files import write_analysis_files
         with atomic_directory(args.out, force=args.force) as work:
             write_analysis_files(analysis, work, plots=args.plots)
     if args.json:

@@ -43,7 +43,8 @@ def run(args) -> int:
     except (CheckpointError, ValueError) as exc:
         raise UserError(str(exc)) from None
     if args.out:
-        from sabounds.output_files import atomic_directory, write_scaling_files
+        from sabounds.atomic import atomic_directory
+        from sabounds.output_files import write_scaling_files
         with atomic_directory(args.out, force=args.force) as work:
             write_scaling_files(result, work)
     if args.json:
