@@ -39,3 +39,10 @@ def test_depth_beyond_a_checkpoint_is_refused(tmp_path, capsys):
     assert main(["scaling", str(tmp_path / "m"), "--depths", "1,3"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "config.json" in err and "num_hidden_layers" in err
+
+
+def test_analysis_reports_progress_once_per_layer(tmp_path):
+    write_model(tmp_path, random_weights(layers=3), config(layers=3))
+    notes = []
+    analyze_model(tmp_path, layers=2, progress=notes.append)
+    assert notes == ["layer 0", "layer 1"]
