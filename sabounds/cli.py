@@ -15,6 +15,7 @@ from sabounds.errors import UserError
 
 COMMANDS = {
     "verify": "decide every registered check (derivation steps and claims)",
+    "conjecture": "decide a proposed sharper constant or a scalar inequality (refuted / proved / verified)",
 }
 
 
