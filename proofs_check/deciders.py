@@ -8,6 +8,7 @@ a witness, or ``verified`` with the smallest relative margin found.
 from __future__ import annotations
 
 import zlib
+from dataclasses import replace
 from typing import Callable
 
 import mpmath
@@ -67,15 +68,30 @@ def _symbolic_sign(g: sp.Expr, strict: bool) -> tuple[bool | None, str]:
     return None, ""
 
 
+def prove_equal(lhs: sp.Expr, rhs: sp.Expr) -> str | None:
+    """Try sympy rewritings that are valid for positive symbols; return the one that reduced ``lhs - rhs`` to 0."""
+    diff = lhs - rhs
+    if sp.simplify(diff) == 0:
+        return "simplify(lhs - rhs) == 0"
+    if sp.simplify(sp.powsimp(sp.expand_power_base(diff))) == 0:
+        return "expand_power_base + powsimp + simplify(lhs - rhs) == 0 (positive bases)"
+    if lhs.is_positive and rhs.is_positive:
+        logdiff = sp.expand_log(sp.log(lhs) - sp.log(rhs))
+        if sp.simplify(logdiff) == 0:
+            return "expand_log(log lhs - log rhs) simplifies to 0 (both sides positive)"
+    return None
+
+
 def decide_definition(step: Step, settings: Settings, key: str) -> Outcome:
     return Outcome.proved("definition", "introduces notation; asserts nothing")
 
 
 def decide_identity(step: Step, settings: Settings, key: str) -> Outcome:
     stmt = step.statement
+    how = prove_equal(stmt.lhs.doit(), stmt.rhs.doit())
+    if how:
+        return Outcome.proved(f"sympy: {how}")
     diff = (stmt.lhs - stmt.rhs).doit()
-    if sp.simplify(diff) == 0:
-        return Outcome.proved("sympy simplify(lhs - rhs) == 0")
     domain = step.check.domain
     if not domain:
         return Outcome.unresolved("sympy simplify", f"lhs - rhs simplifies to {sp.simplify(diff)}, not 0; no domain to sample")
@@ -87,13 +103,12 @@ def decide_identity(step: Step, settings: Settings, key: str) -> Outcome:
         for _ in range(settings.samples):
             point = {s: from_unit(rng.uniform(), iv) for s, iv in domain.items()}
             lhs, rhs = evaluate(stmt.lhs.doit(), point, dps), evaluate(stmt.rhs.doit(), point, dps)
-            scale = max(abs(lhs), abs(rhs)) or 1
-            err = abs(lhs - rhs) / scale
+            err = abs(lhs - rhs) / max(abs(lhs), abs(rhs), 1)
             if err > worst:
                 worst, worst_point = err, point
     if worst > tol:
         return Outcome(Verdict.REFUTED, "numeric evaluation", dps, settings.samples, -float(worst), _witness(worst_point),
-                       f"relative difference {mpmath.nstr(worst, 5)} > {mpmath.nstr(tol, 3)}")
+                       f"difference relative to max(|lhs|, |rhs|, 1) {mpmath.nstr(worst, 5)} > {mpmath.nstr(tol, 3)}")
     return Outcome(Verdict.VERIFIED, "numeric evaluation (sympy could not simplify to 0)", dps, settings.samples,
                    float(-worst), _witness(worst_point), f"largest relative difference {mpmath.nstr(worst, 5)}")
 
@@ -121,8 +136,12 @@ def decide_inequality(step: Step, settings: Settings, key: str) -> Outcome:
     if not step.check.domain:
         return Outcome.unresolved("sympy sign inference", "sympy could not decide the sign and no domain was given to sample")
     tol = mpmath.mpf(10) ** (-(settings.precision // 2))
-    out = _numeric_inequality(step.statement.doit(), step.check.domain, settings, key, tol, "adversarial search (random starts + pattern search)")
-    if ok is False and out.verdict is Verdict.VERIFIED:
+    rel = step.statement
+    rel = type(rel)(rel.lhs.doit(), rel.rhs.doit(), evaluate=False)
+    out = _numeric_inequality(rel, step.check.domain, settings, key, tol, "adversarial search (random starts + pattern search)")
+    if ok is False:
+        if out.verdict is Verdict.REFUTED:
+            return replace(out, method=f"sympy {how.split(' on ')[0]} (rhs - lhs < 0); witness by search", detail=how)
         return Outcome.unresolved("sympy sign inference disagrees with sampling", how)
     return out
 
@@ -162,30 +181,43 @@ def decide_limit(step: Step, settings: Settings, key: str) -> Outcome:
                    float(-errs[1]), _witness(point), numeric)
 
 
+def _with_extremal_tokens(x: np.ndarray, w: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Append every left singular direction of ``w`` (at the token bound, random sign) as a token: the extremal inputs."""
+    u = np.linalg.svd(w, full_matrices=False)[0]
+    bound = float(np.linalg.norm(x, axis=1).max())
+    return np.vstack([x, bound * (u * rng.choice((-1.0, 1.0), size=u.shape[1])).T])
+
+
+def _concrete(iv: C.Interval, matrices: dict) -> C.Interval:
+    """An interval whose bounds may involve matrix atoms (e.g. ``r <= D(W)``), evaluated on the drawn matrices."""
+    lo, hi = (substitute_atoms(e, matrices) for e in (iv.lo, iv.hi))
+    return C.Interval(lo, hi, iv.integer, iv.log)
+
+
 def decide_matrix_relation(step: Step, settings: Settings, key: str) -> Outcome:
     spec: C.MatrixRelation = step.check
     relation = step.statement
+    _, strict = gap_of(relation)
+    small, large = ((relation.lhs, relation.rhs) if isinstance(relation, (sp.LessThan, sp.StrictLessThan))
+                    else (relation.rhs, relation.lhs))
     rng = rng_for(key, settings)
     worst = None
     for i in range(settings.samples):
         family = spec.families[i % len(spec.families)]
         d_in, d_out = (int(v) for v in rng.integers(2, 33, size=2))
-        w = draw(family, rng, d_in, d_out)
+        w = draw(family, rng, d_in, d_out, scale=float(10 ** rng.uniform(-2, 2)))
         x = token_matrix(rng, int(rng.integers(1, 17)), d_in, bound=float(rng.uniform(0.5, 2.0)))
+        x = _with_extremal_tokens(x, w, rng)
         with mpmath.workdps(30):
-            scalars = {s: from_unit(rng.uniform(), iv) for s, iv in spec.domain.items()}
+            scalars = {s: from_unit(rng.uniform(), _concrete(iv, {W: w, X: x})) for s, iv in spec.domain.items()}
         bindings = {W: w, X: x, **{s: sp.Integer(int(v)) if iv.integer else sp.Float(v, 30)
                                    for (s, iv), v in zip(spec.domain.items(), scalars.values())}}
         with np.errstate(all="ignore"):
-            num = substitute_atoms(relation, bindings)
-        g, strict = gap_of(num)
-        lhs, rhs = (num.lhs, num.rhs) if isinstance(num, (sp.LessThan, sp.StrictLessThan)) else (num.rhs, num.lhs)
-        lhs_v, rhs_v = float(lhs.evalf(30)), float(rhs.evalf(30))
-        scale = max(abs(lhs_v), abs(rhs_v), 1e-300)
+            lhs_v, rhs_v = (float(substitute_atoms(side, bindings).evalf(30)) for side in (small, large))
+        # relative to the operands' own scale, so sides that vanish in exact arithmetic compare as rounding
+        scale = max(abs(lhs_v), abs(rhs_v), float(np.linalg.norm(w, 2)) * max(1.0, float(np.linalg.norm(x, axis=1).max())))
         margin = (rhs_v - lhs_v) / scale
-        # an exact zero on both sides (e.g. a vanishing tail) is equality; rounding is allowed rtol of the operands
-        slack = spec.rtol * max(scale, max(float(np.abs(w).max()), 1.0) ** 2)
-        ok = (rhs_v - lhs_v) >= -slack and not (strict and rhs_v - lhs_v <= 0 and scale > 1e-300)
+        ok = margin > 0 if strict else margin >= -spec.rtol
         sample = {"family": family, "d_in": d_in, "d_out": d_out, "T": x.shape[0],
                   **{str(s): int(b) if spec.domain[s].integer else float(b) for s, b in zip(spec.domain, scalars.values())},
                   "lhs": lhs_v, "rhs": rhs_v}
@@ -196,7 +228,7 @@ def decide_matrix_relation(step: Step, settings: Settings, key: str) -> Outcome:
             worst = (margin, sample)
     return Outcome(Verdict.VERIFIED, f"random matrices (float64 SVD) over {', '.join(spec.families)}", 16,
                    settings.samples, float(worst[0]), worst[1],
-                   f"smallest relative margin {worst[0]:.3g}; rounding tolerance {spec.rtol:g}")
+                   f"smallest margin {worst[0]:.3g} relative to max(|lhs|, |rhs|, ||W||_2 ||X||_2->inf); rounding tolerance {spec.rtol:g}")
 
 
 def _golden_min(f: Callable, lo: mpmath.mpf, hi: mpmath.mpf, iterations: int) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -263,6 +295,11 @@ DECIDERS: dict[type, Callable[[Step, Settings, str], Outcome]] = {
 
 def decide(step: Step, settings: Settings, key: str | None = None) -> Outcome:
     """Decide ``step`` by the procedure registered for its check type."""
+    if step.statement is sp.true:
+        return Outcome.proved("sympy evaluated the statement to True on construction")
+    if step.statement is sp.false:
+        return Outcome(Verdict.REFUTED, "sympy evaluated the statement to False on construction",
+                       detail="false for every value of its symbols")
     decider = DECIDERS.get(type(step.check))
     if decider is None:
         raise TypeError(f"no decider for check kind {step.check.kind}")

@@ -15,6 +15,7 @@ from sabounds.errors import UserError
 
 COMMANDS = {
     "verify": "decide every registered check (derivation steps and claims)",
+    "derivation": "print a derivation step by step, as text or LaTeX",
     "conjecture": "decide a proposed sharper constant or a scalar inequality (refuted / proved / verified)",
 }
 
@@ -44,6 +45,10 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         print(f"sabounds {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into a reader that stopped early (e.g. head)
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except KeyboardInterrupt:
         print(f"sabounds {args.command}: interrupted", file=sys.stderr)
         return 130

@@ -99,3 +99,10 @@ class Minimum(CheckSpec):
 @dataclass(frozen=True)
 class Definition(CheckSpec):
     """A step that introduces notation; it asserts nothing and is reported as ``proved`` by definition."""
+
+
+@dataclass(frozen=True)
+class Premise(CheckSpec):
+    """A cited result the derivation builds on; sabounds does not decide it and never reports it as checked."""
+
+    reference: str = ""

@@ -21,7 +21,7 @@ _LATEX_ATOMS = {
 }
 
 _TEXT_ATOMS = {
-    "SingularValue": lambda p, a: f"sigma_{p._print(a[1])}({p._print(a[0])})",
+    "SingularValue": lambda p, a: f"sigma_{p.parenthesize(a[1], 100)}({p._print(a[0])})",
     "SchattenQuantity": lambda p, a: f"S_{p._print(a[1])}({p._print(a[0])})",
     "Rank": lambda p, a: f"rank({p._print(a[0])})",
     "MinDim": lambda p, a: f"D({p._print(a[0])})",
