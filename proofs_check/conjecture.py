@@ -11,7 +11,7 @@ A refutation found in float64 is re-evaluated at mpmath precision before it is r
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import ClassVar, Mapping
 
 import mpmath
@@ -51,6 +51,13 @@ class ConstantFamily:
     @property
     def claim(self) -> str:
         return self.claim_template.format(value=self.value)
+
+    @classmethod
+    def build(cls, value: sp.Rational, ranges: Mapping[str, Interval]) -> "ConstantFamily":
+        """The family for ``value``; ``ranges`` restrict the family's parameters (none by default)."""
+        if ranges:
+            raise ValueError(f"family {cls.name} takes no --var")
+        return cls(value)
 
 
 @dataclass(frozen=True)
@@ -331,7 +338,137 @@ class FreeForm:
                        f"({time.monotonic() - start:.1f} s; sympy could not decide the sign)")
 
 
-FAMILIES: dict[str, type] = {cls.name: cls for cls in (GeluLipschitz, SoftmaxLinfL1, AttentionLipschitz)}
+@dataclass(frozen=True)
+class Thm41Tail(ConstantFamily):
+    """Claim: a Theorem 4.1 tail step (``theory.thm41``, THEORY.md section 4) holds with its right side times ``value``.
+
+    Method: (1) an explicit extremal matrix where the step holds with equality (diagonal, so its float64 SVD is
+    exact): ``refuted`` there whenever ``value < 1``; (2) otherwise the step's own check (``MatrixRelation``:
+    random matrices of the four spectral families, random split rank r and p, extremal tokens) decides the
+    scaled inequality: ``verified`` with the smallest margin.  Cost:
+    ``samples`` SVDs, about a second.  Fails: numeric evidence, never a proof for ``value >= 1``.
+    """
+
+    step_name: ClassVar[str] = ""
+    extremal: ClassVar[tuple] = ()
+    """``(W, X, r, p)``: a matrix, tokens, split rank and index at which lhs == rhs."""
+
+    def decide(self, settings: Settings) -> Outcome:
+        from numerics.matrix_atoms import substitute_atoms
+        from proofs_check.deciders import decide
+        from theory import thm41
+        from theory.matrix_atoms import W, X
+
+        step = thm41.derivation()[self.step_name]
+        rel = step.statement
+        w, x, r, p = self.extremal
+        bindings = {W: np.array(w, dtype=float), X: np.array(x, dtype=float), thm41.r_split: sp.Integer(r), thm41.p: sp.Rational(p)}
+        lhs, rhs = (float(substitute_atoms(side, bindings).evalf(30)) for side in (rel.lhs, rel.rhs))
+        if lhs > float(self.value) * rhs:
+            return Outcome(Verdict.REFUTED, "explicit extremal matrix (diagonal: exact SVD)", 16, 1,
+                           (float(self.value) * rhs - lhs) / lhs, {"W": w, "X": x, "r": r, "p": float(sp.Rational(p)), "lhs": lhs, "rhs": rhs},
+                           f"lhs = rhs = {lhs:g} at the extremal matrix, so no constant below 1 holds")
+        scaled = replace(step, statement=sp.Le(rel.lhs, self.value * rel.rhs))
+        outcome = decide(scaled, settings, key=f"conjecture.{self.name}")
+        return replace(outcome, detail=f"{outcome.detail}; the extremal matrix {w} (r = {r}) attains constant 1 exactly")
+
+
+@dataclass(frozen=True)
+class TailSingularValue(Thm41Tail):
+    name: ClassVar[str] = "tail-singular-value"
+    claim_template: ClassVar[str] = "sigma_(r+1)(W) <= {value} (S_p(W) / (r+1))^(1/p) for every matrix, r and p in (0, 2]"
+    step_name: ClassVar[str] = "tail_singular_value"
+    extremal: ClassVar[tuple] = ([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0]], 1, "1/2")
+
+
+@dataclass(frozen=True)
+class TailFrobeniusRank(Thm41Tail):
+    name: ClassVar[str] = "tail-frobenius-rank"
+    claim_template: ClassVar[str] = "||W_(>r)||_F^2 <= {value} (D - r) sigma_(r+1)^2 for every matrix and r"
+    step_name: ClassVar[str] = "tail_frobenius_rank"
+    extremal: ClassVar[tuple] = ([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0]], 1, "1/2")
+
+
+@dataclass(frozen=True)
+class TailFrobeniusSchatten(Thm41Tail):
+    name: ClassVar[str] = "tail-frobenius-schatten"
+    claim_template: ClassVar[str] = "||W_(>r)||_F^2 <= {value} sigma_(r+1)^(2-p) S_p(W) for every matrix, r and p in (0, 2]"
+    step_name: ClassVar[str] = "tail_frobenius_schatten"
+    extremal: ClassVar[tuple] = ([[1.0, 0.0], [0.0, 0.0]], [[1.0, 0.0]], 0, "1/2")
+
+
+@dataclass(frozen=True)
+class TruncationError(Thm41Tail):
+    name: ClassVar[str] = "truncation-error"
+    claim_template: ClassVar[str] = "||X (W - W_(<=r))||_2->inf <= {value} ||X||_2->inf sigma_(r+1)(W) for all X, W, r"
+    step_name: ClassVar[str] = "truncation_error"
+    extremal: ClassVar[tuple] = ([[2.0, 0.0], [0.0, 1.0]], [[0.0, 1.0]], 1, "1/2")
+
+
+@dataclass(frozen=True)
+class CoveringConstant(ConstantFamily):
+    """Claim: ``min_{r > 0} (a r + b r^{-2/p}) <= value * a^{2/(p+2)} b^{p/(p+2)}`` for all a, b > 0 and p in
+    ``p_range`` (default (0, 2]): the constant c(p) of Theorem 4.1 is at most ``value``.
+
+    Method (sympy): the minimum is ``(1 + p/2) a r*`` at ``r* = (2b/(ap))^{p/(p+2)}`` (``theory.thm41``, steps
+    stationarity .. minimum_value); sympy simplifies its ratio to ``a^{2/(p+2)} b^{p/(p+2)}`` to a function of
+    p alone and checks it equals ``c(p) = ((p+2)^{p+2}/(4 p^p))^{1/(p+2)}``; with ``p = 2/(1+q)``, q >= 0, sympy
+    shows ``d log c / dp = 2 log(2/p)/(p+2)^2 >= 0``, so the supremum over the range is ``c(hi)`` (``c(0+) = 1``,
+    ``c(2) = 2``); the sign of ``value - c(hi)`` is decided by sympy.  Witness: p = hi, a = b = 1.  Cost: ~1 s.
+    """
+
+    p_range: tuple[sp.Rational, sp.Rational] = (sp.Integer(0), sp.Integer(2))
+    name: ClassVar[str] = "covering-constant"
+    claim_template: ClassVar[str] = "min_r (a r + b r^(-2/p)) <= {value} a^(2/(p+2)) b^(p/(p+2)) for all a, b > 0"
+
+    @classmethod
+    def build(cls, value: sp.Rational, ranges: Mapping[str, Interval]) -> "CoveringConstant":
+        """``ranges`` may restrict p (``--var p:lo:hi`` with 0 <= lo <= hi <= 2, hi > 0)."""
+        if set(ranges) - {"p"}:
+            raise ValueError(f"family {cls.name} takes only --var p:LO:HI")
+        if "p" not in ranges:
+            return cls(value)
+        lo, hi = ranges["p"].lo, ranges["p"].hi
+        if not (0 <= lo <= hi <= 2 and hi > 0):
+            raise ValueError("the range of p must satisfy 0 <= lo <= hi <= 2 and hi > 0")
+        return cls(value, (lo, hi))
+
+    @property
+    def claim(self) -> str:
+        lo, hi = self.p_range
+        return f"{super().claim} and p in ({lo}, {hi}]" if lo == 0 else f"{super().claim} and p in [{lo}, {hi}]"
+
+    def decide(self, settings: Settings) -> Outcome:
+        from theory import thm41
+        p, a, b = thm41.p, thm41.a, thm41.b
+        lo, hi = self.p_range
+        ratio = sp.simplify(sp.powsimp(thm41.minimum / (a ** (2 / (p + 2)) * b ** (p / (p + 2))), force=True))
+        if ratio.has(a) or ratio.has(b):
+            return Outcome.unresolved("sympy simplify", f"could not reduce the ratio to a function of p: {ratio}")
+        same = sp.simplify(sp.expand_log(sp.log(ratio) - sp.log(thm41.c_of_p), force=True)) == 0
+        q = sp.Symbol("q", nonnegative=True)
+        slope = sp.factor(sp.expand_log(sp.diff(sp.log(thm41.c_of_p), p), force=True))
+        increasing = sp.factor(sp.expand_log(slope.subs(p, 2 / (1 + q)), force=True)).is_nonnegative
+        if not (same and increasing):
+            return Outcome.unresolved("sympy", f"ratio {ratio}; equals c(p): {same}; d log c/dp = {slope}, nonnegative: {increasing}")
+        sup = thm41.c_of_p.subs(p, hi)
+        gap = sp.nsimplify(self.value) - sup
+        detail = (f"min / (a^(2/(p+2)) b^(p/(p+2))) = {ratio} = c(p); d log c / dp = {slope} >= 0 on (0, 2], "
+                  f"so the supremum over the range is c({hi}) = {sp.nsimplify(sup)} = {sp.N(sup, 15)}")
+        r_star = thm41.r_star.subs({p: hi, a: 1, b: 1})
+        witness = {"p": float(hi), "a": 1.0, "b": 1.0, "r_star": float(sp.N(r_star, 17)), "c": float(sp.N(sup, 17))}
+        method = "sympy: closed-form minimum, d log c/dp >= 0, sign of value - c(hi)"
+        margin = float(sp.N(gap / sup, 17))
+        if gap.is_negative:
+            return Outcome(Verdict.REFUTED, method, None, None, margin, witness, detail)
+        if gap.is_nonnegative:
+            return Outcome(Verdict.PROVED, method, None, None, margin, witness, detail)
+        return Outcome.unresolved(method, "sympy could not order the value and c(hi); " + detail)
+
+
+FAMILIES: dict[str, type] = {cls.name: cls for cls in (GeluLipschitz, SoftmaxLinfL1, AttentionLipschitz, TailSingularValue,
+                                                       TailFrobeniusRank, TailFrobeniusSchatten, TruncationError,
+                                                       CoveringConstant)}
 
 
 def declare(name: str, lo: float, hi: float, integer: bool = False, log: bool = False) -> tuple[sp.Symbol, Interval]:

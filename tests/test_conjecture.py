@@ -111,3 +111,27 @@ def test_parser_builds_the_sympy_relation_it_reads():
 def test_parser_refuses(text):
     with pytest.raises(ExpressionError):
         parse_relation(text, {"x": sp.Symbol("x")})
+
+
+@pytest.mark.parametrize("family", ["tail-singular-value", "tail-frobenius-rank", "tail-frobenius-schatten", "truncation-error"])
+def test_theorem_41_tail_steps_hold_with_constant_1_and_no_smaller(family, capsys):
+    code, rec = _json([family, "--value", "0.999", "--samples", "40"], capsys)
+    assert code == 0 and rec["verdict"] == "refuted" and rec["witness"]["lhs"] == pytest.approx(rec["witness"]["rhs"])
+    code, rec = _json([family, "--value", "1", "--samples", "40"], capsys)
+    assert code == 0 and rec["verdict"] == "verified" and rec["samples"] == 40
+
+
+def test_covering_constant_is_c_of_hi_exactly(capsys):
+    assert _json(["covering-constant", "--value", "2"], capsys)[1]["verdict"] == "proved"
+    code, rec = _json(["covering-constant", "--value", "1.999"], capsys)
+    assert rec["verdict"] == "refuted" and rec["witness"]["p"] == 2.0
+    c1 = 1.5 * 2 ** (1 / 3)  # c(1) = (3^3 / 4)^(1/3)
+    assert _json(["covering-constant", "--value", str(c1 + 1e-9), "--var", "p:0:1"], capsys)[1]["verdict"] == "proved"
+    code, rec = _json(["covering-constant", "--value", str(c1 - 1e-9), "--var", "p:0:1"], capsys)
+    assert rec["verdict"] == "refuted" and rec["witness"]["c"] == pytest.approx(c1)
+
+
+def test_family_rejects_foreign_variables(capsys):
+    assert main(["conjecture", "covering-constant", "--value", "2", "--var", "q:0:1"]) == 2
+    assert main(["conjecture", "covering-constant", "--value", "2", "--var", "p:0:3"]) == 2
+    assert main(["conjecture", "gelu-lipschitz", "--value", "2", "--var", "p:0:1"]) == 2

@@ -1,6 +1,8 @@
 """Decide a proposed sharper constant (a built-in FAMILY with --value) or a scalar inequality "LHS <= RHS" (--var name:lo:hi).
 
-Families: gelu-lipschitz, softmax-linf-l1, attention-lipschitz (see `proofs_check.conjecture`).  A free-form
+Families: gelu-lipschitz, softmax-linf-l1, attention-lipschitz, the Theorem 4.1 tail steps tail-singular-value,
+tail-frobenius-rank, tail-frobenius-schatten, truncation-error (right side times C), and covering-constant
+(is c(p) <= C; restrict p with --var p:LO:HI); see `proofs_check.conjecture`.  A free-form
 relation uses numbers, the declared variables, + - * / **, the functions sqrt log exp Abs Min Max gamma erf
 sin cos tanh atan, the constants pi and E, and exactly one of <=, <, >=, >; it is parsed, never evaluated
 as code.  Verdicts: proved (sympy), verified (numeric: precision, samples, smallest margin), refuted (with a
@@ -73,9 +75,11 @@ def conjecture_from(args):
     if args.target in FAMILIES:
         if args.value is None:
             raise UserError(f"family {args.target} needs --value C")
-        if args.var:
-            raise UserError(f"family {args.target} takes no --var")
-        return FAMILIES[args.target](parse_value(args.value))
+        ranges = {symbol.name: interval for symbol, interval in map(parse_var, args.var)}
+        try:
+            return FAMILIES[args.target].build(parse_value(args.value), ranges)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
     if not any(op in args.target for op in "<>"):
         raise UserError(f"unknown family {args.target!r}: choose from {', '.join(FAMILIES)}, "
                         "or give a relation with <=, <, >= or >")
