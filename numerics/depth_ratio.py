@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from numerics.random_stacks import L_PHI, Layer, Stack
+from numerics.random_stacks import Layer, Stack, layer_lipschitz
 from numerics.spectra import schatten_grid, singular_values
 
 
@@ -39,8 +39,7 @@ class LayerSummary:
 
     @property
     def lipschitz(self) -> float:
-        attn = sum(v[0] * (1 + 4 * q[0]) for q, v in zip(self.qk_sigma, self.vt_sigma))
-        return float(L_PHI * self.in_sigma[0] * self.out_sigma[0] * attn)
+        return layer_lipschitz(self.in_sigma[0], self.out_sigma[0], (q[0] for q in self.qk_sigma), (v[0] for v in self.vt_sigma))
 
     def slots(self) -> list[tuple[np.ndarray, float]]:
         """``(singular values, gamma)`` of every matrix: QK_h, Vt_h, M_in, M_out (THEORY.md section 3)."""

@@ -23,6 +23,11 @@ L_PHI = 1.13
 KAPPA = 1.25
 
 
+def layer_lipschitz(in_norm: float, out_norm: float, qk_norms, vt_norms) -> float:
+    """``L_phi ||M_in||_2 ||M_out||_2 sum_h ||Vt_h||_2 (1 + 4 ||QK_h||_2)`` (THEORY.md section 3) from the spectral norms."""
+    return float(L_PHI * in_norm * out_norm * sum(v * (1 + 4 * q) for q, v in zip(qk_norms, vt_norms)))
+
+
 @dataclass(frozen=True)
 class Layer:
     """One layer's matrices: per-head ``qk`` and ``vt`` (N x N), ``m_in`` (N x 4N), ``m_out`` (4N x N)."""
@@ -33,9 +38,9 @@ class Layer:
     m_out: np.ndarray
 
     def lipschitz(self) -> float:
-        """``L_phi ||M_in||_2 ||M_out||_2 sum_h ||Vt_h||_2 (1 + 4 ||QK_h||_2)`` (THEORY.md section 3)."""
-        attn = sum(np.linalg.norm(v, 2) * (1 + 4 * np.linalg.norm(q, 2)) for q, v in zip(self.qk, self.vt))
-        return float(L_PHI * np.linalg.norm(self.m_in, 2) * np.linalg.norm(self.m_out, 2) * attn)
+        """The layer's Lipschitz factor :func:`layer_lipschitz`."""
+        norm = lambda a: np.linalg.norm(a, 2)
+        return layer_lipschitz(norm(self.m_in), norm(self.m_out), map(norm, self.qk), map(norm, self.vt))
 
 
 @dataclass(frozen=True)
