@@ -58,6 +58,9 @@ class Stack:
         factors = sorted({round(layer.lipschitz(), 6) for layer in self.layers})
         return f"Stack(L={len(self.layers)}, N={self.N}, H={self.H}, layer Lipschitz factors {factors})"
 
+    def _repr_pretty_(self, printer, cycle) -> None:  # hypothesis' and IPython's pretty printers: the short form
+        printer.text(repr(self))
+
 
 def _flat_ish(rng: np.random.Generator, top: float, k: int, d: int) -> np.ndarray:
     head = np.sort(rng.uniform(top / KAPPA, top, size=k))[::-1]
