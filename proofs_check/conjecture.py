@@ -221,7 +221,7 @@ class AttentionLipschitz(ConstantFamily):
                 v[-1] = g.uniform(-10, 0)
                 return v
 
-            found = adversarial_max_vector(objective, draw, rng, max(20, settings.samples), refine=3, iterations=600,
+            found = adversarial_max_vector(objective, draw, rng, max(20, settings.samples), refine=max(3, settings.samples // 60), iterations=600,
                                            deadline=time.monotonic() + (deadline - time.monotonic()) / (len(shapes) - shapes.index((t, d))))
             evaluations += found.evaluations
             if best is None or found.value > best[0]:
