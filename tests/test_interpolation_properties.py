@@ -137,6 +137,36 @@ def test_theorem_41_bound_is_continuous_in_p(spec, args):
     check_continuous_in_p(spec, args, BOUND)
 
 
+def test_mutation_bound_with_covering_constant_at_the_rounded_index_is_discontinuous():
+    stepped = thm41.c_of_p.subs(thm41.p, sp.floor(7 * thm41.p) / 7 + sp.Rational(1, 7))
+    wrong = theorem_41_bound(thm41.closed_form.subs(thm41.c_of_p, stepped))
+    assert finds_counterexample(lambda x: check_continuous_in_p(*x, wrong), st.tuples(any_spectra(), BOUND_ARGS))
+
+
+def check_bound_minimised_at_rank_endpoint(spec: Spectrum, args, bound=BOUND) -> None:
+    """Exactly rank-k, ``sigma_k B / eps >= sqrt(k / N)``: ``(p+2) [log bound(p) - log(kN)] >= (p+2) ln c(p)
+    + p [ln(N/k) + 2 ln(sigma_k B / eps)] >= 0`` (S_p >= k sigma_k^p, c >= 1), so the infimum over p is the
+    rank endpoint ``k N`` (approached as p -> 0+)."""
+    B, eps, N = args
+    k = spec.rank
+    if spec.sigma[k - 1] * B / eps < math.sqrt(k / N):
+        return
+    ps = np.concatenate([[1e-9], np.linspace(0.01, 2, 200)])
+    values = bound(spec.sigma, ps, B, eps, N)
+    assert values.min() >= values[0] * (1 - 1e-6), (ps[int(np.argmin(values))], values.min(), values[0])
+
+
+@given(low_rank_spectra(), BOUND_ARGS)
+def test_theorem_41_bound_is_minimised_at_p_0_for_low_rank_when_sigma_k_B_over_eps_at_least_sqrt_k_over_N(spec, args):
+    check_bound_minimised_at_rank_endpoint(spec, args)
+
+
+def test_mutation_bound_with_epsilon_over_B_moves_the_minimiser_inside():
+    wrong = theorem_41_bound(thm41.closed_form.subs(thm41.B, 1 / thm41.B))
+    assert finds_counterexample(lambda x: check_bound_minimised_at_rank_endpoint(*x, bound=wrong),
+                                st.tuples(low_rank_spectra(), BOUND_ARGS))
+
+
 def _contribution(sigma, ps, scale, N):
     return contribution(sigma, ps, scale, N)
 
