@@ -38,16 +38,12 @@ def _ends(iv: Interval, dps: int) -> tuple[mpmath.mpf, mpmath.mpf]:
 
 def from_unit(u: float, iv: Interval) -> mpmath.mpf:
     """Map ``u`` in [0, 1] to the interval (log-uniformly if ``iv.log``; rounded if ``iv.integer``)."""
-    lo, hi = _bounds(iv)
-    u = min(max(u, 0.0), 1.0)
-    if iv.log:
-        x = mpmath.exp(mpmath.mpf(lo) + (mpmath.mpf(hi) - lo) * u)
-    else:
-        a, b = _ends(iv, mpmath.mp.dps)
-        x = a + (b - a) * u
+    _bounds(iv)
+    u = mpmath.mpf(min(max(u, 0.0), 1.0))
+    lo, hi = _ends(iv, mpmath.mp.dps)
+    x = lo * (hi / lo) ** u if iv.log else lo + (hi - lo) * u
     if iv.integer:
-        x = mpmath.mpf(int(mpmath.nint(x)))
-        x = min(max(x, mpmath.ceil(mpmath.mpf(float(iv.lo)))), mpmath.floor(mpmath.mpf(float(iv.hi))))
+        x = min(max(mpmath.nint(x), mpmath.ceil(lo)), mpmath.floor(hi))
     return x
 
 
