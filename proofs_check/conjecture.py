@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import ClassVar, Mapping
+from typing import Callable, ClassVar, Mapping
 
 import mpmath
 import numpy as np
@@ -26,6 +26,10 @@ from proofs_check.search import adversarial_max_vector, adversarial_min
 from proofs_check.time_limit import TimeLimit, time_limit
 from proofs_check.verdict import Outcome, Settings, Verdict
 from theory.checks import Interval
+
+
+def _quiet(note: str = "") -> None:
+    """The default progress callback: ``decide(settings, advance)`` calls ``advance`` once per stage."""
 
 
 def _deadline(budget: float) -> float:
@@ -47,6 +51,7 @@ class ConstantFamily:
     value: sp.Rational
     name: ClassVar[str] = ""
     claim_template: ClassVar[str] = "{value}"
+    stages: ClassVar[int] = 1
 
     @property
     def claim(self) -> str:
@@ -76,7 +81,7 @@ class GeluLipschitz(ConstantFamily):
     name: ClassVar[str] = "gelu-lipschitz"
     claim_template: ClassVar[str] = "|GELU(x) - GELU(y)| <= {value} |x - y| for all real x, y"
 
-    def decide(self, settings: Settings) -> Outcome:
+    def decide(self, settings: Settings, advance: Callable[[str], None] = _quiet) -> Outcome:
         x = sp.Symbol("x", real=True)
         gelu = x * (1 + sp.erf(x / sp.sqrt(2))) / 2
         d1 = sp.diff(gelu, x)
@@ -130,7 +135,7 @@ class SoftmaxLinfL1(ConstantFamily):
     name: ClassVar[str] = "softmax-linf-l1"
     claim_template: ClassVar[str] = "||softmax(u) - softmax(u')||_1 <= {value} ||u - u'||_inf for all u, u' in R^T"
 
-    def decide(self, settings: Settings) -> Outcome:
+    def decide(self, settings: Settings, advance: Callable[[str], None] = _quiet) -> Outcome:
         t = sp.Symbol("t", real=True)
         tight = sp.maximum(4 * t * (1 - t), t, sp.Interval(0, 1))
         value = sp.nsimplify(self.value)
@@ -197,9 +202,10 @@ class AttentionLipschitz(ConstantFamily):
     """
 
     name: ClassVar[str] = "attention-lipschitz"
+    stages: ClassVar[int] = 12
     claim_template: ClassVar[str] = "||f(X) - f(X')||_2->inf <= (1 + {value} ||W||_2) ||X - X'||_2->inf, rows of X, X' in the unit ball"
 
-    def decide(self, settings: Settings) -> Outcome:
+    def decide(self, settings: Settings, advance: Callable[[str], None] = _quiet) -> Outcome:
         dps = settings.precision
         rng = rng_for(self.name, settings)
         shapes = [(t, d) for t in (2, 3, 4) for d in (1, 2, 3, 4)]
@@ -226,6 +232,7 @@ class AttentionLipschitz(ConstantFamily):
             evaluations += found.evaluations
             if best is None or found.value > best[0]:
                 best, best_point = (found.value, t, d), decode(found.x)
+            advance(f"T={t}, d={d}: best constant so far {best[0]:.4f}")
         x, x2, w = best_point
         with mpmath.workdps(dps):
             ratio = attention_ratio_mp(x, x2, w, dps)
@@ -272,6 +279,7 @@ class FreeForm:
     budget: float = 4.0
     symbolic_seconds: float = 1.0
     name: ClassVar[str] = "free-form"
+    stages: ClassVar[int] = 1
 
     @property
     def claim(self) -> str:
@@ -304,7 +312,7 @@ class FreeForm:
             return None
         return None
 
-    def decide(self, settings: Settings) -> Outcome:
+    def decide(self, settings: Settings, advance: Callable[[str], None] = _quiet) -> Outcome:
         start = time.monotonic()
         proof = self._symbolic()
         if proof is not None:
@@ -353,7 +361,7 @@ class Thm41Tail(ConstantFamily):
     extremal: ClassVar[tuple] = ()
     """``(W, X, r, p)``: a matrix, tokens, split rank and index at which lhs == rhs."""
 
-    def decide(self, settings: Settings) -> Outcome:
+    def decide(self, settings: Settings, advance: Callable[[str], None] = _quiet) -> Outcome:
         from numerics.matrix_atoms import substitute_atoms
         from proofs_check.deciders import decide
         from theory import thm41
@@ -438,7 +446,7 @@ class CoveringConstant(ConstantFamily):
         lo, hi = self.p_range
         return f"{super().claim} and p in ({lo}, {hi}]" if lo == 0 else f"{super().claim} and p in [{lo}, {hi}]"
 
-    def decide(self, settings: Settings) -> Outcome:
+    def decide(self, settings: Settings, advance: Callable[[str], None] = _quiet) -> Outcome:
         from theory import thm41
         p, a, b = thm41.p, thm41.a, thm41.b
         lo, hi = self.p_range

@@ -24,6 +24,7 @@ import sympy as sp
 from proofs_check.conjecture import FAMILIES, FreeForm, declare
 from proofs_check.verdict import Outcome, Settings, Verdict
 from sabounds.errors import UserError
+from sabounds.progress import progress_bar
 from theory.expression import ExpressionError, check_name, parse_relation
 
 EXIT = {Verdict.PROVED: 0, Verdict.VERIFIED: 0, Verdict.REFUTED: 0, Verdict.UNRESOLVED: 1}
@@ -120,7 +121,9 @@ def run(args) -> int:
     if args.samples > 100_000 or args.precision > 10_000:
         raise UserError("--samples is limited to 100000 and --precision to 10000")
     start = time.perf_counter()
-    outcome = conjecture.decide(settings).with_seconds(time.perf_counter() - start)
+    with progress_bar(f"deciding {conjecture.name}", total=conjecture.stages, enabled=not args.json) as advance:
+        outcome = conjecture.decide(settings, advance)
+    outcome = outcome.with_seconds(time.perf_counter() - start)
     rec = record(conjecture, outcome)
     if args.json:
         json.dump(rec, sys.stdout, indent=2)
