@@ -22,7 +22,7 @@ MAX_LENGTH = 2000
 MAX_DEPTH = 50
 MAX_NODES = 1000
 MAX_EXPONENT = 10**4  # |constant exponent| allowed in a power
-MAX_CONSTANT_DIGITS = 10**4  # an exact constant may have at most this many decimal digits
+MAX_CONSTANT_DIGITS = 4000  # an exact constant may have at most this many decimal digits (printable: Python's limit is 4300)
 
 
 class ExpressionError(ValueError):
@@ -156,6 +156,8 @@ class _Builder:
         result = sp.Pow(base, exponent)
         if result.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
             raise ExpressionError("the expression is not finite")
+        if _digits(result) > MAX_CONSTANT_DIGITS:
+            raise ExpressionError(f"exact constant with more than {MAX_CONSTANT_DIGITS} digits")
         return result
 
     def _Call(self, node: ast.Call) -> sp.Expr:
@@ -179,6 +181,8 @@ class _Builder:
         result = fn(*args)
         if result.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
             raise ExpressionError(f"{name}() is not finite at its constant argument")
+        if _digits(result) > MAX_CONSTANT_DIGITS:
+            raise ExpressionError(f"exact constant with more than {MAX_CONSTANT_DIGITS} digits")
         return result
 
 
@@ -224,7 +228,12 @@ def parse_relation(text: str, variables: Mapping[str, sp.Symbol]) -> sp.Rel:
     if relation is None:
         raise ExpressionError("the comparison must be one of <=, <, >=, > (== and != are not inequalities)")
     builder = _Builder(variables)
-    lhs, rhs = builder.build(body.left), builder.build(body.comparators[0])
+    try:
+        lhs, rhs = builder.build(body.left), builder.build(body.comparators[0])
+    except (ValueError, OverflowError, RecursionError, MemoryError, TypeError, ArithmeticError) as exc:
+        if isinstance(exc, ExpressionError):
+            raise
+        raise ExpressionError(f"cannot build the expression: {type(exc).__name__}") from None
     rel = relation(lhs, rhs, evaluate=False)
     if not (lhs.free_symbols | rhs.free_symbols) <= set(variables.values()):
         raise ExpressionError("the expression uses undeclared symbols")
