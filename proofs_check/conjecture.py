@@ -100,7 +100,7 @@ class GeluLipschitz(ConstantFamily):
                   f"at x = {mpmath.nstr(scan[1], 12)}")
         method = "sympy: GELU'' = 0 solved exactly, limits at +-oo, sign of value - sup"
         if gap.is_negative:
-            return Outcome(Verdict.REFUTED, method, dps, scan[2], margin, {"x": _num(where)}, detail)
+            return Outcome(Verdict.REFUTED, method, None, None, margin, {"x": _num(where)}, detail)
         if gap.is_nonnegative:
             return Outcome(Verdict.PROVED, method, None, None, margin, {"x": _num(where)}, detail)
         return Outcome.unresolved(method, "sympy could not order the value and the supremum; " + detail)
