@@ -57,10 +57,15 @@ def low_rank_spectra(draw, d=st.integers(2, 24), rank=None, scale=st.floats(0.1,
 
 @st.composite
 def low_rank_tail_spectra(draw, d=st.integers(3, 24), tail_mass=st.floats(1e-8, 1.0)) -> Spectrum:
-    """Rank-k head in ``[1, 2]`` plus a full tail of Frobenius mass ``sum_{i > k} sigma_i^2 = tail_mass`` exactly."""
+    """Rank-k head in ``[1, 2]`` plus a full tail of Frobenius mass ``sum_{i > k} sigma_i^2 = tail_mass`` exactly.
+
+    ``tail_mass`` must stay in (0, 1] so that every tail value lies below the head (then nothing is clipped).
+    """
     dim = draw(d)
     k = draw(st.integers(1, dim - 1))
     tau = draw(tail_mass)
+    if not 0 < tau <= 1:
+        raise ValueError(f"tail_mass must lie in (0, 1], got {tau}")
     sigma = spectrum("low_rank_tail", np.random.default_rng(draw(SEEDS)), dim, rank=k, tail_mass=tau)
     return Spectrum("low_rank_tail", sigma, dim, tail_mass=tau, head=k)
 
