@@ -21,11 +21,15 @@ import sympy as sp
 from numerics.attention import (attention_ratio, attention_ratio_mp, into_unit_rows, norm_2_inf,
                                 softmax_ratio, softmax_ratio_mp, spectral_norm_mp)
 from numerics.bounded_evaluate import bounded_evaluate
+from numerics.matrix_atoms import substitute_atoms
+from proofs_check import deciders
 from proofs_check.deciders import rng_for
 from proofs_check.search import adversarial_max_vector, adversarial_min
 from proofs_check.time_limit import TimeLimit, time_limit
 from proofs_check.verdict import Outcome, Settings, Verdict
+from theory import thm41
 from theory.checks import Interval
+from theory.matrix_atoms import W, X
 
 
 def _quiet(note: str = "") -> None:
@@ -362,11 +366,6 @@ class Thm41Tail(ConstantFamily):
     """``(W, X, r, p)``: a matrix, tokens, split rank and index at which lhs == rhs."""
 
     def decide(self, settings: Settings, advance: Callable[[str], None] = _quiet) -> Outcome:
-        from numerics.matrix_atoms import substitute_atoms
-        from proofs_check.deciders import decide
-        from theory import thm41
-        from theory.matrix_atoms import W, X
-
         step = thm41.derivation()[self.step_name]
         rel = step.statement
         w, x, r, p = self.extremal
@@ -377,7 +376,7 @@ class Thm41Tail(ConstantFamily):
                            (float(self.value) * rhs - lhs) / lhs, {"W": w, "X": x, "r": r, "p": float(sp.Rational(p)), "lhs": lhs, "rhs": rhs},
                            f"lhs = rhs = {lhs:g} at the extremal matrix, so no constant below 1 holds")
         scaled = replace(step, statement=sp.Le(rel.lhs, self.value * rel.rhs))
-        outcome = decide(scaled, settings, key=f"conjecture.{self.name}")
+        outcome = deciders.decide(scaled, settings, key=f"conjecture.{self.name}")
         return replace(outcome, detail=f"{outcome.detail}; the extremal matrix {w} (r = {r}) attains constant 1 exactly")
 
 
@@ -447,7 +446,6 @@ class CoveringConstant(ConstantFamily):
         return f"{super().claim} and p in ({lo}, {hi}]" if lo == 0 else f"{super().claim} and p in [{lo}, {hi}]"
 
     def decide(self, settings: Settings, advance: Callable[[str], None] = _quiet) -> Outcome:
-        from theory import thm41
         p, a, b = thm41.p, thm41.a, thm41.b
         lo, hi = self.p_range
         ratio = sp.simplify(sp.powsimp(thm41.minimum / (a ** (2 / (p + 2)) * b ** (p / (p + 2))), force=True))
