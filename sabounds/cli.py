@@ -16,6 +16,7 @@ from sabounds.errors import UserError
 COMMANDS = {
     "verify": "decide every registered check (derivation steps and claims)",
     "derivation": "print a derivation step by step, as text or LaTeX",
+    "conjecture": "decide a proposed sharper constant or a scalar inequality (refuted / proved / verified)",
     "analyze": "spectra, post hoc p and the paper's proxies of a trained BERT checkpoint",
     "scaling": "growth of the proxies with depth and width across checkpoints",
 }
