@@ -74,8 +74,9 @@ def real_reference(model_dir):
     return reference_layers(model_dir)
 
 
-def reference_proxies(n, heads, all_layers, depth):
-    """Section 6 typed from THEORY.md, loops everywhere, for the first ``depth`` layers as an L = depth model."""
+def reference_proxies(n, heads, all_layers, depth, lphi_in_gamma=False, qk_factor=1.0):
+    """Section 6 typed from THEORY.md, loops everywhere, for the first ``depth`` layers as an L = depth model;
+    ``lphi_in_gamma`` and ``qk_factor = 2`` give the section-3 variants."""
     layers = all_layers[:depth]
     L = depth
     m = math.ceil(L + math.log(n))
@@ -108,6 +109,8 @@ def reference_proxies(n, heads, all_layers, depth):
                 gamma = norm(layer, "M_out", -1)
             else:
                 gamma = 1.0
+            if lphi_in_gamma and kind != "M_out":  # GELU sits between M_in and M_out
+                gamma *= LPHI
             scale = gamma * alpha[l] * L
             rank = _rank(sigma)
             best_p, best = None, None
@@ -127,7 +130,7 @@ def reference_proxies(n, heads, all_layers, depth):
         mo, mi = norm(layer, "M_out", -1), norm(layer, "M_in", -1)
         xi = 0.0
         for h in range(heads):
-            xi += (mo * mi * norm(layer, "V_tilde", h) * n21(layer, "QK", h)) ** (2 / 3)
+            xi += (qk_factor * mo * mi * norm(layer, "V_tilde", h) * n21(layer, "QK", h)) ** (2 / 3)
             xi += (mo * mi * n21(layer, "V_tilde", h)) ** (2 / 3)
         xi += (mo * n21(layer, "M_in", -1)) ** (2 / 3) + n21(layer, "M_out", -1) ** (2 / 3)
         inner += alpha[l] ** (2 / 3) * xi
@@ -136,7 +139,12 @@ def reference_proxies(n, heads, all_layers, depth):
 
 @pytest.mark.parametrize("depth", [2, 4, 6])
 def test_proxies_equal_independent_implementation(model_dir, real_reference, depth):
-    _assert_agree(real_analysis(depth), reference_proxies(*real_reference, depth))
+    got = real_analysis(depth)
+    _assert_agree(got, reference_proxies(*real_reference, depth))
+    assert got.variants.ours_lphi_in_gamma == pytest.approx(
+        reference_proxies(*real_reference, depth, lphi_in_gamma=True)["ours"], rel=REL)
+    assert got.variants.edelman_qk_factor_2 == pytest.approx(
+        reference_proxies(*real_reference, depth, qk_factor=2.0)["edelman"], rel=REL)
 
 
 @pytest.mark.parametrize("scale", [0.4, 0.45, 1.0])
@@ -144,7 +152,10 @@ def test_independent_agreement_where_p_opt_is_interior(tmp_path, scale):
     """Small random checkpoints whose weights are scaled so that p_opt takes interior grid values."""
     write_model(tmp_path, random_weights(seed=3, layers=3, scale=scale), config(layers=3), prefix="bert.")
     got = analyze_model(tmp_path)
-    _assert_agree(got, reference_proxies(*reference_layers(tmp_path), 3))
+    reference = reference_layers(tmp_path)
+    _assert_agree(got, reference_proxies(*reference, 3))
+    assert got.variants.ours_lphi_in_gamma == pytest.approx(
+        reference_proxies(*reference, 3, lphi_in_gamma=True)["ours"], rel=REL)
     if scale < 1:
         assert any(0 < m.p_opt < 2 for m in got.matrices)
 
