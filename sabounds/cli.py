@@ -10,8 +10,12 @@ import argparse
 import importlib
 import sys
 
-from sabounds import __version__
-from sabounds.errors import UserError
+from sabounds.threads import default_to_one_blas_thread
+
+default_to_one_blas_thread()
+
+from sabounds import __version__  # noqa: E402  (numpy must not be imported before the thread default)
+from sabounds.errors import UserError  # noqa: E402
 
 COMMANDS = {
     "verify": "decide every registered check (derivation steps and claims)",

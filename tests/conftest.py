@@ -5,6 +5,10 @@ Select with ``pytest --hypothesis-profile=thorough`` or ``SABOUNDS_HYPOTHESIS_PR
 
 import os
 
+from sabounds.threads import default_to_one_blas_thread
+
+default_to_one_blas_thread()
+
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("ci", max_examples=30, deadline=None, derandomize=True, print_blob=True,
