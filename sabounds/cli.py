@@ -20,6 +20,7 @@ from sabounds.errors import UserError  # noqa: E402
 COMMANDS = {
     "verify": "decide every registered check (derivation steps and claims)",
     "derivation": "print a derivation step by step, as text or LaTeX",
+    "report": "the main job: checks, regime tables, model analysis and depth scaling as one report folder",
     "conjecture": "decide a proposed sharper constant or a scalar inequality (refuted / proved / verified)",
     "analyze": "spectra, post hoc p and the paper's proxies of a trained BERT checkpoint",
     "scaling": "growth of the proxies with depth and width across checkpoints",
