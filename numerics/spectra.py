@@ -70,3 +70,27 @@ def schatten_norm(sigma: np.ndarray, p: float) -> float:
     if p == 0.0:
         raise ValueError("the Schatten p-norm needs p > 0 (S_0 is the rank)")
     return schatten(sigma, p) ** (1.0 / p)
+
+
+def product_singular_values(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Singular values of ``left @ right`` (``n x k`` times ``k x m``, k <= n, m; batched over leading axes).
+
+    The product has rank <= k, so its spectrum is that of a k x k core: with thin QR ``left = Q1 R1`` and
+    ``right^T = Q2 R2``, ``left @ right = Q1 (R1 R2^T) Q2^T`` and ``sigma(left @ right) = sigma(R1 R2^T)``.
+    This costs O((n + m) k^2) instead of an ``n x m`` SVD, and avoids the rounding noise (~eps sigma_1) that a
+    full SVD puts on the exactly-zero singular values.  The result is padded with those ``min(n, m) - k`` exact
+    zeros, so it can stand in for ``singular_values(left @ right)`` (its length enters the numerical rank).
+    """
+    left = np.asarray(left, dtype=np.float64)
+    right = np.asarray(right, dtype=np.float64)
+    n, k = left.shape[-2:]
+    k2, m = right.shape[-2:]
+    if k != k2 or k > min(n, m):
+        raise ValueError(f"expected n x k and k x m factors with k <= n, m; got {left.shape} and {right.shape}")
+    if not (np.all(np.isfinite(left)) and np.all(np.isfinite(right))):
+        raise ValueError("factor has NaN or Inf entries")
+    r1 = np.linalg.qr(left, mode="r")
+    r2 = np.linalg.qr(np.swapaxes(right, -1, -2), mode="r")
+    core = np.linalg.svd(r1 @ np.swapaxes(r2, -1, -2), compute_uv=False)
+    pad = np.zeros(core.shape[:-1] + (min(n, m) - k,))
+    return np.concatenate([core, pad], axis=-1)

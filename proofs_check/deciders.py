@@ -8,6 +8,7 @@ a witness, or ``verified`` with the smallest relative margin found.
 from __future__ import annotations
 
 import zlib
+from dataclasses import replace
 from typing import Callable
 
 import mpmath
@@ -135,8 +136,12 @@ def decide_inequality(step: Step, settings: Settings, key: str) -> Outcome:
     if not step.check.domain:
         return Outcome.unresolved("sympy sign inference", "sympy could not decide the sign and no domain was given to sample")
     tol = mpmath.mpf(10) ** (-(settings.precision // 2))
-    out = _numeric_inequality(step.statement.doit(), step.check.domain, settings, key, tol, "adversarial search (random starts + pattern search)")
-    if ok is False and out.verdict is Verdict.VERIFIED:
+    rel = step.statement
+    rel = type(rel)(rel.lhs.doit(), rel.rhs.doit(), evaluate=False)
+    out = _numeric_inequality(rel, step.check.domain, settings, key, tol, "adversarial search (random starts + pattern search)")
+    if ok is False:
+        if out.verdict is Verdict.REFUTED:
+            return replace(out, method=f"sympy {how.split(' on ')[0]} (rhs - lhs < 0); witness by search", detail=how)
         return Outcome.unresolved("sympy sign inference disagrees with sampling", how)
     return out
 
@@ -176,6 +181,19 @@ def decide_limit(step: Step, settings: Settings, key: str) -> Outcome:
                    float(-errs[1]), _witness(point), numeric)
 
 
+def _with_extremal_tokens(x: np.ndarray, w: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Append every left singular direction of ``w`` (at the token bound, random sign) as a token: the extremal inputs."""
+    u = np.linalg.svd(w, full_matrices=False)[0]
+    bound = float(np.linalg.norm(x, axis=1).max())
+    return np.vstack([x, bound * (u * rng.choice((-1.0, 1.0), size=u.shape[1])).T])
+
+
+def _concrete(iv: C.Interval, matrices: dict) -> C.Interval:
+    """An interval whose bounds may involve matrix atoms (e.g. ``r <= D(W)``), evaluated on the drawn matrices."""
+    lo, hi = (substitute_atoms(e, matrices) for e in (iv.lo, iv.hi))
+    return C.Interval(lo, hi, iv.integer, iv.log)
+
+
 def decide_matrix_relation(step: Step, settings: Settings, key: str) -> Outcome:
     spec: C.MatrixRelation = step.check
     relation = step.statement
@@ -187,10 +205,11 @@ def decide_matrix_relation(step: Step, settings: Settings, key: str) -> Outcome:
     for i in range(settings.samples):
         family = spec.families[i % len(spec.families)]
         d_in, d_out = (int(v) for v in rng.integers(2, 33, size=2))
-        w = draw(family, rng, d_in, d_out)
+        w = draw(family, rng, d_in, d_out, scale=float(10 ** rng.uniform(-2, 2)))
         x = token_matrix(rng, int(rng.integers(1, 17)), d_in, bound=float(rng.uniform(0.5, 2.0)))
+        x = _with_extremal_tokens(x, w, rng)
         with mpmath.workdps(30):
-            scalars = {s: from_unit(rng.uniform(), iv) for s, iv in spec.domain.items()}
+            scalars = {s: from_unit(rng.uniform(), _concrete(iv, {W: w, X: x})) for s, iv in spec.domain.items()}
         bindings = {W: w, X: x, **{s: sp.Integer(int(v)) if iv.integer else sp.Float(v, 30)
                                    for (s, iv), v in zip(spec.domain.items(), scalars.values())}}
         with np.errstate(all="ignore"):
@@ -276,6 +295,11 @@ DECIDERS: dict[type, Callable[[Step, Settings, str], Outcome]] = {
 
 def decide(step: Step, settings: Settings, key: str | None = None) -> Outcome:
     """Decide ``step`` by the procedure registered for its check type."""
+    if step.statement is sp.true:
+        return Outcome.proved("sympy evaluated the statement to True on construction")
+    if step.statement is sp.false:
+        return Outcome(Verdict.REFUTED, "sympy evaluated the statement to False on construction",
+                       detail="false for every value of its symbols")
     decider = DECIDERS.get(type(step.check))
     if decider is None:
         raise TypeError(f"no decider for check kind {step.check.kind}")

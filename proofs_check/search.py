@@ -7,7 +7,9 @@ counterexample, a positive one is only the smallest margin found in ``evaluation
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Mapping
 
 import mpmath
@@ -28,17 +30,20 @@ def _bounds(iv: Interval) -> tuple[float, float]:
     return lo, hi
 
 
+@lru_cache(maxsize=1024)
+def _ends(iv: Interval, dps: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+    with mpmath.workdps(dps):
+        return mpmath.mpf(iv.lo.evalf(dps)), mpmath.mpf(iv.hi.evalf(dps))
+
+
 def from_unit(u: float, iv: Interval) -> mpmath.mpf:
     """Map ``u`` in [0, 1] to the interval (log-uniformly if ``iv.log``; rounded if ``iv.integer``)."""
-    lo, hi = _bounds(iv)
-    u = min(max(u, 0.0), 1.0)
-    if iv.log:
-        x = mpmath.exp(mpmath.mpf(lo) + (mpmath.mpf(hi) - lo) * u)
-    else:
-        x = mpmath.mpf(iv.lo.evalf(mpmath.mp.dps)) + (mpmath.mpf(iv.hi.evalf(mpmath.mp.dps)) - mpmath.mpf(iv.lo.evalf(mpmath.mp.dps))) * u
+    _bounds(iv)
+    u = mpmath.mpf(min(max(u, 0.0), 1.0))
+    lo, hi = _ends(iv, mpmath.mp.dps)
+    x = lo * (hi / lo) ** u if iv.log else lo + (hi - lo) * u
     if iv.integer:
-        x = mpmath.mpf(int(mpmath.nint(x)))
-        x = min(max(x, mpmath.ceil(mpmath.mpf(float(iv.lo)))), mpmath.floor(mpmath.mpf(float(iv.hi))))
+        x = min(max(mpmath.nint(x), mpmath.ceil(lo)), mpmath.floor(hi))
     return x
 
 
@@ -50,11 +55,16 @@ class SearchResult:
 
 
 def adversarial_min(f: Callable[[dict], mpmath.mpf], domain: Mapping[sp.Symbol, Interval], samples: int,
-                    rng: np.random.Generator, refine: int = 4, iterations: int = 40) -> SearchResult:
+                    rng: np.random.Generator, refine: int = 4, iterations: int = 40,
+                    deadline: float | None = None) -> SearchResult:
     """Minimise ``f(point)`` over the box ``domain``: ``samples`` random starts, then pattern search from the best ``refine``.
 
     Points where ``f`` raises or is not a finite real are skipped.  Call inside ``mpmath.workdps``.
+    ``deadline`` (a ``time.monotonic()`` value) stops the search early; it then returns the best so far.
     """
+    def late() -> bool:
+        return deadline is not None and time.monotonic() > deadline
+
     syms = list(domain)
     ivs = [domain[s] for s in syms]
     evaluations = 0
@@ -66,14 +76,16 @@ def adversarial_min(f: Callable[[dict], mpmath.mpf], domain: Mapping[sp.Symbol, 
         try:
             v = f(point)
             v = mpmath.mpmathify(v)
-        except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+        except (ValueError, ZeroDivisionError, OverflowError, TypeError, ArithmeticError):
             return None, point
         if not isinstance(v, mpmath.mpf) or not mpmath.isfinite(v):
             return None, point
         return v, point
 
     starts = []
-    for _ in range(samples):
+    for i in range(samples):
+        if i and late():
+            break
         u = rng.uniform(0.0, 1.0, size=len(syms))
         v, point = value(u)
         if v is not None:
@@ -90,6 +102,8 @@ def adversarial_min(f: Callable[[dict], mpmath.mpf], domain: Mapping[sp.Symbol, 
     for v, u, point in starts[: max(1, refine)]:
         step = 0.1
         for _ in range(iterations):
+            if late():
+                break
             improved = False
             for j in range(len(syms)):
                 for sign in (1.0, -1.0):
@@ -105,3 +119,56 @@ def adversarial_min(f: Callable[[dict], mpmath.mpf], domain: Mapping[sp.Symbol, 
         if v < best[0]:
             best = (v, u, point)
     return SearchResult(best[0], best[2], evaluations)
+
+
+@dataclass(frozen=True)
+class VectorSearchResult:
+    value: float
+    x: np.ndarray
+    evaluations: int
+
+
+def adversarial_max_vector(f: Callable[[np.ndarray], float], draw: Callable[[np.random.Generator], np.ndarray],
+                           rng: np.random.Generator, starts: int, refine: int = 4, iterations: int = 400,
+                           deadline: float | None = None) -> VectorSearchResult:
+    """Maximise ``f`` (float64 vector -> float) over an unconstrained space: ``starts`` draws, then a (1+1)
+    evolution strategy from the best ``refine`` (step x2 on success, x2^(-1/4) on failure; 1/5-th rule).
+
+    Cost: ``starts + refine * iterations`` evaluations.  It finds local maxima only; the callers re-evaluate
+    the best point at mpmath precision.  Non-finite values are skipped; ``deadline`` stops it early.
+    """
+    def late() -> bool:
+        return deadline is not None and time.monotonic() > deadline
+
+    def value(x: np.ndarray) -> float:
+        with np.errstate(all="ignore"):
+            try:
+                v = float(f(x))
+            except (ValueError, ZeroDivisionError, FloatingPointError, np.linalg.LinAlgError):
+                return -np.inf
+        return v if np.isfinite(v) else -np.inf
+
+    pool = []
+    for i in range(starts):
+        if i and late():
+            break
+        x = np.asarray(draw(rng), dtype=float)
+        pool.append((value(x), x))
+    evaluations = len(pool)
+    pool.sort(key=lambda t: -t[0])
+    best_v, best_x = pool[0]
+    for v, x in pool[: max(1, refine)]:
+        step = 0.3
+        for _ in range(iterations):
+            if late() or step < 1e-9:
+                break
+            cand = x + step * rng.standard_normal(x.shape)
+            cv = value(cand)
+            evaluations += 1
+            if cv > v:
+                v, x, step = cv, cand, step * 2.0
+            else:
+                step *= 2.0 ** -0.25
+        if v > best_v:
+            best_v, best_x = v, x
+    return VectorSearchResult(best_v, best_x, evaluations)

@@ -10,11 +10,20 @@ import argparse
 import importlib
 import sys
 
-from sabounds import __version__
-from sabounds.errors import UserError
+from sabounds.threads import default_to_one_blas_thread
+
+default_to_one_blas_thread()
+
+from sabounds import __version__  # noqa: E402  (numpy must not be imported before the thread default)
+from sabounds.errors import UserError  # noqa: E402
 
 COMMANDS = {
     "verify": "decide every registered check (derivation steps and claims)",
+    "derivation": "print a derivation step by step, as text or LaTeX",
+    "report": "the main job: checks, regime tables, model analysis and depth scaling as one report folder",
+    "conjecture": "decide a proposed sharper constant or a scalar inequality (refuted / proved / verified)",
+    "analyze": "spectra, post hoc p and the paper's proxies of a trained BERT checkpoint",
+    "scaling": "growth of the proxies with depth and width across checkpoints",
     "regimes": "closed-form regime tables: exponents in L, N and the T dependence of each bound",
 }
 
@@ -44,6 +53,10 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         print(f"sabounds {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into a reader that stopped early (e.g. head)
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except KeyboardInterrupt:
         print(f"sabounds {args.command}: interrupted", file=sys.stderr)
         return 130

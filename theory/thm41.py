@@ -72,6 +72,9 @@ _SAMPLE = {p: P_RANGE, a: _POS, b: Interval(sp.Rational(1, 10), 1000, log=True)}
 _SAMPLE_WIDTH = {p: P_RANGE, M: Interval(1, 1000, log=True), B: _POS, eps: _EPS, N: _WIDTH}
 
 
+_R_SPLIT = Interval(0, MinDim(W), integer=True)
+
+
 def schatten_sum(sigmas: sp.Expr | list, power: sp.Expr) -> sp.Expr:
     """Symbolic ``S_p = sum_i sigma_i^p`` of a list of singular-value symbols."""
     return sp.Add(*(sigma**power for sigma in sigmas))
@@ -84,23 +87,23 @@ def _steps() -> tuple[Step, ...]:
         Step("split",
              sp.Le(SplitResidual(W, r_split), 0),
              "truncated SVD: W = W_{<=r} + W_{>r} exactly",
-             MatrixRelation(domain={r_split: Interval(0, 40, integer=True)})),
+             MatrixRelation(domain={r_split: _R_SPLIT})),
         Step("tail_singular_value",
              sp.Le(SingularValue(W, r_split + 1), (SchattenQuantity(W, p) / (r_split + 1)) ** (1 / p)),
              "(r+1) sigma_{r+1}^p <= sum_{i<=r+1} sigma_i^p <= S_p, take M = S_p(W)",
-             MatrixRelation(domain={r_split: Interval(0, 40, integer=True), p: P_RANGE})),
+             MatrixRelation(domain={r_split: _R_SPLIT, p: P_RANGE})),
         Step("tail_frobenius_rank",
              sp.Le(TailFrobeniusSq(W, r_split), sp.Max(MinDim(W) - r_split, 0) * SingularValue(W, r_split + 1) ** 2),
              "the tail has at most D - r singular values, each <= sigma_{r+1}",
-             MatrixRelation(domain={r_split: Interval(0, 40, integer=True)})),
+             MatrixRelation(domain={r_split: _R_SPLIT})),
         Step("tail_frobenius_schatten",
              sp.Le(TailFrobeniusSq(W, r_split), SingularValue(W, r_split + 1) ** (2 - p) * SchattenQuantity(W, p)),
              "sigma_i^2 = sigma_i^{2-p} sigma_i^p <= sigma_{r+1}^{2-p} sigma_i^p for i > r",
-             MatrixRelation(domain={r_split: Interval(0, 40, integer=True), p: P_RANGE})),
+             MatrixRelation(domain={r_split: _R_SPLIT, p: P_RANGE})),
         Step("truncation_error",
              sp.Le(TruncationError(X, W, r_split), RowNormMax(X) * SingularValue(W, r_split + 1)),
              "each row: ||x (W - W_{<=r})||_2 <= ||x||_2 ||W_{>r}||_2 = ||x||_2 sigma_{r+1}",
-             MatrixRelation(domain={r_split: Interval(0, 40, integer=True)})),
+             MatrixRelation(domain={r_split: _R_SPLIT})),
         Step("rank_part_cover",
              sp.Le(sp.Symbol("log N_head"), r * a_general),
              "parametric covering of rank-r matrices with ||W||_2 <= s: r (d_in + d_out) log(c s B / eps)",
@@ -140,7 +143,7 @@ def _steps() -> tuple[Step, ...]:
              Minimum(var=r, var_range=Interval(sp.Rational(1, 10**12), 10**15), domain=_SAMPLE_WIDTH)),
         Step("constant_at_0",
              sp.Eq(sp.Limit(c_of_p, p, 0, "+"), 1),
-             "p^p -> 1 and (p+2)^{(p+2)/(p+2)} / 4^{1/2} -> 1 as p -> 0+",
+             "(p+2)^{p+2} -> 4 and p^p -> 1 as p -> 0+, so c(p) -> (4/4)^{1/2} = 1",
              Limit()),
         Step("constant_at_2",
              sp.Eq(c_of_p.subs(p, 2), 2, evaluate=False),

@@ -1,0 +1,132 @@
+"""Hypothesis strategies for the package's property tests, shipped so users can reuse them.
+
+Spectra with a known ground truth (exact rank, exact tail mass, power-law exponent) and matrices with those
+spectra (Haar singular vectors via ``numerics.random_matrices.with_spectrum``), and random BERT-like stacks
+(``numerics.random_stacks``).  Hypothesis draws the parameters and a seed; the seed drives numpy for the
+rest, so a failing example shrinks to small sizes and simple parameters.  Imported by tests and users only,
+never by the command line (hypothesis is a test dependency).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from hypothesis import strategies as st
+
+from numerics.random_matrices import spectrum, with_spectrum
+from numerics.random_stacks import Stack, bert_like_stack
+
+SEEDS = st.integers(0, 2**32 - 1)
+
+
+@dataclass(frozen=True)
+class Spectrum:
+    """Singular values ``sigma`` (descending) of a known ``kind``, with the ground truth the kind promises."""
+
+    kind: str
+    sigma: np.ndarray
+    rank: int
+    tail_mass: float = 0.0
+    beta: float | None = None
+    head: int | None = None
+    """For ``low_rank_tail``: the size k of the head; ``sigma[k:]`` is the tail."""
+
+    @property
+    def d(self) -> int:
+        return int(self.sigma.size)
+
+
+@dataclass(frozen=True)
+class MatrixCase:
+    """A ``d_in x d_out`` matrix ``w`` whose singular values are ``spectrum.sigma`` exactly (up to rounding)."""
+
+    w: np.ndarray
+    spectrum: Spectrum
+
+
+@st.composite
+def low_rank_spectra(draw, d=st.integers(2, 24), rank=None, scale=st.floats(0.1, 10.0)) -> Spectrum:
+    """Exactly rank-k spectra (k <= d), nonzero values in ``scale * [0.5, 2]``, exact zeros after them."""
+    dim = draw(d)
+    k = draw(rank if rank is not None else st.integers(1, dim))
+    k = min(k, dim)
+    sigma = spectrum("low_rank", np.random.default_rng(draw(SEEDS)), dim, rank=k, scale=draw(scale))
+    return Spectrum("low_rank", sigma, k)
+
+
+@st.composite
+def low_rank_tail_spectra(draw, d=st.integers(3, 24), tail_mass=st.floats(1e-8, 1.0)) -> Spectrum:
+    """Rank-k head in ``[1, 2]`` plus a full tail of Frobenius mass ``sum_{i > k} sigma_i^2 = tail_mass`` exactly.
+
+    ``tail_mass`` must stay in (0, 1] so that every tail value lies below the head (then nothing is clipped).
+    """
+    dim = draw(d)
+    k = draw(st.integers(1, dim - 1))
+    tau = draw(tail_mass)
+    if not 0 < tau <= 1:
+        raise ValueError(f"tail_mass must lie in (0, 1], got {tau}")
+    sigma = spectrum("low_rank_tail", np.random.default_rng(draw(SEEDS)), dim, rank=k, tail_mass=tau)
+    return Spectrum("low_rank_tail", sigma, dim, tail_mass=tau, head=k)
+
+
+@st.composite
+def power_law_spectra(draw, d=st.integers(2, 24), beta=st.floats(0.1, 3.0), scale=st.floats(0.1, 10.0)) -> Spectrum:
+    """``sigma_i = scale * i^{-beta}``, full rank."""
+    dim, b = draw(d), draw(beta)
+    sigma = spectrum("power_law", np.random.default_rng(0), dim, beta=b, scale=draw(scale))
+    return Spectrum("power_law", sigma, dim, beta=b)
+
+
+@st.composite
+def flat_spectra(draw, d=st.integers(2, 24), scale=st.floats(0.01, 100.0)) -> Spectrum:
+    """All ``d`` singular values equal to ``scale``."""
+    dim = draw(d)
+    return Spectrum("flat", spectrum("flat", np.random.default_rng(0), dim, scale=draw(scale)), dim)
+
+
+def any_spectra() -> st.SearchStrategy[Spectrum]:
+    """One of the four kinds."""
+    return st.one_of(low_rank_spectra(), low_rank_tail_spectra(), power_law_spectra(), flat_spectra())
+
+
+@st.composite
+def matrices(draw, spectra=None, extra=st.integers(0, 8)) -> MatrixCase:
+    """A matrix with a spectrum from ``spectra``: ``d x (d + extra)`` or its transpose, Haar singular vectors."""
+    spec = draw(spectra if spectra is not None else any_spectra())
+    more = draw(extra)
+    d_in, d_out = (spec.d, spec.d + more) if draw(st.booleans()) else (spec.d + more, spec.d)
+    return MatrixCase(with_spectrum(np.random.default_rng(draw(SEEDS)), spec.sigma, d_in, d_out), spec)
+
+
+@st.composite
+def bert_like_stacks(draw, L=st.integers(1, 64), N=st.sampled_from([8, 16, 32]), H=st.sampled_from([1, 2]),
+                     lipschitz=st.just(1.0), shared_spectra=st.booleans()) -> Stack:
+    """A random BERT-like stack (``numerics.random_stacks``) of depth L, width N, H heads, layer factor ``lipschitz``."""
+    width, heads = draw(N), draw(H)
+    if width % heads:
+        heads = 1
+    return bert_like_stack(np.random.default_rng(draw(SEEDS)), draw(L), width, heads, draw(lipschitz), draw(shared_spectra))
+
+
+def finds_counterexample(check, strategy: st.SearchStrategy, max_examples: int = 200) -> bool:
+    """Whether hypothesis finds an example of ``strategy`` on which ``check(example)`` raises ``AssertionError``.
+
+    For mutation tests: a property's check run against a deliberately wrong formula must fail somewhere.
+    Generation only (no shrinking), derandomized, no example database.
+    """
+    from hypothesis import Phase, given, settings
+
+    @settings(max_examples=max_examples, derandomize=True, database=None, deadline=None,
+              phases=(Phase.explicit, Phase.generate))
+    @given(strategy)
+    def run(example):
+        check(example)
+
+    try:
+        run()
+    except AssertionError:
+        return True
+    except BaseExceptionGroup as group:  # several distinct failures: all must be assertion failures
+        return group.split(AssertionError)[1] is None
+    return False

@@ -1,0 +1,85 @@
+"""Write a folder of outputs all at once or not at all.
+
+``atomic_directory(target)`` yields a private partial folder beside ``target``; on success it is renamed
+into place (one ``rename``), on any error or interruption it is removed.  A run killed outright (SIGKILL,
+power loss) can leave only a partial folder named ``.<target>.partial-<pid>``, never a half-written
+``target``; the next run removes such leftovers and says so.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from sabounds.errors import UserError
+
+
+def _partial_name(target: Path, pid: int) -> Path:
+    return target.parent / f".{target.name}.partial-{pid}"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_partials(target: Path) -> list[Path]:
+    """Delete partial folders left by runs that no longer exist; return what was removed."""
+    removed = []
+    for path in target.parent.glob(f".{target.name}.partial-*"):
+        pid = path.name.rsplit("-", 1)[-1]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def atomic_directory(target: str | os.PathLike, force: bool = False) -> Iterator[Path]:
+    """Yield a partial folder; move it to ``target`` when the block succeeds, remove it otherwise.
+
+    An existing ``target`` is replaced only with ``force``; without it the call is refused before any
+    work.  SIGTERM is treated like Ctrl-C for the duration, so both clean up.
+    """
+    target = Path(target).resolve()
+    if target.exists() and not force:
+        raise UserError(f"{target} exists; pass --force to replace it or --out to write elsewhere")
+    if target.exists() and not target.is_dir():
+        raise UserError(f"{target} exists and is not a folder")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create {target.parent}: {exc.strerror}") from None
+    for stale in remove_stale_partials(target):
+        print(f"removed {stale.name}, left by an earlier run that was interrupted", file=sys.stderr)
+    partial = _partial_name(target, os.getpid())
+    partial.mkdir()
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        yield partial
+        if target.exists():
+            trash = target.parent / f".{target.name}.old-{os.getpid()}"
+            target.rename(trash)
+            partial.rename(target)
+            shutil.rmtree(trash, ignore_errors=True)
+        else:
+            partial.rename(target)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -1,0 +1,140 @@
+"""Measure a trained BERT-family checkpoint: per-matrix spectra, post hoc p and the paper's proxies (THEORY.md s. 6).
+
+MODEL_DIR holds config.json and model.safetensors (or a sharded model.safetensors.index.json); without it, the
+bundled all-MiniLM-L6-v2 checkpoint is used.  Exit status 0 on success, 2 for a bad argument or checkpoint.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+
+from rich.console import Console
+from rich.table import Table
+
+from numerics.checkpoint import CheckpointError, default_model_dir
+from numerics.model_analysis import TYPES, ModelAnalysis, analyze_spectra, measure, open_checkpoint
+from numerics.proxies import L_PHI
+from numerics.spectra import RANK_TOL
+from sabounds.errors import UserError
+from sabounds.progress import progress_bar
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive finite number, got {text!r}")
+    return value
+
+
+def add_common_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options shared by ``analyze`` and ``scaling``."""
+    parser.add_argument("--lphi", type=positive_float, default=L_PHI, metavar="X",
+                        help="Lipschitz bound of GELU (default %(default)s)")
+    parser.add_argument("--rank-tol", type=positive_float, default=RANK_TOL, metavar="T",
+                        help="numerical-rank tolerance (default %(default)s)")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--out", metavar="DIR", help="write CSV tables (and figures) into the new directory DIR")
+    parser.add_argument("--force", action="store_true", help="replace DIR if it exists")
+    parser.add_argument("--allow-pickle", action="store_true",
+                        help="read pytorch_model.bin through PyTorch's weights-only loader (needs torch)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model_dir", nargs="?", metavar="MODEL_DIR", help="model directory (default: all-MiniLM-L6-v2)")
+    parser.add_argument("--layers", type=positive_int, metavar="K", help="analyse the first K layers as an L = K model")
+    parser.add_argument("--grid-m", type=positive_int, metavar="M", help="p grid {0, 1/M, ..., 2} (default ceil(L + ln N))")
+    parser.add_argument("--plots", action="store_true", help="with --out, also write PNG figures")
+    add_common_arguments(parser)
+
+
+def model_dir_or_default(model_dir: str | None):
+    try:
+        return model_dir if model_dir is not None else default_model_dir()
+    except CheckpointError as exc:
+        raise UserError(str(exc)) from None
+
+
+def analyze(args) -> ModelAnalysis:
+    """Run the analysis the arguments ask for, with a progress bar over layers; bad input becomes UserError."""
+    try:
+        checkpoint, depth = open_checkpoint(model_dir_or_default(args.model_dir), args.layers, args.allow_pickle)
+        with progress_bar("reading layers", total=depth, enabled=not args.json) as advance:
+            spectra = measure(checkpoint, depth, advance)
+        return analyze_spectra(spectra, checkpoint.shape, args.lphi, args.grid_m, args.rank_tol)
+    except (CheckpointError, ValueError) as exc:
+        raise UserError(str(exc)) from None
+
+
+def type_table(analysis: ModelAnalysis) -> Table:
+    table = Table(title=f"L = {analysis.shape.layers}, N = {analysis.shape.hidden}, H = {analysis.shape.heads}, "
+                        f"grid m = {analysis.grid_m}", caption="rank, ||W||_2: range; stable rank: median")
+    for column in ("type", "count", "rank", "||W||_2", "stable rank", "p=0", "mean p", "sum min"):
+        table.add_column(column, justify="left" if column == "type" else "right")
+    for kind in TYPES:
+        rows = [m for m in analysis.matrices if m.type == kind]
+        ranks = [m.rank for m in rows]
+        norms = [m.spectral_norm for m in rows]
+        table.add_row(kind, str(len(rows)), f"{min(ranks)}-{max(ranks)}", f"{min(norms):.2g}-{max(norms):.2g}",
+                      f"{sorted(m.stable_rank for m in rows)[len(rows) // 2]:.3g}",
+                      str(sum(m.p_opt == 0 for m in rows)), f"{sum(m.p_opt for m in rows) / len(rows):.3g}",
+                      f"{sum(m.min_contribution for m in rows):.5g}")
+    return table
+
+
+def summary_lines(analysis: ModelAnalysis) -> list[str]:
+    """What a reader needs: ours against edelman, p = 0 counts per type, and why when every matrix chose p = 0."""
+    lines = [f"ours = {analysis.ours:.8g}   edelman = {analysis.edelman:.6g}   "
+             f"(edelman / ours = {analysis.edelman / analysis.ours:.3g})",
+             f"variants: ours with L_phi inside gamma = {analysis.variants.ours_lphi_in_gamma:.8g}; "
+             f"edelman with the QK factor 2 = {analysis.variants.edelman_qk_factor_2:.6g}"]
+    counts = analysis.p_zero_counts()
+    lines.append("p_opt = 0 chosen by: " + ", ".join(f"{k} {z}/{n}" for k, (z, n) in counts.items()))
+    if all(z == n for z, n in counts.values()):
+        scales = [m.scale for m in analysis.matrices]
+        growth = min(m.contributions[1] / m.contributions[0] for m in analysis.matrices)
+        lines.append(
+            f"Every matrix chose p = 0, so ours reduces to the rank count sum sqrt(rank * N) + sqrt(L) = "
+            f"{analysis.rank_count:.8g}. Why: scale = gamma * alpha * L spans {min(scales):.3g} to {max(scales):.3g} "
+            f"(alpha up to {max(m.alpha for m in analysis.matrices):.3g}); any p > 0 multiplies a term by "
+            f"scale^(p/(p+2)), and already at p = 1/m every term is at least {growth:.3g} times its p = 0 value: "
+            "the spectral decay never pays for the propagation factor.")
+    else:
+        lines.append(f"The rank count sum sqrt(rank * N) + sqrt(L) is {analysis.rank_count:.8g}; choosing p > 0 where "
+                     f"it pays lowers ours by {analysis.rank_count - analysis.ours:.6g}.")
+    return lines
+
+
+def run(args) -> int:
+    if args.plots and not args.out:
+        raise UserError("--plots needs --out DIR")
+    analysis = analyze(args)
+    if args.out:
+        from sabounds.atomic import atomic_directory
+        from sabounds.output_files import write_analysis_files
+        with atomic_directory(args.out, force=args.force) as work:
+            write_analysis_files(analysis, work, plots=args.plots)
+    if args.json:
+        print(json.dumps(analysis.to_json(), indent=2))
+        return 0
+    console = Console()
+    console.print(type_table(analysis))
+    for line in summary_lines(analysis):
+        console.print(line, highlight=False)
+    if args.out:
+        console.print(f"wrote {args.out}", highlight=False)
+    return 0

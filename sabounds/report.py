@@ -1,0 +1,166 @@
+"""The main job's report: every check, the regime tables, the model analysis and its depth scaling, in one folder.
+
+``build_report(folder, model_dir, settings, advance)`` writes ``report.md`` (summary first), every table as
+CSV and JSON, and the figures as PNG into ``folder``; the command writes into an atomic partial folder, so an
+interrupted run leaves nothing.  The numbers come from the same functions as the individual commands.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from numerics.model_analysis import ModelAnalysis, analyze_spectra, measure, open_checkpoint
+from numerics.scaling import ScalingResult, plan_scaling, scaling
+from proofs_check.registry import Check, all_checks, run_all
+from proofs_check.report import failing_steps, outcome_record, summary
+from proofs_check.verdict import Outcome, Settings
+from sabounds import __version__
+from sabounds.commands.analyze import summary_lines
+from sabounds.output_files import write_analysis_files, write_csv, write_scaling_files
+from sabounds.provenance import checkpoint_digests, package_versions, platform_line
+
+Advance = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """Everything the report states, as computed (no formatting)."""
+
+    checks: list[tuple[Check, Outcome]]
+    regimes: dict
+    regimes_markdown: str
+    analysis: ModelAnalysis
+    scaling: ScalingResult
+    model_dir: Path
+    settings: Settings
+    digests: dict[str, str]
+    versions: dict[str, str]
+    seconds: float
+
+
+def stage_sizes(model_dir: Path) -> dict[str, int]:
+    """How many progress steps each stage takes: one per check, one for the regimes, one per layer read."""
+    checkpoint, depth = open_checkpoint(model_dir)
+    return {"checks": len(all_checks()), "regimes": 1, "analysis": depth, "scaling": depth}
+
+
+def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData:
+    """Run every stage; ``advance(note)`` is called once per progress step of :func:`stage_sizes`."""
+    from sabounds.regime_tables import json_data, markdown as regimes_markdown
+    from theory.architecture import ARCHITECTURES
+    from theory.regimes import table
+
+    start = time.perf_counter()
+    checks = run_all(all_checks(), settings, progress=lambda c, o: advance(c.id))
+    results = table(None, ARCHITECTURES["single_head"]())
+    regimes, table_md = json_data(results), regimes_markdown(results)
+    advance("regime tables")
+    checkpoint, depth = open_checkpoint(model_dir)
+    spectra = measure(checkpoint, depth, lambda note: advance(f"analysis: {note}"))
+    analysis = analyze_spectra(spectra, checkpoint.shape)
+    plan = plan_scaling([model_dir], list(range(1, depth + 1)))
+    depth_scaling = scaling(plan, progress=lambda note: advance(f"scaling: {note}"))
+    return ReportData(checks, regimes, table_md, analysis, depth_scaling, Path(model_dir), settings,
+                      checkpoint_digests(model_dir), package_versions(), time.perf_counter() - start)
+
+
+def _write_json(path: Path, data) -> None:
+    path.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+
+
+def write_tables(data: ReportData, folder: Path) -> None:
+    """Every table as CSV and JSON, and the figures as PNG."""
+    records = [outcome_record(c, o) for c, o in data.checks]
+    _write_json(folder / "checks.json", {"checks": records, "summary": summary(data.checks)})
+    columns = ["id", "claim", "verdict", "method", "precision_digits", "samples", "margin", "seconds", "is_step", "detail"]
+    write_csv(folder / "checks.csv", columns, [[r[c] for c in columns] for r in records])
+    _write_json(folder / "regimes.json", data.regimes)
+    rows = [[reg["name"], reg["alpha"], bound, b["depth_exponent"], b["width_exponent"], b["token_dependence"], b["expr"]]
+            for reg in data.regimes["regimes"] for bound, b in reg["bounds"].items()]
+    write_csv(folder / "regimes.csv", ["regime", "alpha", "bound", "depth_exponent", "width_exponent",
+                                       "token_dependence", "expr"], rows)
+    (folder / "analysis").mkdir()
+    write_analysis_files(data.analysis, folder / "analysis", plots=True)
+    _write_json(folder / "analysis" / "analysis.json", data.analysis.to_json())
+    (folder / "scaling").mkdir()
+    write_scaling_files(data.scaling, folder / "scaling", plots=True)
+    _write_json(folder / "scaling" / "scaling.json", data.scaling.to_json())
+    _write_json(folder / "provenance.json", provenance(data))
+
+
+def provenance(data: ReportData) -> dict:
+    return {"sabounds": __version__, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "platform": platform_line(), "versions": data.versions, "model_dir": str(data.model_dir),
+            "checkpoint_sha256": data.digests,
+            "settings": {"precision_digits": data.settings.precision, "samples": data.settings.samples,
+                         "seed": data.settings.seed, "lphi": data.analysis.lphi, "grid_m": data.analysis.grid_m,
+                         "rank_tol": data.analysis.rank_tol},
+            "seconds": round(data.seconds, 1)}
+
+
+def _claim_rows(data: ReportData) -> list[str]:
+    rows = ["| claim | verdict | method and conditions |", "| --- | --- | --- |"]
+    for check, outcome in data.checks:
+        if check.id.startswith("claims."):
+            rows.append(f"| {check.claim} | **{outcome.verdict.value}** | {outcome.method}; {outcome.detail} |")
+    return rows
+
+
+def markdown(data: ReportData) -> str:
+    """``report.md``: summary first (claims, ours against edelman, regime table), then the details."""
+    a, counts = data.analysis, summary(data.checks)
+    failing = failing_steps(data.checks)
+    fits = {f.quantity: f for f in data.scaling.fits}
+    slope = lambda q: f"{fits[q].slope_L:.3f}" if q in fits and fits[q].slope_L is not None else "n/a"  # noqa: E731
+    prov = provenance(data)
+    lines = [
+        "# sabounds report", "",
+        f"sabounds {__version__}, {prov['created']}, {prov['platform']}; {len(data.checks)} checks at "
+        f"{data.settings.precision} digits and {data.settings.samples} samples (seed {data.settings.seed}); "
+        f"model `{data.model_dir}`; {data.seconds:.0f} s.", "",
+        "## Summary", "",
+        "### The seed's claims", "", *_claim_rows(data), "",
+        "### Checks", "",
+        "Derivation steps and claims: " + ", ".join(f"{n} {v}" for v, n in counts.items()) + ". "
+        + ("No derivation step is refuted or unresolved." if not failing else
+           "Failing derivation steps: " + ", ".join(c.id for c in failing) + "."), "",
+        f"### The model (L = {a.shape.layers}, N = {a.shape.hidden}, H = {a.shape.heads})", "",
+        *[f"- {line}" for line in summary_lines(a)],
+        f"- Depth truncations 1..{a.shape.layers}: d log ours / d log L = {slope('ours')}, "
+        f"d log edelman / d log L = {slope('edelman')}.", "",
+        "### Regime table", "", data.regimes_markdown, "",
+        "## Checks", "",
+        "| id | verdict | method | precision, samples | margin |", "| --- | --- | --- | --- | --- |",
+        *[f"| `{c.id}` | {o.verdict.value} | {o.method} | "
+          + ("symbolic" if o.precision_digits is None and o.samples is None else f"{o.precision_digits} digits, {o.samples} samples")
+          + f" | {'' if o.margin is None else f'{o.margin:.3g}'} |" for c, o in data.checks], "",
+        "## Model analysis", "",
+        "Per-matrix table: `analysis/matrices.csv`; totals: `analysis/totals.csv`.", "",
+        "![singular value decay](analysis/singular_value_decay.png)", "",
+        "![contribution against p](analysis/contribution_vs_p.png)", "",
+        "![p_opt per layer](analysis/p_opt_per_layer.png)", "",
+        "## Depth scaling", "",
+        "| L | ours | edelman |", "| --- | --- | --- |",
+        *[f"| {pt.layers} | {pt.ours:.8g} | {pt.edelman:.6g} |" for pt in data.scaling.points], "",
+        "![scaling](scaling/scaling.png)", "",
+        "## Reproduce", "",
+        "```", f"sabounds report --model {data.model_dir} --precision {data.settings.precision} "
+        f"--samples {data.settings.samples} --seed {data.settings.seed}", "```", "",
+        "| package | version |", "| --- | --- |", *[f"| {k} | {v} |" for k, v in data.versions.items()], "",
+        "| checkpoint file | sha256 |", "| --- | --- |", *[f"| {k} | `{v}` |" for k, v in data.digests.items()], "",
+    ]
+    return "\n".join(lines)
+
+
+def build_report(folder: Path, model_dir: Path, settings: Settings, advance: Advance) -> ReportData:
+    """Compute everything and write it into ``folder`` (which the caller makes atomic)."""
+    data = compute(model_dir, settings, advance)
+    write_tables(data, folder)
+    (folder / "report.md").write_text(markdown(data), encoding="utf-8")
+    return data

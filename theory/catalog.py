@@ -1,0 +1,12 @@
+"""Every derivation the package knows, by id: what ``sabounds derivation`` prints and ``verify`` decides."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from theory import thm41
+from theory.derivation import Derivation
+
+DERIVATIONS: dict[str, Callable[[], Derivation]] = {
+    "thm41": thm41.derivation,
+}

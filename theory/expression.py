@@ -1,0 +1,240 @@
+"""A relation typed by a user (``"LHS <= RHS"``) as sympy, built node by node from a whitelist: never ``eval``.
+
+The text is parsed by Python's ``ast`` in ``mode="eval"`` and walked; only numbers, the declared
+variable names, a fixed table of functions and constants, ``+ - * / **`` and exactly one comparison
+(``<=``, ``<``, ``>=``, ``>``) are accepted.  Every other node (attribute access, subscripts, calls
+of anything but a whitelisted name, keywords, lambda, comprehensions, strings, ...) is refused with
+an :class:`ExpressionError` before any sympy object exists.  Size limits keep building and later
+evaluation bounded: the text's length, the tree's depth and node count, and the size of exact
+constants (``9**9**9`` is refused instead of computed).
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+import math
+from typing import Callable, Mapping
+
+import sympy as sp
+
+MAX_LENGTH = 2000
+MAX_DEPTH = 50
+MAX_NODES = 1000
+MAX_EXPONENT = 10**4  # |constant exponent| allowed in a power
+MAX_CONSTANT_DIGITS = 4000  # an exact constant may have at most this many decimal digits (printable: Python's limit is 4300)
+
+
+class ExpressionError(ValueError):
+    """The text is not an accepted relation; the message is one line meant for the user."""
+
+
+FUNCTIONS: dict[str, tuple[Callable, tuple[int, int | None]]] = {
+    "sqrt": (sp.sqrt, (1, 1)),
+    "log": (sp.log, (1, 2)),
+    "exp": (sp.exp, (1, 1)),
+    "Abs": (sp.Abs, (1, 1)),
+    "abs": (sp.Abs, (1, 1)),
+    "Min": (sp.Min, (1, None)),
+    "min": (sp.Min, (1, None)),
+    "Max": (sp.Max, (1, None)),
+    "max": (sp.Max, (1, None)),
+    "gamma": (sp.gamma, (1, 1)),
+    "erf": (sp.erf, (1, 1)),
+    "sin": (sp.sin, (1, 1)),
+    "cos": (sp.cos, (1, 1)),
+    "tanh": (sp.tanh, (1, 1)),
+    "atan": (sp.atan, (1, 1)),
+}
+CONSTANTS: dict[str, sp.Expr] = {"pi": sp.pi, "E": sp.E}
+RELATIONS = {ast.LtE: sp.Le, ast.Lt: sp.Lt, ast.GtE: sp.Ge, ast.Gt: sp.Gt}
+_BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
+_REFUSED_OPERATORS = {ast.BitXor: "'^' is not a power here; write '**'", ast.FloorDiv: "'//' is not allowed; write '/'",
+                      ast.Mod: "'%' is not allowed", ast.MatMult: "'@' is not allowed"}
+
+
+def check_name(name: str) -> str:
+    """A variable name must be a plain identifier, not a keyword, dunder, function or constant name."""
+    if not name.isidentifier() or keyword.iskeyword(name):
+        raise ExpressionError(f"variable name {name!r} is not a plain identifier")
+    if name.startswith("_"):
+        raise ExpressionError(f"variable name {name!r} may not start with '_'")
+    if name in FUNCTIONS or name in CONSTANTS:
+        raise ExpressionError(f"variable name {name!r} is reserved for a function or constant")
+    if len(name) > 32:
+        raise ExpressionError(f"variable name {name[:32]!r}... is longer than 32 characters")
+    return name
+
+
+def _depth_and_size(tree: ast.AST) -> tuple[int, int]:
+    """Depth and node count of ``tree``, iteratively (a deep tree must not exhaust Python's stack)."""
+    deepest, count, stack = 0, 0, [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        count += 1
+        deepest = max(deepest, depth)
+        if deepest > MAX_DEPTH or count > MAX_NODES:
+            return deepest, count
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest, count
+
+
+def _digits(value: sp.Expr) -> float:
+    """Decimal digits of an exact rational constant (0 for anything else)."""
+    if isinstance(value, sp.Rational):
+        return max(math.log10(abs(int(value.p)) + 1), math.log10(int(value.q) + 1))
+    return 0.0
+
+
+class _Builder:
+    def __init__(self, symbols: Mapping[str, sp.Symbol]):
+        self.symbols = symbols
+
+    def build(self, node: ast.AST) -> sp.Expr:
+        method = getattr(self, f"_{type(node).__name__}", None)
+        if method is None:
+            raise ExpressionError(f"{_describe(node)} is not allowed in an expression")
+        return method(node)
+
+    def _Constant(self, node: ast.Constant) -> sp.Expr:
+        v = node.value
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ExpressionError(f"literal {v!r} is not allowed; only real numbers")
+        if isinstance(v, float):
+            if not math.isfinite(v):
+                raise ExpressionError(f"literal {v!r} is not a finite number")
+            return sp.Float(repr(v))
+        if len(str(v)) > 100:
+            raise ExpressionError("integer literal longer than 100 digits")
+        return sp.Integer(v)
+
+    def _Name(self, node: ast.Name) -> sp.Expr:
+        if node.id in self.symbols:
+            return self.symbols[node.id]
+        if node.id in CONSTANTS:
+            return CONSTANTS[node.id]
+        if node.id in FUNCTIONS:
+            raise ExpressionError(f"function {node.id!r} must be called, e.g. {node.id}(x)")
+        raise ExpressionError(f"unknown name {node.id!r}: declare it with --var {node.id}:LO:HI "
+                              f"or use one of {', '.join(sorted(FUNCTIONS) + sorted(CONSTANTS))}")
+
+    def _UnaryOp(self, node: ast.UnaryOp) -> sp.Expr:
+        operand = self.build(node.operand)
+        if isinstance(node.op, ast.USub):
+            return -operand
+        if isinstance(node.op, ast.UAdd):
+            return operand
+        raise ExpressionError(f"unary operator {type(node.op).__name__} is not allowed")
+
+    def _BinOp(self, node: ast.BinOp) -> sp.Expr:
+        op = type(node.op)
+        if op in _REFUSED_OPERATORS:
+            raise ExpressionError(_REFUSED_OPERATORS[op])
+        if op not in _BINARY:
+            raise ExpressionError(f"operator {op.__name__} is not allowed")
+        left, right = self.build(node.left), self.build(node.right)
+        if op is ast.Pow:
+            return self._power(left, right)
+        result = {ast.Add: sp.Add, ast.Sub: lambda a, b: a - b, ast.Mult: sp.Mul, ast.Div: lambda a, b: a / b}[op](left, right)
+        if result.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+            raise ExpressionError("the expression divides by zero or is not finite")
+        if _digits(result) > MAX_CONSTANT_DIGITS:
+            raise ExpressionError(f"exact constant with more than {MAX_CONSTANT_DIGITS} digits")
+        return result
+
+    def _power(self, base: sp.Expr, exponent: sp.Expr) -> sp.Expr:
+        if not exponent.free_symbols:
+            e = float(sp.N(exponent, 20))
+            if not math.isfinite(e) or abs(e) > MAX_EXPONENT:
+                raise ExpressionError(f"exponent {sp.N(exponent, 6)} exceeds {MAX_EXPONENT} in absolute value")
+            if not base.free_symbols:
+                b = abs(float(sp.N(base, 20))) if base != 0 else 0.0
+                if b > 0 and abs(e) * abs(math.log10(b)) > MAX_CONSTANT_DIGITS:
+                    raise ExpressionError(f"constant power with more than {MAX_CONSTANT_DIGITS} digits")
+                if b == 0 and e < 0:
+                    raise ExpressionError("zero to a negative power")
+        result = sp.Pow(base, exponent)
+        if result.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+            raise ExpressionError("the expression is not finite")
+        if _digits(result) > MAX_CONSTANT_DIGITS:
+            raise ExpressionError(f"exact constant with more than {MAX_CONSTANT_DIGITS} digits")
+        return result
+
+    def _Call(self, node: ast.Call) -> sp.Expr:
+        if not isinstance(node.func, ast.Name):
+            raise ExpressionError("only direct calls of whitelisted functions are allowed (no attributes, no calls of calls)")
+        name = node.func.id
+        if name not in FUNCTIONS:
+            raise ExpressionError(f"function {name!r} is not allowed; allowed: {', '.join(sorted(FUNCTIONS))}")
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            raise ExpressionError(f"{name}() takes plain positional arguments only")
+        fn, (lo, hi) = FUNCTIONS[name]
+        n = len(node.args)
+        if n < lo or (hi is not None and n > hi):
+            expected = str(lo) if lo == hi else f"{lo} to {hi}" if hi else f"at least {lo}"
+            raise ExpressionError(f"{name}() takes {expected} argument(s), got {n}")
+        args = [self.build(a) for a in node.args]
+        if name in ("exp", "gamma"):
+            for a in args:
+                if not a.free_symbols and abs(float(sp.N(a, 20))) > MAX_EXPONENT:
+                    raise ExpressionError(f"{name}() of a constant above {MAX_EXPONENT} in absolute value")
+        result = fn(*args)
+        if result.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+            raise ExpressionError(f"{name}() is not finite at its constant argument")
+        if _digits(result) > MAX_CONSTANT_DIGITS:
+            raise ExpressionError(f"exact constant with more than {MAX_CONSTANT_DIGITS} digits")
+        return result
+
+
+def _describe(node: ast.AST) -> str:
+    names = {"Attribute": "attribute access", "Subscript": "subscripting", "Lambda": "lambda",
+             "Compare": "a second comparison", "BoolOp": "and/or", "IfExp": "if/else", "Call": "a call",
+             "ListComp": "a comprehension", "GeneratorExp": "a generator", "Starred": "star arguments",
+             "NamedExpr": "assignment (:=)", "JoinedStr": "an f-string", "List": "a list", "Tuple": "a tuple",
+             "Dict": "a dict", "Set": "a set", "Await": "await", "Yield": "yield"}
+    kind = type(node).__name__
+    return names.get(kind, kind)
+
+
+def parse_relation(text: str, variables: Mapping[str, sp.Symbol]) -> sp.Rel:
+    """``text`` (one comparison of two real expressions in ``variables``) as a sympy relation.
+
+    Raises :class:`ExpressionError` with a one-line reason when the text is refused.
+    """
+    if not isinstance(text, str):
+        raise ExpressionError("the expression must be a string")
+    if len(text) > MAX_LENGTH:
+        raise ExpressionError(f"expression longer than {MAX_LENGTH} characters")
+    if "\x00" in text or not text.isprintable():
+        raise ExpressionError("expression contains control characters")
+    for name in variables:
+        check_name(name)
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        msg = getattr(exc, "msg", None) or type(exc).__name__
+        raise ExpressionError(f"cannot parse the expression: {msg}") from None
+    depth, size = _depth_and_size(tree)
+    if depth > MAX_DEPTH:
+        raise ExpressionError(f"expression nested deeper than {MAX_DEPTH} levels")
+    if size > MAX_NODES:
+        raise ExpressionError(f"expression has more than {MAX_NODES} parts")
+    body = tree.body
+    if not isinstance(body, ast.Compare):
+        raise ExpressionError("the expression must be one comparison: LHS <= RHS (or <, >=, >)")
+    if len(body.ops) != 1:
+        raise ExpressionError("exactly one comparison operator is allowed (no chains like a <= b <= c)")
+    relation = RELATIONS.get(type(body.ops[0]))
+    if relation is None:
+        raise ExpressionError("the comparison must be one of <=, <, >=, > (== and != are not inequalities)")
+    builder = _Builder(variables)
+    try:
+        lhs, rhs = builder.build(body.left), builder.build(body.comparators[0])
+    except (ValueError, OverflowError, RecursionError, MemoryError, TypeError, ArithmeticError) as exc:
+        if isinstance(exc, ExpressionError):
+            raise
+        raise ExpressionError(f"cannot build the expression: {type(exc).__name__}") from None
+    rel = relation(lhs, rhs, evaluate=False)
+    if not (lhs.free_symbols | rhs.free_symbols) <= set(variables.values()):
+        raise ExpressionError("the expression uses undeclared symbols")
+    return rel
