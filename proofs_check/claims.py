@@ -7,8 +7,6 @@ stated, with the conditions in its detail.  Claims are results, never failures o
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import sympy as sp
 
 from proofs_check.registry import claim
@@ -21,9 +19,8 @@ from theory.thm41 import M, N, p
 _SYMBOLIC = "sympy growth orders of the regime tables (theory.regimes)"
 
 
-@lru_cache(maxsize=1)
 def _table() -> tuple[R.RegimeResult, ...]:
-    return tuple(R.table())
+    return R.table()
 
 
 def _text(g: Growth) -> str:

@@ -16,6 +16,7 @@ infimum over p, with the p that attains it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable
 
 import sympy as sp
@@ -298,7 +299,8 @@ def regime_result(regime: Regime, alpha: AlphaModel, arch: Architecture | None =
     return RegimeResult(regime, alpha, arch.name, out)
 
 
-def table(names: tuple[str, ...] | None = None, arch: Architecture | None = None) -> list[RegimeResult]:
-    """Every requested regime (default: all five) under both alpha models."""
+@lru_cache(maxsize=8)
+def table(names: tuple[str, ...] | None = None, arch: Architecture | None = None) -> tuple[RegimeResult, ...]:
+    """Every requested regime (default: all five) under both alpha models (cached: the results are immutable)."""
     chosen = names or tuple(REGIMES)
-    return [regime_result(REGIMES[name](), ALPHAS[a], arch) for name in chosen for a in ALPHAS]
+    return tuple(regime_result(REGIMES[name](), ALPHAS[a], arch) for name in chosen for a in ALPHAS)
