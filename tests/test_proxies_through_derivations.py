@@ -58,3 +58,20 @@ def test_proxies_agree_with_direct_formulas(seed, n_layers, heads, d_h):
     ours, edel = _direct(layers, width)
     assert abs(got.ours - ours) <= 1e-12 * abs(ours)
     assert abs(got.edelman - edel) <= 1e-12 * abs(edel)
+
+
+def test_architecture_variants_are_data_not_edits():
+    """A residual connection or another activation constant changes alpha through the description alone."""
+    import pytest
+    from numerics.bound_eval import StackError
+    from theory.architecture import L_phi, single_head
+
+    rng = np.random.default_rng(0)
+    layers = [{k: [draw("power_law", rng, 6, 6)] for k in ("QK", "V", "FF")} for _ in range(3)]
+    plain = stack_proxies(layers, single_head(), 6)
+    residual = stack_proxies(layers, single_head().with_residual(), 6)
+    relu = stack_proxies(layers, single_head().with_constant(L_phi, 1), 6)
+    assert all(r > a for r, a in zip(residual.alpha[:-1], plain.alpha[:-1])) and residual.alpha[-1] == plain.alpha[-1] == 1
+    assert all(abs(x / y - (1 / 1.13) ** (2 - i)) < 1e-12 for i, (x, y) in enumerate(zip(relu.alpha, plain.alpha)))
+    with pytest.raises(StackError):
+        stack_proxies([{"QK": layers[0]["QK"]}], single_head(), 6)

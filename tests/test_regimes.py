@@ -147,3 +147,11 @@ def test_random_stack_slopes_match_ours_sum(name, family, seed, rank):
         slope = float(np.polyfit(np.log(sizes), np.log(vals), 1)[0])
         expected = b.depth.best.power if var == "L" else b.width.best.power
         assert abs(slope - float(expected)) <= 0.05, (var, slope, expected)
+
+
+@pytest.mark.parametrize("name,bound,var", [("rank", "edelman", "L"), ("rank", "ours_sum", "L"), ("spectral", "edelman", "N")])
+def test_growth_algebra_agrees_with_whole_expression_limit(name, bound, var):
+    """The atom-by-atom growth equals sympy.limit(log f / log v) taken on the whole closed form."""
+    expr, exponent = _curve(name, bound, var)
+    v = R.L if var == "L" else N
+    assert sp.limit(sp.log(expr) / sp.log(v), v, sp.oo) == exponent.best.power

@@ -69,9 +69,9 @@ class Architecture:
         return (1 if self.residual else 0) + self.per_layer * self.heads * self.per_head
 
     def layer_lipschitz_of(self, shared: dict, heads: list[dict]) -> sp.Expr:
-        """``Lip(layer)`` for actual heads: ``shared`` binds ``s_in, s_out``; each dict in ``heads`` binds ``s_QK, s_V``."""
+        """``Lip(layer)`` for actual heads: ``shared`` binds the one-per-layer norms, each dict in ``heads`` a head's own."""
         c = dict(self.constants)
-        total = sp.Add(*(self.per_head.subs(c).subs(h) for h in heads))
+        total = sp.Add(*(self.per_head.subs(c).subs(shared).subs(h) for h in heads))
         return (1 if self.residual else 0) + self.per_layer.subs(c).subs(shared) * total
 
     @property
