@@ -27,7 +27,7 @@ def growth_text(g: Growth, var: str) -> str:
         return f"exponential in {var}"
     parts = []
     if g.power != 0:
-        parts.append(f"{var}^({_num(g.power)})" if g.power != 1 else var)
+        parts.append(var if g.power == 1 else f"{var}^{g.power}" if g.power.is_Integer else f"{var}^({_num(g.power)})")
     if g.log_power != 0:
         parts.append(f"(log {var})^({_num(g.log_power)})" if g.log_power != 1 else f"log {var}")
     return " ".join(parts) or "constant"
@@ -108,13 +108,22 @@ def _tex_growth(g: Growth, var: str) -> str:
     return "$" + " ".join(parts) + "$" if parts else "$1$"
 
 
+def _tex_token(e: Exponent, expr: sp.Expr) -> str:
+    from theory.thm41 import T
+    if T not in expr.free_symbols:
+        return "none"
+    best, worst = _tex_growth(e.best, "T"), _tex_growth(e.worst or e.best, "T")
+    best = "none" if best == "$1$" else best
+    return best if best == worst else f"{worst} (worst $p$); {best} at $p$ = {e.argmin.split('=')[-1].strip()}"
+
+
 def latex_table(results: list[RegimeResult]) -> str:
     """A ``table`` environment with one ``tabular`` row per regime, alpha model and bound."""
     body = []
     for r in results:
         for name in BOUNDS:
             b = r.bounds[name]
-            tok = token_text(b.token, b.expr).replace("_", r"\_").replace("^", r"\^{}")
+            tok = _tex_token(b.token, b.expr)
             body.append(" & ".join((r.regime.name.replace("_", r"\_"), r.alpha.name, name.replace("_", r"\_"),
                                     _tex_growth(b.depth.best, "L"), _tex_growth(b.width.best, "N"), tok)) + r" \\")
     return "\n".join([
