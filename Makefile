@@ -15,10 +15,10 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 report: $(STAMP)
-	$(BIN)/sabounds verify
+	$(BIN)/sabounds report --out report --force
 
 verify: $(STAMP)
-	$(BIN)/sabounds verify
+	$(BIN)/sabounds report --out report --force
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -104,12 +104,47 @@ def provenance(data: ReportData) -> dict:
             "seconds": round(data.seconds, 1)}
 
 
+def _keys(conditions: list[str]) -> list[list[str]]:
+    return [c.split(":", 1)[0].split("/") for c in conditions]
+
+
+def condense(holds: list[str], fails: list[str]) -> str:
+    """One line for a claim's conditions: a coordinate of the ``regime/alpha/aggregation`` keys that separates
+    the conditions where it holds from those where it fails, if there is one; else the counts."""
+    if not fails:
+        return f"holds under all {len(holds)} conditions checked"
+    if not holds:
+        return f"fails under all {len(fails)} conditions checked"
+    h, f = _keys(holds), _keys(fails)
+    width = min(len(k) for k in h + f)
+    for i in range(width):
+        yes, no = {k[i] for k in h}, {k[i] for k in f}
+        if len(h + f) > 2 and not yes & no:
+            return f"holds exactly for {', '.join(sorted(yes))}; fails for {', '.join(sorted(no))}"
+    return f"holds under {len(holds)}, fails under {len(fails)} conditions; e.g. fails: {fails[0]}"
+
+
+def _claims(data: ReportData) -> list[tuple[Check, Outcome]]:
+    return [(c, o) for c, o in data.checks if c.id.startswith("claims.")]
+
+
 def _claim_rows(data: ReportData) -> list[str]:
-    rows = ["| claim | verdict | method and conditions |", "| --- | --- | --- |"]
-    for check, outcome in data.checks:
-        if check.id.startswith("claims."):
-            rows.append(f"| {check.claim} | **{outcome.verdict.value}** | {outcome.method}; {outcome.detail} |")
+    rows = ["| claim | verdict | conditions |", "| --- | --- | --- |"]
+    for check, outcome in _claims(data):
+        w = outcome.witness or {}
+        rows.append(f"| {check.claim} | **{outcome.verdict.value}** | {condense(w.get('holds', []), w.get('fails', []))} |")
     return rows
+
+
+def _claim_details(data: ReportData) -> list[str]:
+    lines = []
+    for check, outcome in _claims(data):
+        w = outcome.witness or {}
+        lines += [f"### `{check.id}`: {outcome.verdict.value}", "", f"{check.claim}. Method: {outcome.method}.", "",
+                  outcome.detail.split(". HOLDS under")[0] + ".", ""]
+        lines += ["Holds under:", "", *[f"- {c}" for c in w.get("holds", [])], ""] if w.get("holds") else []
+        lines += ["Fails under:", "", *[f"- {c}" for c in w.get("fails", [])], ""] if w.get("fails") else []
+    return lines
 
 
 def markdown(data: ReportData) -> str:
@@ -135,6 +170,7 @@ def markdown(data: ReportData) -> str:
         f"- Depth truncations 1..{a.shape.layers}: d log ours / d log L = {slope('ours')}, "
         f"d log edelman / d log L = {slope('edelman')}.", "",
         "### Regime table", "", data.regimes_markdown, "",
+        "## The seed's claims in detail", "", *_claim_details(data),
         "## Checks", "",
         "| id | verdict | method | precision, samples | margin |", "| --- | --- | --- | --- | --- |",
         *[f"| `{c.id}` | {o.verdict.value} | {o.method} | "

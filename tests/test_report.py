@@ -1,0 +1,106 @@
+"""sabounds report: the numbers equal those of the individual commands, and a run is atomic."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from sabounds.cli import main
+
+QUICK = ["--precision", "20", "--samples", "10"]
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("rep") / "report"
+    assert main(["report", "--out", str(out), *QUICK]) == 0
+    return out
+
+
+def _json_of(argv, capsys):
+    main(argv)
+    return json.loads(capsys.readouterr().out)
+
+
+def test_report_files(report):
+    for name in ("report.md", "checks.json", "checks.csv", "regimes.json", "regimes.csv", "provenance.json",
+                 "analysis/matrices.csv", "analysis/analysis.json", "analysis/singular_value_decay.png",
+                 "analysis/contribution_vs_p.png", "analysis/p_opt_per_layer.png", "scaling/scaling.csv",
+                 "scaling/scaling.json", "scaling/scaling.png"):
+        assert (report / name).is_file(), name
+    text = (report / "report.md").read_text()
+    assert text.index("## Summary") < text.index("## Checks")
+    assert "The seed's claims" in text and "Regime table" in text and "sha256" in text
+    prov = json.loads((report / "provenance.json").read_text())
+    assert len(prov["checkpoint_sha256"]["model.safetensors"]) == 64
+    assert prov["settings"]["precision_digits"] == 20 and prov["settings"]["samples"] == 10
+    assert set(prov["versions"]) >= {"sympy", "mpmath", "numpy", "sabounds"}
+
+
+def test_report_checks_equal_verify(report, capsys):
+    direct = _json_of(["verify", "--json", *QUICK], capsys)
+    saved = json.loads((report / "checks.json").read_text())
+    strip = lambda recs: [{k: v for k, v in r.items() if k != "seconds"} for r in recs]  # noqa: E731
+    assert strip(saved["checks"]) == strip(direct["checks"])
+    assert saved["summary"] == direct["summary"]
+
+
+def test_report_regimes_equal_regimes_command(report, capsys):
+    assert json.loads((report / "regimes.json").read_text()) == _json_of(["regimes", "--format", "json"], capsys)
+
+
+def test_report_analysis_equals_analyze(report, capsys):
+    direct = _json_of(["analyze", "--json"], capsys)
+    saved = json.loads((report / "analysis" / "analysis.json").read_text())
+    assert saved == direct
+
+
+def test_existing_report_needs_force(report, capsys):
+    assert main(["report", "--out", str(report), *QUICK]) == 2
+    assert "--force" in capsys.readouterr().err
+
+
+def _wait_for(predicate, timeout):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupted_report_leaves_no_partial_output(tmp_path, sig):
+    out = tmp_path / "report"
+    proc = subprocess.Popen([sys.executable, "-m", "sabounds", "report", "--out", str(out), *QUICK],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert _wait_for(lambda: list(tmp_path.glob(".report.partial-*")), 60), "the run never started writing"
+        time.sleep(0.5)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode != 0
+    assert "interrupted" in err and "no report written" in err
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_killed_report_leaves_only_a_partial_that_the_next_run_removes(tmp_path):
+    out = tmp_path / "report"
+    proc = subprocess.Popen([sys.executable, "-m", "sabounds", "report", "--out", str(out), *QUICK],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert _wait_for(lambda: list(tmp_path.glob(".report.partial-*")), 60)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert not out.exists()
+    from sabounds.atomic import remove_stale_partials
+    assert len(remove_stale_partials(out)) == 1
+    assert list(tmp_path.iterdir()) == []
