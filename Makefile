@@ -18,7 +18,7 @@ report: $(STAMP)
 	$(BIN)/sabounds report --out report --force
 
 verify: $(STAMP)
-	$(BIN)/sabounds report --out report --force
+	$(BIN)/sabounds verify
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
