@@ -8,6 +8,7 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
+import matplotlib.ticker  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
@@ -89,6 +90,9 @@ def scaling_figure(result: ScalingResult, directory: Path) -> Path:
                 pts = sorted((p for p in result.points if getattr(p, group) == key), key=lambda p: getattr(p, var))
                 ax.loglog([getattr(p, var) for p in pts], [getattr(p, quantity) for p in pts], style, color=colour,
                           label=name if i == 0 else None)
+        ticks = sorted({getattr(p, var) for p in result.points})
+        ax.set_xticks(ticks, [str(t) for t in ticks])
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set(xlabel=label, ylabel="proxy", title=f"against {label}")
         ax.legend()
     return _save(fig, directory / "scaling.png")
