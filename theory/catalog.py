@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Callable
 
-from theory import thm41
+from theory import edelman, thm31, thm41
 from theory.derivation import Derivation
 
 DERIVATIONS: dict[str, Callable[[], Derivation]] = {
     "thm41": thm41.derivation,
+    "thm31": thm31.derivation,
+    "edelman": edelman.derivation,
 }
