@@ -17,8 +17,7 @@ import numpy as np
 from numerics.bert import read_layer
 from numerics.checkpoint import BertShape, Checkpoint, CheckpointError
 from numerics.norms import norm_21, product_norm_21
-from numerics.proxies import (L_PHI, LayerNorms, alphas, contributions, default_grid_m, edelman, gammas,
-                              p_grid)
+from numerics.proxies import L_PHI, LayerNorms, alphas, default_grid_m, edelman, gammas, minimise, p_grid
 from numerics.spectra import RANK_TOL, product_singular_values, schatten_grid, singular_values
 
 TYPES = ("QK", "V_tilde", "M_in", "M_out")
@@ -147,12 +146,6 @@ class ModelAnalysis:
                 "settings": {"lphi": self.lphi, "rank_tol": self.rank_tol}}
 
 
-def _minimise(s_p: np.ndarray, ps: np.ndarray, scale: np.ndarray, hidden: int):
-    table = contributions(s_p, ps, scale, hidden)
-    best = np.argmin(table, axis=1)  # the first minimiser
-    return table, best, table[np.arange(len(best)), best]
-
-
 def analyze_spectra(spectra: list[LayerSpectra], shape: BertShape, lphi: float = L_PHI, grid_m: int | None = None,
                     rank_tol: float = RANK_TOL) -> ModelAnalysis:
     """The section-6 proxies of the model made of ``spectra`` (its ``L = len(spectra)`` first layers)."""
@@ -179,8 +172,8 @@ def analyze_spectra(spectra: list[LayerSpectra], shape: BertShape, lphi: float =
     s_p = np.array([schatten_grid(sg, ps, rank_tol) for sg in sigma_table])
     layer_alpha = np.array([r[3] for r in rows])
     scale = np.array(gamma_pub) * layer_alpha * depth
-    table, best, minima = _minimise(s_p, ps, scale, n)
-    _, _, minima_var = _minimise(s_p, ps, np.array(gamma_var) * layer_alpha * depth, n)
+    table, best, minima = minimise(s_p, ps, scale, n)
+    _, _, minima_var = minimise(s_p, ps, np.array(gamma_var) * layer_alpha * depth, n)
     matrices = []
     for i, (layer, head, kind, a) in enumerate(rows):
         sg = sigma_table[i]

@@ -40,6 +40,13 @@ def contributions(s_p: np.ndarray, ps: np.ndarray, scale: np.ndarray, hidden: in
     return s_p ** (1.0 / (ps + 2.0)) * scale ** (ps / (ps + 2.0)) * float(hidden) ** ((ps + 1.0) / (ps + 2.0))
 
 
+def minimise(s_p: np.ndarray, ps: np.ndarray, scale: np.ndarray, hidden: int):
+    """Per row: the :func:`contributions` table, the index of the first minimiser (``p_opt``) and the minimum."""
+    table = contributions(s_p, ps, scale, hidden)
+    best = np.argmin(table, axis=1)  # the first minimiser
+    return table, best, table[np.arange(len(best)), best]
+
+
 @dataclass(frozen=True)
 class LayerNorms:
     """The norms of one layer the proxies use: spectral and (2,1) norms, per head for QK and Vt."""

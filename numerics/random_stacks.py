@@ -1,7 +1,7 @@
 """Random BERT-like stacks: per layer, low-rank attention (QK_h, Vt_h of rank d_h = N/H) and a slowly decaying
 feed-forward pair (M_in N x 4N, M_out 4N x N), in the orientation of THEORY.md section 2.
 
-Every layer is rescaled so that its Lipschitz factor (THEORY.md section 3)
+Every layer is rescaled so that its Lipschitz factor (THEORY.md section 3, ``numerics.proxies.layer_lipschitz``)
 ``lambda = L_phi ||M_in||_2 ||M_out||_2 sum_h ||Vt_h||_2 (1 + 4 ||QK_h||_2)`` equals ``lipschitz`` exactly; then
 ``alpha^(l) = lipschitz^(L - l)``: ``lipschitz = 1`` is the bounded regime, ``> 1`` the exponential one.
 
@@ -17,15 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from numerics import proxies
+from numerics.norms import norm_21
 from numerics.random_matrices import with_spectrum
 
-L_PHI = 1.13
 KAPPA = 1.25
-
-
-def layer_lipschitz(in_norm: float, out_norm: float, qk_norms, vt_norms) -> float:
-    """``L_phi ||M_in||_2 ||M_out||_2 sum_h ||Vt_h||_2 (1 + 4 ||QK_h||_2)`` (THEORY.md section 3) from the spectral norms."""
-    return float(L_PHI * in_norm * out_norm * sum(v * (1 + 4 * q) for q, v in zip(qk_norms, vt_norms)))
 
 
 @dataclass(frozen=True)
@@ -37,10 +33,17 @@ class Layer:
     m_in: np.ndarray
     m_out: np.ndarray
 
+    def norms(self) -> proxies.LayerNorms:
+        """The spectral and (2,1)-norms the section-6 proxies use."""
+        spectral = lambda mats: np.array([np.linalg.norm(a, 2) for a in mats])
+        return proxies.LayerNorms(
+            qk_spectral=spectral(self.qk), vt_spectral=spectral(self.vt), m_in_spectral=float(np.linalg.norm(self.m_in, 2)),
+            m_out_spectral=float(np.linalg.norm(self.m_out, 2)), qk_21=norm_21(np.array(self.qk)),
+            vt_21=norm_21(np.array(self.vt)), m_in_21=float(norm_21(self.m_in)), m_out_21=float(norm_21(self.m_out)))
+
     def lipschitz(self) -> float:
-        """The layer's Lipschitz factor :func:`layer_lipschitz`."""
-        norm = lambda a: np.linalg.norm(a, 2)
-        return layer_lipschitz(norm(self.m_in), norm(self.m_out), map(norm, self.qk), map(norm, self.vt))
+        """The layer's Lipschitz factor ``numerics.proxies.layer_lipschitz``."""
+        return proxies.layer_lipschitz(self.norms())
 
 
 @dataclass(frozen=True)

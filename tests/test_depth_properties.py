@@ -30,7 +30,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics.depth_ratio import alphas, contribution, edelman, optimal, ours, p_grid, summarise_stack
+from numerics import proxies
+from numerics.depth_ratio import alphas, edelman, optimal, ours, summarise_stack
+from numerics.spectra import schatten_grid
 from numerics.strategies import bert_like_stacks, finds_counterexample
 
 LS = np.array([8, 11, 16, 23, 32, 45, 64])
@@ -90,22 +92,24 @@ def test_fitted_slopes_on_one_seeded_stack_per_regime():
         check_depth_growth(stack)
 
 
-def _edelman_exponent_1(layers):
-    return edelman(layers) ** (2 / 3)
+def _proxies_edelman_exponent_1(norms, alpha, qk_factor=1.0, _published=proxies.edelman):
+    """Mutant of the shared ``numerics.proxies.edelman``: outer exponent 1 instead of 3/2."""
+    return _published(norms, alpha, qk_factor) ** (2 / 3)
 
 
 def _ours_alpha_linear(layers, N, aggregation="sum"):
     """Mutant: alpha multiplies each contribution (power 1) instead of entering with power p/(p+2)."""
     L = len(layers)
-    ps = p_grid(L, N)
-    values = [alpha * contribution(sigma, ps, gamma * L, N).min()
+    ps = proxies.p_grid(proxies.default_grid_m(L, N))
+    values = [alpha * proxies.contributions(schatten_grid(sigma, ps), ps, gamma * L, N).min()
               for layer, alpha in zip(layers, alphas(layers)) for sigma, gamma in layer.slots()]
     total = sum(values) if aggregation == "sum" else math.sqrt(sum(v * v for v in values))
     return total + math.sqrt(L)
 
 
-def test_mutation_edelman_with_exponent_1_instead_of_3_over_2_fails_the_depth_growth():
-    assert finds_counterexample(lambda s: check_depth_growth(s, edelman_fn=_edelman_exponent_1), BOUNDED, max_examples=2)
+def test_mutation_edelman_with_exponent_1_instead_of_3_over_2_in_the_shared_module_fails_the_depth_growth(monkeypatch):
+    monkeypatch.setattr(proxies, "edelman", _proxies_edelman_exponent_1)
+    assert finds_counterexample(check_depth_growth, BOUNDED, max_examples=2)
 
 
 def test_mutation_alpha_entering_linearly_fails_the_exponential_depth_growth():

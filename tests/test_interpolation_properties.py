@@ -14,7 +14,7 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from numerics.depth_ratio import contribution, p_grid
+from numerics.proxies import contributions, default_grid_m, p_grid
 from numerics.evaluate import evaluate_float
 from numerics.spectra import RANK_TOL, schatten_grid
 from numerics.strategies import (Spectrum, any_spectra, finds_counterexample, flat_spectra, low_rank_spectra,
@@ -167,6 +167,16 @@ def test_mutation_bound_with_epsilon_over_B_moves_the_minimiser_inside():
                                 st.tuples(low_rank_spectra(), BOUND_ARGS))
 
 
+def contribution(sigma, ps, scale, N):
+    """The shared section-6 proxy ``numerics.proxies.contributions`` of one spectrum."""
+    return contributions(schatten_grid(sigma, ps), ps, scale, N)
+
+
+def published_grid(L: int, N: int) -> np.ndarray:
+    """``P_m`` with ``m = ceil(L + ln N)``, from ``numerics.proxies``."""
+    return p_grid(default_grid_m(L, N))
+
+
 def _contribution(sigma, ps, scale, N):
     return contribution(sigma, ps, scale, N)
 
@@ -232,7 +242,7 @@ def check_low_rank_picks_p_0(spec: Spectrum, scale: float, N: int, f=contributio
     k = spec.rank
     if N < k or spec.sigma[k - 1] * scale < math.sqrt(k / N):
         return
-    values = f(spec.sigma, p_grid(8, N), scale, N)
+    values = f(spec.sigma, published_grid(8, N), scale, N)
     assert int(np.argmin(values)) == 0, values[:3]
 
 
@@ -263,7 +273,7 @@ def check_tail_to_zero(spec: Spectrum, scale: float, f=contribution) -> None:
         previous = inner
     if head[-1] * scale >= math.sqrt(k / N):
         tiny = np.concatenate([head, tail * 1e-12 * RANK_TOL / max(tail.max(), 1e-300)])
-        grid = p_grid(8, N)
+        grid = published_grid(8, N)
         values = f(tiny, grid, scale, N)
         assert int(np.argmin(values)) == 0 and abs(values[0] / math.sqrt(k * N) - 1) < 1e-12
 
@@ -282,7 +292,7 @@ def test_mutation_contribution_with_rank_at_p_0_replaced_by_dimension_keeps_p_po
 
 # --- The grid infimum is never above either endpoint -----------------------------------------------
 
-def check_grid_infimum_below_endpoints(spec: Spectrum, scale: float, L: int, N: int, grid=p_grid) -> None:
+def check_grid_infimum_below_endpoints(spec: Spectrum, scale: float, L: int, N: int, grid=published_grid) -> None:
     """``min_{p in P_m} contribution(p) <= min(contribution(0), contribution(2))`` (seed claim 4)."""
     values = contribution(spec.sigma, grid(L, N), scale, N)
     ends = contribution(spec.sigma, np.array([0.0, 2.0]), scale, N)
@@ -296,8 +306,7 @@ def test_grid_infimum_is_never_above_either_endpoint(spec, scale, L, N):
 
 def test_mutation_grid_without_its_endpoints_can_lose_to_an_endpoint():
     def interior(L, N):
-        m = math.ceil(L + math.log(N))
-        return np.arange(1, 2 * m) / m
+        return published_grid(L, N)[1:-1]
     assert finds_counterexample(lambda x: check_grid_infimum_below_endpoints(*x, grid=interior),
                                 st.tuples(flat_spectra(), SCALES, st.integers(1, 64), WIDTHS))
 

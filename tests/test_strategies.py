@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics.random_stacks import layer_lipschitz
+from numerics.proxies import LayerNorms, layer_lipschitz
 from numerics.spectra import numerical_rank, singular_values
 from numerics.strategies import any_spectra, bert_like_stacks, matrices, power_law_spectra
 
@@ -41,4 +41,6 @@ def test_bert_like_stack_has_low_rank_attention_full_rank_feed_forward_and_layer
 
 
 def test_layer_lipschitz_formula():
-    assert layer_lipschitz(2.0, 3.0, [0.5, 1.0], [1.0, 2.0]) == 1.13 * 6 * (1 * 3 + 2 * 5)
+    norms = LayerNorms(qk_spectral=np.array([0.5, 1.0]), vt_spectral=np.array([1.0, 2.0]), m_in_spectral=2.0,
+                       m_out_spectral=3.0, qk_21=np.zeros(2), vt_21=np.zeros(2), m_in_21=0.0, m_out_21=0.0)
+    assert layer_lipschitz(norms) == 1.13 * 6 * (1 * 3 + 2 * 5)
