@@ -104,3 +104,22 @@ def test_killed_report_leaves_only_a_partial_that_the_next_run_removes(tmp_path)
     from sabounds.atomic import remove_stale_partials
     assert len(remove_stale_partials(out)) == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_every_verified_check_states_precision_and_samples(report):
+    checks = json.loads((report / "checks.json").read_text())["checks"]
+    verified = [c for c in checks if c["verdict"] == "verified"]
+    assert verified
+    for c in verified:
+        assert c["precision_digits"] and c["samples"], c["id"]
+
+
+def test_claim_verdicts_and_their_conditions(report):
+    """What the regime derivation decides about the seed's claims (README, 'What the package finds')."""
+    checks = {c["id"]: c for c in json.loads((report / "checks.json").read_text())["checks"]}
+    verdicts = {k: v["verdict"] for k, v in checks.items() if k.startswith("claims.")}
+    assert verdicts == {"claims.1_depth": "refuted", "claims.2_propagation": "verified",
+                        "claims.3_interpolation": "proved", "claims.4_best_p": "refuted", "claims.5_tokens": "verified"}
+    depth = checks["claims.1_depth"]["witness"]
+    assert depth["holds"] and all("/rss:" in c for c in depth["holds"])
+    assert depth["fails"] and all("/sum:" in c for c in depth["fails"])
