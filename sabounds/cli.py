@@ -34,7 +34,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="sabounds", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="sabounds", description="Verify, evaluate and test the spectrum-adaptive generalization "
+                     "bounds for trained deep Transformers (Sakai and Imaizumi, 2026).")
     parser.add_argument("--version", action="version", version=f"sabounds {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True

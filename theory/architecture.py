@@ -22,7 +22,8 @@ SPECTRAL = (s_QK, s_V, s_in, s_out)
 """Spectral norms ``||QK||_2, ||Vt||_2, ||M_in||_2, ||M_out||_2`` of one layer's matrices (one head's for QK, Vt)."""
 
 L_PHI_GELU = sp.Rational(113, 100)
-"""``L_phi = 1.13`` (published proxy), an upper bound on ``sup GELU' = 1.12898...``."""
+"""``L_phi = 1.13`` (published proxy), an upper bound on ``sup GELU' = Phi(sqrt 2) + sqrt 2 phi(sqrt 2)``,
+which is 1.1289041... (THEORY.md's 1.12898 is off in the fifth decimal; ``sabounds conjecture gelu-lipschitz``)."""
 
 
 @dataclass(frozen=True)
