@@ -10,6 +10,8 @@ A refutation found in float64 is re-evaluated at mpmath precision before it is r
 
 from __future__ import annotations
 
+import math
+
 import time
 from dataclasses import dataclass, replace
 from typing import Callable, ClassVar, Mapping
@@ -95,7 +97,7 @@ class GeluLipschitz(ConstantFamily):
         candidates += [(sp.Abs(sp.limit(d1, x, end)), end) for end in (sp.oo, -sp.oo)]
         sup, where = max(candidates, key=lambda t: sp.N(t[0], 30))
         sup = sp.simplify(sup)
-        gap = sp.nsimplify(self.value) - sup
+        gap = sp.Rational(self.value) - sup
         dps = settings.precision
         margin = float(sp.N(gap / sup, 20))
         scan = self._numeric_sup(settings)
@@ -142,7 +144,7 @@ class SoftmaxLinfL1(ConstantFamily):
     def decide(self, settings: Settings, advance: Callable[[str], None] = _quiet) -> Outcome:
         t = sp.Symbol("t", real=True)
         tight = sp.maximum(4 * t * (1 - t), t, sp.Interval(0, 1))
-        value = sp.nsimplify(self.value)
+        value = sp.Rational(self.value)
         dps = settings.precision
         rng = rng_for(self.name, settings)
         best, best_pair, evaluations = mpmath.mpf(-1), None, 0
@@ -167,7 +169,7 @@ class SoftmaxLinfL1(ConstantFamily):
         detail = (f"sympy: max of 4t(1-t) on [0, 1] = {tight} (the tight constant); "
                   f"largest ratio found by search: {mpmath.nstr(best, 15)} ({evaluations} evaluations, re-evaluated at {dps} digits)")
         with mpmath.workdps(dps):
-            margin = float((mpmath.mpf(sp.N(value, dps)) - best) / mpmath.mpf(sp.N(value, dps))) if value != 0 else float(-best)
+            margin = float((mpmath.mpf(sp.N(value, dps)) - best) / max(abs(mpmath.mpf(sp.N(value, dps))), best))
         if best > mpmath.mpf(sp.N(value, dps)) + mpmath.mpf(10) ** (-(dps // 2)):
             verdict = Verdict.UNRESOLVED if value >= tight else Verdict.REFUTED
             return Outcome(verdict, "adversarial search (float64 evolution strategy, mpmath re-evaluation)", dps,
@@ -243,7 +245,7 @@ class AttentionLipschitz(ConstantFamily):
             norm_w = spectral_norm_mp(w, dps)
             k = (ratio - 1) / norm_w
             bound = 1 + mpmath.mpf(sp.N(self.value, dps)) * norm_w
-            margin = float((bound - ratio) / bound)
+            margin = float((bound - ratio) / max(abs(bound), ratio))
         witness = {"T": best[1], "d": best[2], "W": _matrix(w), "X": _matrix(x), "X_prime": _matrix(x2),
                    "ratio": float(ratio), "norm_W": float(norm_w), "constant": float(k)}
         detail = (f"largest empirical constant (ratio - 1) / ||W||_2 found: {mpmath.nstr(k, 12)} "
@@ -458,9 +460,9 @@ class CoveringConstant(ConstantFamily):
         if not (same and increasing):
             return Outcome.unresolved("sympy", f"ratio {ratio}; equals c(p): {same}; d log c/dp = {slope}, nonnegative: {increasing}")
         sup = thm41.c_of_p.subs(p, hi)
-        gap = sp.nsimplify(self.value) - sup
+        gap = sp.Rational(self.value) - sup
         detail = (f"min / (a^(2/(p+2)) b^(p/(p+2))) = {ratio} = c(p); d log c / dp = {slope} >= 0 on (0, 2], "
-                  f"so the supremum over the range is c({hi}) = {sp.nsimplify(sup)} = {sp.N(sup, 15)}")
+                  f"so the supremum over the range is c({hi}) = {sup} = {sp.N(sup, 15)}")
         r_star = thm41.r_star.subs({p: hi, a: 1, b: 1})
         witness = {"p": float(hi), "a": 1.0, "b": 1.0, "r_star": float(sp.N(r_star, 17)), "c": float(sp.N(sup, 17))}
         method = "sympy: closed-form minimum, d log c/dp >= 0, sign of value - c(hi)"
@@ -494,5 +496,7 @@ def declare(name: str, lo: float, hi: float, integer: bool = False, log: bool = 
         assumptions["negative"] = True
     elif hi <= 0:
         assumptions["nonpositive"] = True
+    if integer and math.ceil(lo) > math.floor(hi):
+        raise ValueError(f"integer range of {name} [{lo}, {hi}] contains no integer")
     lo_r, hi_r = sp.Rational(repr(float(lo))), sp.Rational(repr(float(hi)))
     return sp.Symbol(name, **assumptions), Interval(lo_r, hi_r, integer=integer, log=log)

@@ -32,6 +32,8 @@ class Settings:
             raise ValueError(f"precision must be at least 15 digits, got {self.precision}")
         if int(self.samples) < 1:
             raise ValueError(f"samples must be a positive integer, got {self.samples}")
+        if not 0 <= int(self.seed) < 2**63:
+            raise ValueError(f"seed must be an integer in [0, 2^63), got {self.seed}")
 
 
 @dataclass(frozen=True)

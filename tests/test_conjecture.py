@@ -135,3 +135,15 @@ def test_family_rejects_foreign_variables(capsys):
     assert main(["conjecture", "covering-constant", "--value", "2", "--var", "q:0:1"]) == 2
     assert main(["conjecture", "covering-constant", "--value", "2", "--var", "p:0:3"]) == 2
     assert main(["conjecture", "gelu-lipschitz", "--value", "2", "--var", "p:0:1"]) == 2
+
+
+def test_value_is_taken_exactly_not_rounded_or_simplified(capsys):
+    """1.99999999999999999 is below c(2) = 2 (float would round it to 2); 5e-16 below c(1) must not snap to it."""
+    assert _json(["covering-constant", "--value", "1.99999999999999999"], capsys)[1]["verdict"] == "refuted"
+    assert _json(["covering-constant", "--value", "1.8898815748423092", "--var", "p:0:1"], capsys)[1]["verdict"] == "refuted"
+    assert _json(["softmax-linf-l1", "--value", "0.99999999999999999"], capsys)[1]["verdict"] == "refuted"
+
+
+def test_negative_constant_has_a_negative_margin(capsys):
+    code, rec = _json(["softmax-linf-l1", "--value", "-1"], capsys)
+    assert rec["verdict"] == "refuted" and rec["margin"] < 0

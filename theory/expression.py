@@ -22,6 +22,7 @@ MAX_LENGTH = 2000
 MAX_DEPTH = 50
 MAX_NODES = 1000
 MAX_EXPONENT = 10**4  # |constant exponent| allowed in a power
+MAX_ARGUMENT = 10**15  # |constant argument| of any other function (sin of a huge float is slow and meaningless)
 MAX_CONSTANT_DIGITS = 4000  # an exact constant may have at most this many decimal digits (printable: Python's limit is 4300)
 
 
@@ -174,10 +175,10 @@ class _Builder:
             expected = str(lo) if lo == hi else f"{lo} to {hi}" if hi else f"at least {lo}"
             raise ExpressionError(f"{name}() takes {expected} argument(s), got {n}")
         args = [self.build(a) for a in node.args]
-        if name in ("exp", "gamma"):
-            for a in args:
-                if not a.free_symbols and abs(float(sp.N(a, 20))) > MAX_EXPONENT:
-                    raise ExpressionError(f"{name}() of a constant above {MAX_EXPONENT} in absolute value")
+        limit = MAX_EXPONENT if name in ("exp", "gamma") else MAX_ARGUMENT
+        for a in args:
+            if not a.free_symbols and abs(float(sp.N(a, 20))) > limit:
+                raise ExpressionError(f"{name}() of a constant above {limit:g} in absolute value")
         result = fn(*args)
         if result.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
             raise ExpressionError(f"{name}() is not finite at its constant argument")

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from fractions import Fraction
@@ -22,6 +21,7 @@ from fractions import Fraction
 import sympy as sp
 
 from proofs_check.conjecture import FAMILIES, FreeForm, declare
+from proofs_check.time_limit import TimeLimit, time_limit
 from proofs_check.verdict import Outcome, Settings, Verdict
 from sabounds.errors import UserError
 from sabounds.progress import progress_bar
@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a free-form variable and its range (repeatable)")
     parser.add_argument("--json", action="store_true",
                         help='print {"verdict", "method", "witness", "margin", "precision_digits", "samples", ...}')
-    parser.add_argument("--precision", type=int, default=50, metavar="D", help="mpmath digits (default 50, at least 15)")
+    parser.add_argument("--precision", type=int, default=50, metavar="D", help="mpmath digits (default 50, from 15 to 1000)")
     parser.add_argument("--samples", type=int, default=200, metavar="K", help="random starts of the search (default 200)")
     parser.add_argument("--seed", type=int, default=Settings.seed, help="random seed (default %(default)s)")
     parser.add_argument("--time-limit", type=float, default=4.0, metavar="S",
@@ -46,14 +46,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def parse_value(text: str) -> sp.Rational:
-    """A finite decimal number as an exact rational (``1.13`` -> 113/100), via its shortest float repr."""
+    """A finite decimal or fraction as the exact rational it spells (``1.13`` -> 113/100, ``1e-3``, ``113/100``)."""
+    if len(text) > 200:
+        raise UserError("--value is limited to 200 characters")
     try:
-        x = float(text)
-    except ValueError:
-        raise UserError(f"--value {text!r} is not a number") from None
-    if not math.isfinite(x):
-        raise UserError(f"--value {text!r} is not a finite number")
-    f = Fraction(repr(x))
+        f = Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        raise UserError(f"--value {text!r} is not a finite number") from None
+    if abs(f) > 10**100:
+        raise UserError(f"--value {text!r} exceeds 1e100 in absolute value")
     return sp.Rational(f.numerator, f.denominator)
 
 
@@ -95,9 +96,12 @@ def conjecture_from(args):
             raise UserError(f"--var {symbol.name} given twice")
         domain[symbol] = interval
     try:
-        relation = parse_relation(args.target, {s.name: s for s in domain})
+        with time_limit(args.time_limit):
+            relation = parse_relation(args.target, {s.name: s for s in domain})
     except ExpressionError as exc:
         raise UserError(str(exc)) from None
+    except TimeLimit:
+        raise UserError(f"the expression took longer than --time-limit {args.time_limit:g} s to parse") from None
     unused = [s.name for s in domain if s not in relation.free_symbols]
     domain = {s: iv for s, iv in domain.items() if s in relation.free_symbols}
     if unused:
@@ -118,8 +122,8 @@ def run(args) -> int:
         settings = Settings(precision=args.precision, samples=args.samples, seed=args.seed)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    if args.samples > 100_000 or args.precision > 10_000:
-        raise UserError("--samples is limited to 100000 and --precision to 10000")
+    if args.samples > 100_000 or args.precision > 1000:
+        raise UserError("--samples is limited to 100000 and --precision to 1000")
     start = time.perf_counter()
     with progress_bar(f"deciding {conjecture.name}", total=conjecture.stages, enabled=not args.json) as advance:
         outcome = conjecture.decide(settings, advance)
