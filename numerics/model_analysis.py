@@ -183,11 +183,21 @@ def analyze_spectra(spectra: list[LayerSpectra], shape: BertShape, lphi: float =
             norm_21=norm21[i], stable_rank=frob ** 2 / spectral ** 2 if spectral > 0 else 0.0, alpha=a,
             gamma=gamma_pub[i], scale=float(scale[i]), p_opt=float(ps[best[i]]), min_contribution=float(minima[i]),
             sigma=sg, contributions=table[i]))
+    _require_finite(alpha=alpha, scale=scale, contributions=minima)
     root_l = math.sqrt(depth)
     return ModelAnalysis(shape=shape, grid_m=m, lphi=lphi, rank_tol=rank_tol, ps=ps, matrices=matrices,
                          ours=float(np.sum(minima)) + root_l, edelman=edelman(norms, alpha),
                          variants=Variants(ours_lphi_in_gamma=float(np.sum(minima_var)) + root_l,
                                            edelman_qk_factor_2=edelman(norms, alpha, qk_factor=2.0)))
+
+
+def _require_finite(**arrays: np.ndarray) -> None:
+    """The proxies are float64: refuse, in one line, a model whose Lipschitz products overflow."""
+    for name, values in arrays.items():
+        bad = ~np.isfinite(np.asarray(values, dtype=np.float64))
+        if bad.any():
+            raise ValueError(f"{name} overflows float64 for {int(bad.sum())} matrices (the product of layer Lipschitz "
+                             "factors exceeds 1.8e308); the proxies are not representable for these weights")
 
 
 def open_checkpoint(model_dir: str | Path, layers: int | None = None, allow_pickle: bool = False) -> tuple[Checkpoint, int]:

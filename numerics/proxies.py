@@ -71,8 +71,9 @@ def alphas(layers: list[LayerNorms], lphi: float = L_PHI) -> np.ndarray:
     """``alpha^(l) = prod_{k > l} lip_k`` for each layer (1 for the last)."""
     factors = [layer_lipschitz(n, lphi) for n in layers]
     out = np.ones(len(layers))
-    for l in range(len(layers) - 2, -1, -1):
-        out[l] = out[l + 1] * factors[l + 1]
+    with np.errstate(over="ignore"):  # an overflow to inf is refused by the caller, in one line
+        for l in range(len(layers) - 2, -1, -1):
+            out[l] = out[l + 1] * factors[l + 1]
     return out
 
 

@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from numerics.checkpoint import Checkpoint, CheckpointError
-from numerics.model_analysis import analyze_spectra, measure, open_checkpoint
+from numerics.model_analysis import LayerSpectra, analyze_spectra, measure, open_checkpoint
 from numerics.proxies import L_PHI
 from numerics.spectra import RANK_TOL
 
@@ -93,9 +93,20 @@ def scaling(plan: ScalingPlan, lphi: float = L_PHI, rank_tol: float = RANK_TOL,
     points = []
     for checkpoint, wanted in plan.entries:
         spectra = measure(checkpoint, wanted[-1], progress)
-        for depth in wanted:
-            a = analyze_spectra(spectra[:depth], checkpoint.shape, lphi, None, rank_tol)
-            points.append(ScalingPoint(str(checkpoint.model_dir), depth, a.shape.hidden, a.shape.heads, a.ours,
-                                       a.edelman))
-    fits = [fit_loglog(points, q) for q in ("ours", "edelman")] if len(points) > 1 else []
-    return ScalingResult(points, fits)
+        points += truncation_points(str(checkpoint.model_dir), spectra, checkpoint.shape, wanted, lphi, rank_tol)
+    return with_fits(points)
+
+
+def truncation_points(model: str, spectra: Sequence[LayerSpectra], shape, depths: Sequence[int],
+                      lphi: float = L_PHI, rank_tol: float = RANK_TOL) -> list[ScalingPoint]:
+    """The totals of the depth truncations ``spectra[:d]`` of one measured checkpoint, for each d in ``depths``."""
+    points = []
+    for depth in depths:
+        a = analyze_spectra(spectra[:depth], shape, lphi, None, rank_tol)
+        points.append(ScalingPoint(model, depth, a.shape.hidden, a.shape.heads, a.ours, a.edelman))
+    return points
+
+
+def with_fits(points: list[ScalingPoint]) -> ScalingResult:
+    """Points and their log-log fits (none for a single point)."""
+    return ScalingResult(points, [fit_loglog(points, q) for q in ("ours", "edelman")] if len(points) > 1 else [])

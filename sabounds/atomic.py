@@ -63,11 +63,14 @@ def atomic_directory(target: str | os.PathLike, force: bool = False) -> Iterator
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise UserError(f"cannot create {target.parent}: {exc.strerror}") from None
+        raise UserError(f"cannot create {target.parent}: {exc.strerror or exc}") from None
     for stale in remove_stale_partials(target):
         print(f"removed {stale.name}, left by an earlier run that was interrupted", file=sys.stderr)
     partial = _partial_name(target, os.getpid())
-    partial.mkdir()
+    try:
+        partial.mkdir()
+    except OSError as exc:
+        raise UserError(f"cannot write in {target.parent}: {exc.strerror}") from None
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         yield partial
@@ -78,6 +81,9 @@ def atomic_directory(target: str | os.PathLike, force: bool = False) -> Iterator
             shutil.rmtree(trash, ignore_errors=True)
         else:
             partial.rename(target)
+    except OSError as exc:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise UserError(f"cannot write {target}: {exc.strerror or exc}; nothing written") from None
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise

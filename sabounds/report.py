@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Callable
 
 from numerics.model_analysis import ModelAnalysis, analyze_spectra, measure, open_checkpoint
-from numerics.scaling import ScalingResult, plan_scaling, scaling
+from numerics.scaling import ScalingResult, truncation_points, with_fits
 from proofs_check.registry import Check, all_checks, run_all
 from proofs_check.report import failing_steps, outcome_record, summary
 from proofs_check.verdict import Outcome, Settings
@@ -47,7 +47,7 @@ class ReportData:
 def stage_sizes(model_dir: Path) -> dict[str, int]:
     """How many progress steps each stage takes: one per check, one for the regimes, one per layer read."""
     checkpoint, depth = open_checkpoint(model_dir)
-    return {"checks": len(all_checks()), "regimes": 1, "analysis": depth, "scaling": depth}
+    return {"checks": len(all_checks()), "regimes": 1, "layers": depth}
 
 
 def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData:
@@ -62,10 +62,9 @@ def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData
     regimes, table_md = json_data(results), regimes_markdown(results)
     advance("regime tables")
     checkpoint, depth = open_checkpoint(model_dir)
-    spectra = measure(checkpoint, depth, lambda note: advance(f"analysis: {note}"))
+    spectra = measure(checkpoint, depth, lambda note: advance(f"reading {note}"))
     analysis = analyze_spectra(spectra, checkpoint.shape)
-    plan = plan_scaling([model_dir], list(range(1, depth + 1)))
-    depth_scaling = scaling(plan, progress=lambda note: advance(f"scaling: {note}"))
+    depth_scaling = with_fits(truncation_points(str(checkpoint.model_dir), spectra, checkpoint.shape, range(1, depth + 1)))
     return ReportData(checks, regimes, table_md, analysis, depth_scaling, Path(model_dir), settings,
                       checkpoint_digests(model_dir), package_versions(), time.perf_counter() - start)
 

@@ -65,3 +65,17 @@ def test_stale_partials_of_dead_runs_are_removed(tmp_path):
     alive.mkdir()
     assert remove_stale_partials(target) == [dead]
     assert alive.exists() and not dead.exists()
+
+
+def test_unwritable_target_is_a_one_line_user_error(tmp_path):
+    with pytest.raises(UserError, match="cannot"):
+        with atomic_directory("/proc/sabounds-cannot-write-here/out"):
+            pass
+
+
+def test_write_failure_inside_becomes_user_error_and_leaves_nothing(tmp_path):
+    target = tmp_path / "out"
+    with pytest.raises(UserError, match="nothing written"):
+        with atomic_directory(target) as part:
+            raise OSError(28, "No space left on device")
+    assert not list(tmp_path.iterdir())

@@ -236,3 +236,20 @@ def test_outputs_are_written_whole_or_not_at_all(tmp_path, weights, capsys, monk
     assert main(["analyze", str(model), "--out", str(out), "--force"]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["matrices.csv", "model.csv", "totals.csv"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model", "results"]
+
+
+def test_overflowing_lipschitz_product_is_a_one_line_error(tmp_path, capsys):
+    """Finite but huge weights make alpha overflow float64: exit 2 and one line, not Infinity in the JSON."""
+    weights = {k: (v * np.float32(1e30) if "encoder" in k and k.endswith("weight") else v)
+               for k, v in random_weights(layers=3).items()}
+    model = write_model(tmp_path / "huge", weights, config(layers=3))
+    rc, err = _run_cli(["analyze", str(model), "--json"], capsys)
+    assert rc == 2 and "overflows float64" in err and err.count("\n") == 1
+
+
+def test_zero_weights_do_not_print_an_uncomputed_explanation(tmp_path, capsys):
+    weights = {k: np.zeros_like(v) for k, v in random_weights().items()}
+    model = write_model(tmp_path / "zero", weights, config())
+    assert main(["analyze", str(model)]) == 0
+    out = capsys.readouterr().out
+    assert "nan" not in out and "never pays" not in out

@@ -31,6 +31,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+MAX_GRID_M = 10_000
+
+
+def grid_m(text: str) -> int:
+    """``--grid-m``: a positive integer up to 10^4 (the contribution table has ``2m + 1`` columns per matrix)."""
+    value = positive_int(text)
+    if value > MAX_GRID_M:
+        raise argparse.ArgumentTypeError(f"at most {MAX_GRID_M}, got {value}")
+    return value
+
+
 def positive_float(text: str) -> float:
     try:
         value = float(text)
@@ -57,7 +68,7 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model_dir", nargs="?", metavar="MODEL_DIR", help="model directory (default: all-MiniLM-L6-v2)")
     parser.add_argument("--layers", type=positive_int, metavar="K", help="analyse the first K layers as an L = K model")
-    parser.add_argument("--grid-m", type=positive_int, metavar="M", help="p grid {0, 1/M, ..., 2} (default ceil(L + ln N))")
+    parser.add_argument("--grid-m", type=grid_m, metavar="M", help="p grid {0, 1/M, ..., 2} (default ceil(L + ln N))")
     parser.add_argument("--plots", action="store_true", help="with --out, also write PNG figures")
     add_common_arguments(parser)
 
@@ -104,9 +115,10 @@ def summary_lines(analysis: ModelAnalysis) -> list[str]:
              f"edelman with the QK factor 2 = {analysis.variants.edelman_qk_factor_2:.6g}"]
     counts = analysis.p_zero_counts()
     lines.append("p_opt = 0 chosen by: " + ", ".join(f"{k} {z}/{n}" for k, (z, n) in counts.items()))
-    if all(z == n for z, n in counts.values()):
+    growths = [m.contributions[1] / m.contributions[0] for m in analysis.matrices if m.contributions[0] > 0]
+    growth = min(growths) if growths else math.nan
+    if all(z == n for z, n in counts.values()) and math.isfinite(growth) and growth > 1:
         scales = [m.scale for m in analysis.matrices]
-        growth = min(m.contributions[1] / m.contributions[0] for m in analysis.matrices)
         lines.append(
             f"Every matrix chose p = 0, so ours reduces to the rank count sum sqrt(rank * N) + sqrt(L) = "
             f"{analysis.rank_count:.8g}. Why: scale = gamma * alpha * L spans {min(scales):.3g} to {max(scales):.3g} "

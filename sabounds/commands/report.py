@@ -37,7 +37,7 @@ def run(args) -> int:
         with atomic_directory(args.out, force=args.force) as folder, \
                 progress_bar("report", total=sum(sizes.values())) as advance:
             data = build_report(folder, model_dir, settings, advance)
-    except CheckpointError as exc:
+    except (CheckpointError, ValueError) as exc:
         raise UserError(str(exc)) from None
     except KeyboardInterrupt:
         print(f"sabounds report: interrupted; no report written ({args.out} unchanged)", file=sys.stderr)
