@@ -28,7 +28,6 @@ from theory.thm31 import L, Delta, dudley_constant, post_hoc, slot_log_cover
 from theory.thm41 import N, T, p
 
 s, b_F, r_rank, tau, C = sp.symbols("s b r tau C", positive=True)
-beta = sp.Symbol("beta", positive=True)
 alpha_l = sp.Symbol("alpha_l", positive=True)
 _c = sp.Symbol("c_C", positive=True)
 """``C = 1 + c_C`` while computing growth: the exponential model needs ``C > 1``."""
@@ -48,7 +47,6 @@ class Regime:
     schatten: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Expr]
     two_one: Callable[[sp.Expr, sp.Expr], sp.Expr]
     breakpoints: tuple[sp.Expr, ...] = ()
-    parameters: tuple[sp.Symbol, ...] = ()
 
 
 def _power_sum_bound(x: sp.Expr, D: sp.Expr, branch: sp.Expr) -> sp.Expr:
@@ -62,17 +60,17 @@ def _power_sum_bound(x: sp.Expr, D: sp.Expr, branch: sp.Expr) -> sp.Expr:
 
 def frobenius() -> Regime:
     return Regime("frobenius", "||W||_2 <= s, ||W||_F <= b; S_p <= D^{1-p/2} b^p (Hoelder), ||W||_{2,1} <= sqrt(d_out) b",
-                  lambda p_, D, _: D ** (1 - p_ / 2) * b_F**p_, lambda d_out, D: sp.sqrt(d_out) * b_F, parameters=(s, b_F))
+                  lambda p_, D, _: D ** (1 - p_ / 2) * b_F**p_, lambda d_out, D: sp.sqrt(d_out) * b_F)
 
 
 def rank() -> Regime:
     return Regime("rank", "||W||_2 <= s, rank(W) <= r; S_p <= r s^p, ||W||_{2,1} <= sqrt(d_out r) s",
-                  lambda p_, D, _: r_rank * s**p_, lambda d_out, D: sp.sqrt(d_out * r_rank) * s, parameters=(s, r_rank))
+                  lambda p_, D, _: r_rank * s**p_, lambda d_out, D: sp.sqrt(d_out * r_rank) * s)
 
 
 def spectral() -> Regime:
     return Regime("spectral", "||W||_2 <= s only; S_p <= D s^p, ||W||_{2,1} <= sqrt(d_out D) s",
-                  lambda p_, D, _: D * s**p_, lambda d_out, D: sp.sqrt(d_out * D) * s, parameters=(s,))
+                  lambda p_, D, _: D * s**p_, lambda d_out, D: sp.sqrt(d_out * D) * s)
 
 
 def power_law(b: sp.Expr = sp.Integer(1)) -> Regime:
@@ -83,14 +81,14 @@ def power_law(b: sp.Expr = sp.Integer(1)) -> Regime:
     return Regime("power_law", f"sigma_i = s i^(-beta), beta = {b}; S_p = s^p sum_i i^(-beta p) bounded by the integral comparison, "
                   "||W||_{2,1} <= sqrt(d_out) ||W||_F",
                   lambda p_, D, branch: s**p_ * _power_sum_bound(b * p_, D, b * branch),
-                  lambda d_out, D: sp.sqrt(d_out * frob_sq.subs(sp.Symbol("D"), D)), breaks, (s,))
+                  lambda d_out, D: sp.sqrt(d_out * frob_sq.subs(sp.Symbol("D"), D)), breaks)
 
 
 def low_rank_tail() -> Regime:
     return Regime("low_rank_tail", "||W||_2 <= s, rank-r head plus a tail with ||W_{>r}||_F^2 <= tau; "
                   "S_p <= r s^p + D^{1-p/2} tau^{p/2}, ||W||_{2,1} <= sqrt(d_out (r s^2 + tau))",
                   lambda p_, D, _: r_rank * s**p_ + D ** (1 - p_ / 2) * tau ** (p_ / 2),
-                  lambda d_out, D: sp.sqrt(d_out * (r_rank * s**2 + tau)), parameters=(s, r_rank, tau))
+                  lambda d_out, D: sp.sqrt(d_out * (r_rank * s**2 + tau)))
 
 
 REGIMES: dict[str, Callable[[], Regime]] = {
@@ -100,11 +98,12 @@ REGIMES: dict[str, Callable[[], Regime]] = {
 
 @dataclass(frozen=True)
 class AlphaModel:
-    """``layer_sum(e) >= sum_{l=1}^L alpha^(l)^e`` for an exponent ``e >= 0``."""
+    """``layer_sum(e) >= sum_{l=1}^L alpha^(l)^e`` for an exponent ``e >= 0``; ``largest >= max_l alpha^(l)``."""
 
     name: str
     assumptions: str
     layer_sum: Callable[[sp.Expr], sp.Expr]
+    largest: sp.Expr
 
 
 def geometric_sum(ratio: sp.Expr, layers: sp.Expr) -> sp.Expr:
@@ -113,13 +112,19 @@ def geometric_sum(ratio: sp.Expr, layers: sp.Expr) -> sp.Expr:
 
 
 ALPHAS = {
-    "bounded": AlphaModel("bounded", "every product alpha^(l) <= 1", lambda e: L),
-    "exponential": AlphaModel("exponential", "alpha^(l) = C^(L-l), C > 1", lambda e: geometric_sum(C**e, L)),
+    "bounded": AlphaModel("bounded", "every product alpha^(l) <= 1", lambda e: L, sp.Integer(1)),
+    "exponential": AlphaModel("exponential", "alpha^(l) = C^(L-l), C > 1", lambda e: geometric_sum(C**e, L), C ** (L - 1)),
 }
 
 
 def _layer_total(term: sp.Expr, alpha: AlphaModel) -> sp.Expr:
-    """``sum_l term(alpha^(l))`` for a ``term`` homogeneous in ``alpha_l``: ``term(1) * layer_sum(degree)``."""
+    """``sum_l term(alpha^(l)) <= term(1) * layer_sum(degree)`` for a ``term`` homogeneous in ``alpha_l`` outside logs.
+
+    A logarithm containing ``alpha_l`` (the allocated log factor ``log(c s B K rho_k / Delta)``) is increasing
+    in it and is bounded by its value at ``alpha.largest``: with ``alpha^(l) = C^(L-l)`` this keeps the order
+    (``sum_l (L-l)^h ~ L^{1+h}/(1+h)``, and for a positive power of alpha the sum is led by ``l = 1``).
+    """
+    term = term.replace(lambda e: isinstance(e, sp.log) and e.has(alpha_l), lambda e: e.subs(alpha_l, alpha.largest))
     degrees = []
     for t in sp.Add.make_args(term):
         powers = sp.expand_power_base(t, force=True).as_powers_dict()

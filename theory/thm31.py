@@ -20,7 +20,7 @@ import sympy as sp
 from theory.checks import Definition, Identity, Inequality, Interval, Limit, Minimum, Premise
 from theory.derivation import Derivation, Step
 from theory.thm41 import (B, D, K_M, M, N, P_RANGE, a_general, b_general, c_of_p, closed_form, d_in, d_out, ell_M,
-                          ell_par, eps, minimum, n, p, T, a, b)
+                          ell_par, eps, minimum, n, p, s, T, a, b)
 
 K, rho, Delta, kappa, u = sp.symbols("K rho Delta kappa u", positive=True)
 ell_delta = sp.Symbol("ell_delta", positive=True)
@@ -36,6 +36,15 @@ q = 2 * p / (p + 2)
 slot_coefficient = (c_of_p * a_general ** (2 / (p + 2)) * (K_M * ell_M * d_out * D * B**2) ** (p / (p + 2))
                     * M ** (2 / (p + 2)))
 """``A`` with ``log N_k(eps) <= A eps^{-q}``: Theorem 4.1's minimum with its logs and constants kept, regular at p = 0."""
+
+c_par = sp.Symbol("c_par", positive=True)
+"""The constant ``c`` of the parametric log factor ``ell_par = log(c s B / eps)`` (Theorem 4.1, step 4)."""
+
+
+def parametric_log(scale: sp.Expr) -> sp.Expr:
+    """``log(c s B / scale)``: Theorem 4.1's parametric log factor at the covering scale ``scale``."""
+    return sp.log(c_par * s * B / scale)
+
 
 maurey_log = sp.log(2 * d_in * d_out * n * T)
 """``ell_M = log(2 d_in d_out n T)``: the only place the token length T enters."""
@@ -90,6 +99,17 @@ def _steps() -> tuple[Step, ...]:
              sp.Eq(slot_coefficient * (eps / (K * rho)) ** (-q), slot_coefficient * (K * rho) ** q * eps ** (-q), evaluate=False),
              "log N_k(eps/(K rho_k)) = A_k (K rho_k)^q eps^{-q}: the factor rho_k enters with power q/2 = p/(p+2) after the square root",
              Identity({**_SLOT, K: Interval(1, 1000, log=True), rho: _POS})),
+        Step("rescaled_log_factor",
+             sp.Eq(parametric_log(eps / (K * rho)), parametric_log(Delta / (K * rho)) + sp.log(Delta / eps)),
+             "after allocation ell_par_k = log(c s B K rho_k / eps) = log(c s B K rho_k / Delta) + log(Delta/eps): "
+             "the slot's log factor grows with log K + log rho_k; the remainder log(Delta/eps) is free of K and rho_k",
+             Identity({c_par: _POS, s: _POS, B: _POS, K: Interval(1, 1000, log=True), rho: _POS, Delta: _POS,
+                       eps: Interval(sp.Rational(1, 1000), 1, log=True)})),
+        Step("log_remainder_integral",
+             sp.Eq(sp.Integral(sp.sqrt(sp.log(Delta / eps)), (eps, 0, Delta)), sp.sqrt(sp.pi) / 2 * Delta),
+             "at p = 0, sqrt(a + b) <= sqrt(a) + sqrt(b) splits the entropy integral: the remainder contributes "
+             "Gamma(3/2) Delta per slot, free of K and rho_k, so the regime tables keep ell_par_k = log(c s B K rho_k / Delta)",
+             Identity({Delta: _POS})),
         Step("dudley_integral",
              sp.Eq(sp.Integral(sp.sqrt(A) * eps ** (-q / 2), (eps, 0, Delta)), F),
              "int_0^Delta eps^{-p/(p+2)} = (p+2)/2 Delta^{2/(p+2)}; sum aggregation applies it per slot, rss (equal p) to A = sum_k A_k",
@@ -179,8 +199,10 @@ def derivation() -> Derivation:
 
 
 def slot_log_cover(d_in_k: sp.Expr, d_out_k: sp.Expr, schatten: sp.Expr, slots: sp.Expr, rho_k: sp.Expr) -> sp.Expr:
-    """``A_k (K rho_k)^q``: the eps^{-q} coefficient of slot k after allocation, with ``ell_M = log(2 d_in d_out n T)``."""
-    values = {d_in: d_in_k, d_out: d_out_k, D: sp.Min(d_in_k, d_out_k), M: schatten}
+    """``A_k (K rho_k)^q``: the eps^{-q} coefficient of slot k after allocation, with ``ell_M = log(2 d_in d_out n T)``
+    and the allocated parametric log factor ``ell_par_k = log(c s B K rho_k / Delta)`` (step 'rescaled_log_factor')."""
+    values = {d_in: d_in_k, d_out: d_out_k, D: sp.Min(d_in_k, d_out_k), M: schatten,
+              ell_par: parametric_log(Delta / (slots * rho_k))}
     return (slot_coefficient.subs(values).subs(ell_M, maurey_log.subs(values)) * (slots * rho_k) ** q)
 
 
