@@ -238,8 +238,11 @@ def _exponent_fixed(expr: sp.Expr, v: sp.Symbol) -> Exponent:
 
 
 def _exponent_over_p(exprs: dict[Piece, sp.Expr], v: sp.Symbol) -> Exponent:
-    """Growth at each piece; its infimum (and supremum) over p, with the p attaining it."""
-    rows, best, arg, worst = [], None, None, None
+    """Growth at each piece; its infimum (and supremum) over p, with the p attaining it.
+
+    An infimum approached only as a one-sided limit is labelled "infimum, not attained".
+    """
+    rows, best, arg, attained, worst = [], None, None, False, None
     for piece, expr in exprs.items():
         e = _for_growth(expr)
         if piece.is_point:
@@ -251,39 +254,48 @@ def _exponent_over_p(exprs: dict[Piece, sp.Expr], v: sp.Symbol) -> Exponent:
             hi_neg, _ = minimise_over_p(g.scale(-1), p, piece.lo, piece.hi)
             hi_g = hi_neg.scale(-1)
         rows.append((piece.label, g))
-        if best is None or _leading(lo_g, best, piece.is_point) == -1:
-            best, arg = lo_g, (f"p -> {lo_arg}" if not piece.is_point and lo_arg is not None else
-                               f"p = {lo_arg}" if lo_arg is not None else f"any p in ({piece.lo}, {piece.hi})")
+        is_attained = piece.is_point or lo_arg is None or lo_arg not in (piece.lo, piece.hi)
+        if best is None or _leading(lo_g, best, is_attained, attained) == -1:
+            best, attained = lo_g, is_attained
+            arg = (f"p = {lo_arg}" if is_attained and lo_arg is not None else
+                   f"p -> {lo_arg} (infimum, not attained)" if lo_arg is not None else f"any p in ({piece.lo}, {piece.hi})")
         if worst is None or compare(hi_g, worst, Domain()) == 1:
             worst = hi_g
     return Exponent(best.simplified(), arg, tuple(rows), worst.simplified())
 
 
-def _leading(candidate: Growth, best: Growth, attained: bool) -> int | None:
-    """Compare by (rate, power); on a tie an attained value (a point piece) replaces a one-sided limit.
+def _leading(candidate: Growth, best: Growth, candidate_attained: bool, best_attained: bool) -> int | None:
+    """Compare by (rate, power); on a tie an attained value wins over a one-sided limit, two attained values
+    compare by log power, and a limit never replaces the current best.
 
     The log power of a limit p -> end point is not reliable (terms tied in power at the end point are
-    dropped inside the interval), so it never wins a tie.
+    dropped inside the interval), and it is not the growth of any fixed p.
     """
     c = compare(Growth(candidate.rate, candidate.power), Growth(best.rate, best.power), Domain())
-    if c == 0 and attained:
-        return compare(candidate, best, Domain()) or -1
-    return c
+    if c != 0:
+        return c
+    if candidate_attained and best_attained:
+        return compare(candidate, best, Domain())
+    return -1 if candidate_attained else 1
 
 
 def _ours_bound(arch, regime, alpha, aggregation) -> BoundResult:
     exprs = {piece: ours(arch, regime, alpha, piece.lo if piece.is_point else p, piece.branch, aggregation)
              for piece in pieces(regime)}
-    interior = [e for pc, e in exprs.items() if not pc.is_point]
-    expr = interior[0] if len(interior) == 1 else sp.Piecewise(*[(e, p < pc.hi) for pc, e in exprs.items() if not pc.is_point])
+    interior = [(pc, e) for pc, e in exprs.items() if not pc.is_point]
+    points = [(e, sp.Eq(p, pc.lo)) for pc, e in exprs.items() if pc.is_point]
+    expr = interior[0][1] if len(interior) == 1 else sp.Piecewise(
+        *points, *[(e, p < pc.hi) for pc, e in interior[:-1]], (interior[-1][1], True))
     return BoundResult(f"ours_{aggregation}", expr, _exponent_over_p(exprs, L), _exponent_over_p(exprs, N),
                        _exponent_over_p(exprs, T), note=f"{aggregation} aggregation, one p for every slot")
 
 
 def _best_of(a: Exponent, b: Exponent, names: tuple[str, str]) -> Exponent:
+    """The better of the two aggregations' infima, rss (``b``) on ties since rss <= sum at every p; ``worst`` is the
+    smaller of the two suprema (an upper bound on the supremum over p of the minimum)."""
     c = compare(b.best, a.best, Domain())
-    pick, name = (b, names[1]) if c == -1 else (a, names[0])
-    worst = a.worst if compare(a.worst, b.worst, Domain()) != -1 else b.worst
+    pick, name = (b, names[1]) if c is not None and c <= 0 else (a, names[0])
+    worst = a.worst if compare(a.worst, b.worst, Domain()) == -1 else b.worst
     return Exponent(pick.best, f"{pick.argmin} ({name})", (), worst)
 
 
@@ -300,7 +312,8 @@ def regime_result(regime: Regime, alpha: AlphaModel, arch: Architecture | None =
     out["ours_best_p"] = BoundResult("ours_best_p", sp.Min(s_.expr, r_.expr),
                                      _best_of(s_.depth, r_.depth, names), _best_of(s_.width, r_.width, names),
                                      _best_of(s_.token, r_.token, names),
-                                     note="infimum over p in [0, 2] of min(ours_sum, ours_rss); each exponent separately")
+                                     note="expr: min(ours_sum, ours_rss) at one p; exponents: infimum over p in [0, 2] of "
+                                          "the better aggregation, each variable separately")
     return RegimeResult(regime, alpha, arch.name, out)
 
 
