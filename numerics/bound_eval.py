@@ -69,8 +69,8 @@ def stack_proxies(layers: Sequence[Layer], arch: Architecture, width: int) -> St
     n_layers = len(layers)
     if n_layers == 0:
         raise StackError("empty stack")
-    shared_kinds = [k for k in arch.kinds if k.count == 1]
-    head_kinds = [k for k in arch.kinds if k.count != 1]
+    shared_kinds = [k for k in arch.kinds if not k.per_head]
+    head_kinds = [k for k in arch.kinds if k.per_head]
     const = dict(arch.constants)
     ps = grid(n_layers, width)
     norms = []
@@ -89,7 +89,7 @@ def stack_proxies(layers: Sequence[Layer], arch: Architecture, width: int) -> St
         shared, heads = norms[i]
         for kind in arch.kinds:
             for h, w in enumerate(layer[kind.name]):
-                values = {**shared, **(heads[h] if kind.count != 1 else {})}
+                values = {**shared, **(heads[h] if kind.per_head else {})}
                 gamma = _float(kind.gamma.subs(const).subs(values))
                 gamma_e = _float(kind.gamma_edelman.subs(const).subs(values))
                 value, p_best = slot_proxy(singular_values(w), gamma * alphas[i], n_layers, width, ps)

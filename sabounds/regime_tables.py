@@ -9,7 +9,6 @@ from theory.printer import latex
 from theory.regimes import BoundResult, Exponent, RegimeResult
 
 BOUNDS = ("edelman", "ours_sum", "ours_rss", "ours_best_p")
-VARIABLES = {"L": "depth", "N": "width"}
 
 
 def _num(x: sp.Expr) -> str:

@@ -47,8 +47,14 @@ def test_rank_bounded_exponents(capsys):
     assert bounded["ours_rss"]["depth_exponent"] == "1/2"
     assert bounded["ours_best_p"]["depth_exponent"] == "1/2"
     assert bounded["ours_rss"]["depth"]["log_power"] == "1/2"
+    assert bounded["ours_sum"]["depth"]["log_power"] == "1/2"  # sqrt(log K) from eps_k = eps/(K rho_k), K = 3L
     exponential = next(r for r in data["regimes"] if r["alpha"] == "exponential")["bounds"]
     assert exponential["edelman"]["depth_exponent"] == "exponential"
+    # log(K rho_k) with rho_k ~ C^(L-l) grows like L: sum_l sqrt(L - l) ~ L^(3/2), sqrt(sum_l (L - l)) ~ L
+    assert exponential["ours_sum"]["depth_exponent"] == "3/2"
+    assert exponential["ours_rss"]["depth_exponent"] == "1"
+    assert exponential["ours_best_p"]["depth_exponent"] == "1"
+    assert exponential["ours_rss"]["depth"]["attained"] == "p = 0"
 
 
 def test_latex_table_structure(capsys):
@@ -94,7 +100,7 @@ def _curve(name: str, bound: str, var_name: str):
 _PARAMS = st.fixed_dictionaries({
     "s": st.floats(0.5, 2), "b": st.floats(0.5, 4), "r": st.integers(1, 8), "tau": st.floats(0.1, 2),
     "n": st.floats(1e3, 1e6), "T": st.floats(16, 512), "Delta": st.floats(0.5, 4), "B": st.floats(0.5, 2),
-    "K_M": st.floats(0.5, 2), "ell_par": st.floats(1, 10), "ell_delta": st.floats(1, 10),
+    "K_M": st.floats(0.5, 2), "c_par": st.floats(1, 10), "ell_delta": st.floats(1, 10),
     "L": st.integers(2, 16), "N": st.integers(64, 1024)})
 
 

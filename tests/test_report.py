@@ -121,5 +121,8 @@ def test_claim_verdicts_and_their_conditions(report):
     assert verdicts == {"claims.1_depth": "refuted", "claims.2_propagation": "verified",
                         "claims.3_interpolation": "proved", "claims.4_best_p": "refuted", "claims.5_tokens": "verified"}
     depth = checks["claims.1_depth"]["witness"]
-    assert depth["holds"] and all("/rss:" in c for c in depth["holds"])
-    assert depth["fails"] and all("/sum:" in c for c in depth["fails"])
+    assert depth["holds"] == []
+    assert depth["holds_up_to_log"] and all("/bounded/rss:" in c for c in depth["holds_up_to_log"])
+    assert depth["fails"] and all("/sum:" in c or "/exponential/rss:" in c for c in depth["fails"])
+    best_p = checks["claims.4_best_p"]["witness"]
+    assert len(best_p["fails"]) == 1 and "(g kappa)^2 N < r" in best_p["fails"][0] and "p = 2 is picked" in best_p["fails"][0]

@@ -40,10 +40,8 @@ class SlotKind:
     gamma: sp.Expr
     gamma_edelman: sp.Expr
     spectral: sp.Symbol
-
-    @property
-    def min_dim(self) -> sp.Expr:
-        return sp.Min(self.d_in, self.d_out)
+    per_head: bool = False
+    """One copy per attention head (its own spectral norm enters that head's Lipschitz factor), else one per layer."""
 
 
 @dataclass(frozen=True)
@@ -75,16 +73,6 @@ class Architecture:
         total = sp.Add(*(self.per_head.subs(c).subs(shared).subs(h) for h in heads))
         return (1 if self.residual else 0) + self.per_layer.subs(c).subs(shared) * total
 
-    @property
-    def slots_per_layer(self) -> sp.Expr:
-        return sp.Add(*(kind.count for kind in self.kinds))
-
-    def kind(self, name: str) -> SlotKind:
-        for kind in self.kinds:
-            if kind.name == name:
-                return kind
-        raise KeyError(f"{self.name} has no slot kind {name!r}")
-
     def bind(self) -> "Architecture":
         """The architecture with its ``constants`` substituted (e.g. ``L_phi = 113/100``)."""
         c = dict(self.constants)
@@ -112,8 +100,8 @@ def bert(softmax_constant: sp.Expr = 2) -> Architecture:
     """The BERT-adapted multi-head model of THEORY.md sections 2-3: per layer H QK, H Vt, M_in (N x 4N), M_out (4N x N)."""
     c = sp.sympify(softmax_constant)
     kinds = (
-        SlotKind("QK", H, N, N, c * s_V * s_out * s_in, s_V * s_out * s_in, s_QK),
-        SlotKind("Vt", H, N, N, s_out * s_in, s_out * s_in, s_V),
+        SlotKind("QK", H, N, N, c * s_V * s_out * s_in, s_V * s_out * s_in, s_QK, per_head=True),
+        SlotKind("Vt", H, N, N, s_out * s_in, s_out * s_in, s_V, per_head=True),
         SlotKind("M_in", sp.Integer(1), N, 4 * N, s_out, s_out, s_in),
         SlotKind("M_out", sp.Integer(1), 4 * N, N, sp.Integer(1), sp.Integer(1), s_out),
     )
@@ -126,8 +114,8 @@ def single_head(softmax_constant: sp.Expr = 2) -> Architecture:
     """The theory's model (section 2): one head, three matrices per layer: W_QK, W_V, one feed-forward W_FF (N x N)."""
     c = sp.sympify(softmax_constant)
     kinds = (
-        SlotKind("QK", sp.Integer(1), N, N, c * s_V * s_out, s_V * s_out, s_QK),
-        SlotKind("V", sp.Integer(1), N, N, s_out, s_out, s_V),
+        SlotKind("QK", sp.Integer(1), N, N, c * s_V * s_out, s_V * s_out, s_QK, per_head=True),
+        SlotKind("V", sp.Integer(1), N, N, s_out, s_out, s_V, per_head=True),
         SlotKind("FF", sp.Integer(1), N, N, sp.Integer(1), sp.Integer(1), s_out),
     )
     return Architecture("single_head", kinds, L_phi * s_out, attention_head(c),

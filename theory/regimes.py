@@ -28,7 +28,6 @@ from theory.thm31 import L, Delta, dudley_constant, post_hoc, slot_log_cover
 from theory.thm41 import N, T, p
 
 s, b_F, r_rank, tau, C = sp.symbols("s b r tau C", positive=True)
-beta = sp.Symbol("beta", positive=True)
 alpha_l = sp.Symbol("alpha_l", positive=True)
 _c = sp.Symbol("c_C", positive=True)
 """``C = 1 + c_C`` while computing growth: the exponential model needs ``C > 1``."""
@@ -48,7 +47,6 @@ class Regime:
     schatten: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Expr]
     two_one: Callable[[sp.Expr, sp.Expr], sp.Expr]
     breakpoints: tuple[sp.Expr, ...] = ()
-    parameters: tuple[sp.Symbol, ...] = ()
 
 
 def _power_sum_bound(x: sp.Expr, D: sp.Expr, branch: sp.Expr) -> sp.Expr:
@@ -62,17 +60,17 @@ def _power_sum_bound(x: sp.Expr, D: sp.Expr, branch: sp.Expr) -> sp.Expr:
 
 def frobenius() -> Regime:
     return Regime("frobenius", "||W||_2 <= s, ||W||_F <= b; S_p <= D^{1-p/2} b^p (Hoelder), ||W||_{2,1} <= sqrt(d_out) b",
-                  lambda p_, D, _: D ** (1 - p_ / 2) * b_F**p_, lambda d_out, D: sp.sqrt(d_out) * b_F, parameters=(s, b_F))
+                  lambda p_, D, _: D ** (1 - p_ / 2) * b_F**p_, lambda d_out, D: sp.sqrt(d_out) * b_F)
 
 
 def rank() -> Regime:
     return Regime("rank", "||W||_2 <= s, rank(W) <= r; S_p <= r s^p, ||W||_{2,1} <= sqrt(d_out r) s",
-                  lambda p_, D, _: r_rank * s**p_, lambda d_out, D: sp.sqrt(d_out * r_rank) * s, parameters=(s, r_rank))
+                  lambda p_, D, _: r_rank * s**p_, lambda d_out, D: sp.sqrt(d_out * r_rank) * s)
 
 
 def spectral() -> Regime:
     return Regime("spectral", "||W||_2 <= s only; S_p <= D s^p, ||W||_{2,1} <= sqrt(d_out D) s",
-                  lambda p_, D, _: D * s**p_, lambda d_out, D: sp.sqrt(d_out * D) * s, parameters=(s,))
+                  lambda p_, D, _: D * s**p_, lambda d_out, D: sp.sqrt(d_out * D) * s)
 
 
 def power_law(b: sp.Expr = sp.Integer(1)) -> Regime:
@@ -83,14 +81,14 @@ def power_law(b: sp.Expr = sp.Integer(1)) -> Regime:
     return Regime("power_law", f"sigma_i = s i^(-beta), beta = {b}; S_p = s^p sum_i i^(-beta p) bounded by the integral comparison, "
                   "||W||_{2,1} <= sqrt(d_out) ||W||_F",
                   lambda p_, D, branch: s**p_ * _power_sum_bound(b * p_, D, b * branch),
-                  lambda d_out, D: sp.sqrt(d_out * frob_sq.subs(sp.Symbol("D"), D)), breaks, (s,))
+                  lambda d_out, D: sp.sqrt(d_out * frob_sq.subs(sp.Symbol("D"), D)), breaks)
 
 
 def low_rank_tail() -> Regime:
     return Regime("low_rank_tail", "||W||_2 <= s, rank-r head plus a tail with ||W_{>r}||_F^2 <= tau; "
                   "S_p <= r s^p + D^{1-p/2} tau^{p/2}, ||W||_{2,1} <= sqrt(d_out (r s^2 + tau))",
                   lambda p_, D, _: r_rank * s**p_ + D ** (1 - p_ / 2) * tau ** (p_ / 2),
-                  lambda d_out, D: sp.sqrt(d_out * (r_rank * s**2 + tau)), parameters=(s, r_rank, tau))
+                  lambda d_out, D: sp.sqrt(d_out * (r_rank * s**2 + tau)))
 
 
 REGIMES: dict[str, Callable[[], Regime]] = {
@@ -100,11 +98,12 @@ REGIMES: dict[str, Callable[[], Regime]] = {
 
 @dataclass(frozen=True)
 class AlphaModel:
-    """``layer_sum(e) >= sum_{l=1}^L alpha^(l)^e`` for an exponent ``e >= 0``."""
+    """``layer_sum(e) >= sum_{l=1}^L alpha^(l)^e`` for an exponent ``e >= 0``; ``largest >= max_l alpha^(l)``."""
 
     name: str
     assumptions: str
     layer_sum: Callable[[sp.Expr], sp.Expr]
+    largest: sp.Expr
 
 
 def geometric_sum(ratio: sp.Expr, layers: sp.Expr) -> sp.Expr:
@@ -113,13 +112,19 @@ def geometric_sum(ratio: sp.Expr, layers: sp.Expr) -> sp.Expr:
 
 
 ALPHAS = {
-    "bounded": AlphaModel("bounded", "every product alpha^(l) <= 1", lambda e: L),
-    "exponential": AlphaModel("exponential", "alpha^(l) = C^(L-l), C > 1", lambda e: geometric_sum(C**e, L)),
+    "bounded": AlphaModel("bounded", "every product alpha^(l) <= 1", lambda e: L, sp.Integer(1)),
+    "exponential": AlphaModel("exponential", "alpha^(l) = C^(L-l), C > 1", lambda e: geometric_sum(C**e, L), C ** (L - 1)),
 }
 
 
 def _layer_total(term: sp.Expr, alpha: AlphaModel) -> sp.Expr:
-    """``sum_l term(alpha^(l))`` for a ``term`` homogeneous in ``alpha_l``: ``term(1) * layer_sum(degree)``."""
+    """``sum_l term(alpha^(l)) <= term(1) * layer_sum(degree)`` for a ``term`` homogeneous in ``alpha_l`` outside logs.
+
+    A logarithm containing ``alpha_l`` (the allocated log factor ``log(c s B K rho_k / Delta)``) is increasing
+    in it and is bounded by its value at ``alpha.largest``: with ``alpha^(l) = C^(L-l)`` this keeps the order
+    (``sum_l (L-l)^h ~ L^{1+h}/(1+h)``, and for a positive power of alpha the sum is led by ``l = 1``).
+    """
+    term = term.replace(lambda e: isinstance(e, sp.log) and e.has(alpha_l), lambda e: e.subs(alpha_l, alpha.largest))
     degrees = []
     for t in sp.Add.make_args(term):
         powers = sp.expand_power_base(t, force=True).as_powers_dict()
@@ -233,8 +238,11 @@ def _exponent_fixed(expr: sp.Expr, v: sp.Symbol) -> Exponent:
 
 
 def _exponent_over_p(exprs: dict[Piece, sp.Expr], v: sp.Symbol) -> Exponent:
-    """Growth at each piece; its infimum (and supremum) over p, with the p attaining it."""
-    rows, best, arg, worst = [], None, None, None
+    """Growth at each piece; its infimum (and supremum) over p, with the p attaining it.
+
+    An infimum approached only as a one-sided limit is labelled "infimum, not attained".
+    """
+    rows, best, arg, attained, worst = [], None, None, False, None
     for piece, expr in exprs.items():
         e = _for_growth(expr)
         if piece.is_point:
@@ -246,39 +254,48 @@ def _exponent_over_p(exprs: dict[Piece, sp.Expr], v: sp.Symbol) -> Exponent:
             hi_neg, _ = minimise_over_p(g.scale(-1), p, piece.lo, piece.hi)
             hi_g = hi_neg.scale(-1)
         rows.append((piece.label, g))
-        if best is None or _leading(lo_g, best, piece.is_point) == -1:
-            best, arg = lo_g, (f"p -> {lo_arg}" if not piece.is_point and lo_arg is not None else
-                               f"p = {lo_arg}" if lo_arg is not None else f"any p in ({piece.lo}, {piece.hi})")
+        is_attained = piece.is_point or lo_arg is None or lo_arg not in (piece.lo, piece.hi)
+        if best is None or _leading(lo_g, best, is_attained, attained) == -1:
+            best, attained = lo_g, is_attained
+            arg = (f"p = {lo_arg}" if is_attained and lo_arg is not None else
+                   f"p -> {lo_arg} (infimum, not attained)" if lo_arg is not None else f"any p in ({piece.lo}, {piece.hi})")
         if worst is None or compare(hi_g, worst, Domain()) == 1:
             worst = hi_g
     return Exponent(best.simplified(), arg, tuple(rows), worst.simplified())
 
 
-def _leading(candidate: Growth, best: Growth, attained: bool) -> int | None:
-    """Compare by (rate, power); on a tie an attained value (a point piece) replaces a one-sided limit.
+def _leading(candidate: Growth, best: Growth, candidate_attained: bool, best_attained: bool) -> int | None:
+    """Compare by (rate, power); on a tie an attained value wins over a one-sided limit, two attained values
+    compare by log power, and a limit never replaces the current best.
 
     The log power of a limit p -> end point is not reliable (terms tied in power at the end point are
-    dropped inside the interval), so it never wins a tie.
+    dropped inside the interval), and it is not the growth of any fixed p.
     """
     c = compare(Growth(candidate.rate, candidate.power), Growth(best.rate, best.power), Domain())
-    if c == 0 and attained:
-        return compare(candidate, best, Domain()) or -1
-    return c
+    if c != 0:
+        return c
+    if candidate_attained and best_attained:
+        return compare(candidate, best, Domain())
+    return -1 if candidate_attained else 1
 
 
 def _ours_bound(arch, regime, alpha, aggregation) -> BoundResult:
     exprs = {piece: ours(arch, regime, alpha, piece.lo if piece.is_point else p, piece.branch, aggregation)
              for piece in pieces(regime)}
-    interior = [e for pc, e in exprs.items() if not pc.is_point]
-    expr = interior[0] if len(interior) == 1 else sp.Piecewise(*[(e, p < pc.hi) for pc, e in exprs.items() if not pc.is_point])
+    interior = [(pc, e) for pc, e in exprs.items() if not pc.is_point]
+    points = [(e, sp.Eq(p, pc.lo)) for pc, e in exprs.items() if pc.is_point]
+    expr = interior[0][1] if len(interior) == 1 else sp.Piecewise(
+        *points, *[(e, p < pc.hi) for pc, e in interior[:-1]], (interior[-1][1], True))
     return BoundResult(f"ours_{aggregation}", expr, _exponent_over_p(exprs, L), _exponent_over_p(exprs, N),
                        _exponent_over_p(exprs, T), note=f"{aggregation} aggregation, one p for every slot")
 
 
 def _best_of(a: Exponent, b: Exponent, names: tuple[str, str]) -> Exponent:
+    """The better of the two aggregations' infima, rss (``b``) on ties since rss <= sum at every p; ``worst`` is the
+    smaller of the two suprema (an upper bound on the supremum over p of the minimum)."""
     c = compare(b.best, a.best, Domain())
-    pick, name = (b, names[1]) if c == -1 else (a, names[0])
-    worst = a.worst if compare(a.worst, b.worst, Domain()) != -1 else b.worst
+    pick, name = (b, names[1]) if c is not None and c <= 0 else (a, names[0])
+    worst = a.worst if compare(a.worst, b.worst, Domain()) == -1 else b.worst
     return Exponent(pick.best, f"{pick.argmin} ({name})", (), worst)
 
 
@@ -295,7 +312,8 @@ def regime_result(regime: Regime, alpha: AlphaModel, arch: Architecture | None =
     out["ours_best_p"] = BoundResult("ours_best_p", sp.Min(s_.expr, r_.expr),
                                      _best_of(s_.depth, r_.depth, names), _best_of(s_.width, r_.width, names),
                                      _best_of(s_.token, r_.token, names),
-                                     note="infimum over p in [0, 2] of min(ours_sum, ours_rss); each exponent separately")
+                                     note="expr: min(ours_sum, ours_rss) at one p; exponents: infimum over p in [0, 2] of "
+                                          "the better aggregation, each variable separately")
     return RegimeResult(regime, alpha, arch.name, out)
 
 

@@ -17,10 +17,10 @@ from functools import lru_cache
 
 import sympy as sp
 
-from theory.checks import Definition, Identity, Inequality, Interval, Limit, Minimum, Premise
+from theory.checks import Identity, Inequality, Interval, Limit, Minimum, Premise
 from theory.derivation import Derivation, Step
 from theory.thm41 import (B, D, K_M, M, N, P_RANGE, a_general, b_general, c_of_p, closed_form, d_in, d_out, ell_M,
-                          ell_par, eps, minimum, n, p, T, a, b)
+                          ell_par, eps, minimum, n, p, s, T, a, b)
 
 K, rho, Delta, kappa, u = sp.symbols("K rho Delta kappa u", positive=True)
 ell_delta = sp.Symbol("ell_delta", positive=True)
@@ -29,6 +29,8 @@ L = sp.Symbol("L", positive=True)
 m_grid = sp.Symbol("m", positive=True, integer=True)
 j_peel = sp.Symbol("j", positive=True, integer=True)
 x1, x2, x3 = sp.symbols("x_1:4", positive=True)
+rho_k, eps_k = sp.IndexedBase("rho", positive=True), sp.IndexedBase("epsilon", positive=True)
+k_slot = sp.Symbol("k", integer=True, positive=True)
 
 q = 2 * p / (p + 2)
 """Covering exponent of one slot: ``log N_k(eps) ~ eps^{-q}``, ``q < 2`` so Dudley's integral converges."""
@@ -36,6 +38,15 @@ q = 2 * p / (p + 2)
 slot_coefficient = (c_of_p * a_general ** (2 / (p + 2)) * (K_M * ell_M * d_out * D * B**2) ** (p / (p + 2))
                     * M ** (2 / (p + 2)))
 """``A`` with ``log N_k(eps) <= A eps^{-q}``: Theorem 4.1's minimum with its logs and constants kept, regular at p = 0."""
+
+c_par = sp.Symbol("c_par", positive=True)
+"""The constant ``c`` of the parametric log factor ``ell_par = log(c s B / eps)`` (Theorem 4.1, step 4)."""
+
+
+def parametric_log(scale: sp.Expr) -> sp.Expr:
+    """``log(c s B / scale)``: Theorem 4.1's parametric log factor at the covering scale ``scale``."""
+    return sp.log(c_par * s * B / scale)
+
 
 maurey_log = sp.log(2 * d_in * d_out * n * T)
 """``ell_M = log(2 d_in d_out n T)``: the only place the token length T enters."""
@@ -72,7 +83,6 @@ _SLOT = {p: P_RANGE, d_in: Interval(2, 4096, log=True), d_out: Interval(2, 4096,
 def _steps() -> tuple[Step, ...]:
     A = sp.Symbol("A", positive=True)
     F = sp.sqrt(A) * (p + 2) / 2 * Delta ** (2 / (p + 2))
-    eps_1 = sp.Symbol("epsilon_1", positive=True)
     return (
         Step("slot_covering",
              sp.Eq(minimum.subs({a: a_general, b: b_general}), slot_coefficient * eps ** (-q)),
@@ -82,14 +92,29 @@ def _steps() -> tuple[Step, ...]:
              sp.StrictLessThan(q, 2, evaluate=False),
              "q = 2p/(p+2) < 2 for every p >= 0: the entropy integrand eps^{-q/2} is integrable at 0",
              Inequality()),
+        Step("composition",
+             sp.Le(sp.Symbol("||f_W(X) - f_W'(X)||"), sp.Sum(sp.Indexed(rho_k, k_slot) * sp.Indexed(eps_k, k_slot), (k_slot, 1, K))),
+             "an error eps_k in slot k alone reaches the output multiplied by rho_k = gamma_k alpha^(l(k)); errors add over slots",
+             Premise("composition lemma (Lipschitz propagation through the layers, triangle inequality over slots)")),
         Step("allocation",
-             sp.Eq(sp.Sum(rho * eps / (K * rho), (sp.Symbol("k", integer=True, positive=True), 1, K)), eps),
-             "eps_k = eps/(K rho_k): slot errors multiplied by rho_k sum to eps at the output",
+             sp.Eq(sp.Sum(sp.Indexed(rho_k, k_slot) * eps / (K * sp.Indexed(rho_k, k_slot)), (k_slot, 1, K)), eps),
+             "eps_k = eps/(K rho_k): the slot errors, multiplied by their own rho_k, sum to eps at the output",
              Identity()),
         Step("allocated_scale",
              sp.Eq(slot_coefficient * (eps / (K * rho)) ** (-q), slot_coefficient * (K * rho) ** q * eps ** (-q), evaluate=False),
              "log N_k(eps/(K rho_k)) = A_k (K rho_k)^q eps^{-q}: the factor rho_k enters with power q/2 = p/(p+2) after the square root",
              Identity({**_SLOT, K: Interval(1, 1000, log=True), rho: _POS})),
+        Step("rescaled_log_factor",
+             sp.Eq(parametric_log(eps / (K * rho)), parametric_log(Delta / (K * rho)) + sp.log(Delta / eps)),
+             "after allocation ell_par_k = log(c s B K rho_k / eps) = log(c s B K rho_k / Delta) + log(Delta/eps): "
+             "the slot's log factor grows with log K + log rho_k; the remainder log(Delta/eps) is free of K and rho_k",
+             Identity({c_par: _POS, s: _POS, B: _POS, K: Interval(1, 1000, log=True), rho: _POS, Delta: _POS,
+                       eps: Interval(sp.Rational(1, 1000), 1, log=True)})),
+        Step("log_remainder_integral",
+             sp.Eq(sp.Integral(sp.sqrt(sp.log(Delta / eps)), (eps, 0, Delta)), sp.sqrt(sp.pi) / 2 * Delta),
+             "at p = 0, sqrt(a + b) <= sqrt(a) + sqrt(b) splits the entropy integral: the remainder contributes "
+             "Gamma(3/2) Delta per slot, free of K and rho_k, so the regime tables keep ell_par_k = log(c s B K rho_k / Delta)",
+             Identity({Delta: _POS})),
         Step("dudley_integral",
              sp.Eq(sp.Integral(sp.sqrt(A) * eps ** (-q / 2), (eps, 0, Delta)), F),
              "int_0^Delta eps^{-p/(p+2)} = (p+2)/2 Delta^{2/(p+2)}; sum aggregation applies it per slot, rss (equal p) to A = sum_k A_k",
@@ -132,10 +157,12 @@ def _steps() -> tuple[Step, ...]:
              "the single-scale constant (1 + 2/p)(p/2)^{2/(p+2)} tends to 1 as p -> 0+",
              Limit()),
         Step("routes_agree_in_width_depth",
-             sp.Eq((a * kappa**p) ** (1 / (p + 2)) * n ** (1 / (p + 2)) * n ** (-1 / (p + 2)),
-                   proxy_summand.subs({M: a / N ** (p + 1), rho: kappa / L})),
-             "with a = S_p N^{p+1} and kappa = gamma alpha L the single-scale value is the proxy summand times n^{-1/(p+2)}: same L, N exponents",
-             Identity({p: P_RANGE, a: _POS, kappa: _POS, n: _POS, N: Interval(2, 4096, log=True), L: Interval(1, 64)})),
+             sp.Eq(single_scale_value.subs({a: M * N ** (p + 1), kappa: rho * L}),
+                   single_scale_constant * proxy_summand * n ** (-1 / (p + 2))),
+             "with a = S_p N^{p+1} and kappa = gamma alpha L the single-scale value is the proxy summand times "
+             "(1 + 2/p)(p/2)^{2/(p+2)} n^{-1/(p+2)}: same L, N exponents",
+             Identity({p: _P_OPEN, M: Interval(1, 1000, log=True), rho: _POS, n: Interval(1, 10**6, log=True),
+                       N: Interval(2, 4096, log=True), L: Interval(1, 64)})),
         Step("routes_differ_in_n",
              sp.GreaterThan(-1 / (p + 2), -sp.Rational(1, 2), evaluate=False),
              "the single-scale rate n^{-1/(p+2)} is never faster than Dudley's n^{-1/2}; they agree only at p = 0",
@@ -152,10 +179,15 @@ def _steps() -> tuple[Step, ...]:
              sp.Eq(sp.Sum(1 / (j_peel * (j_peel + 1)), (j_peel, 1, sp.oo)), 1),
              "weights 1/(j(j+1)) over dyadic shells (2^{j-1}, 2^j] sum to 1: shell j costs ln(j(j+1)) <= 2 ln(j+1)",
              Identity()),
+        Step("peeling_cost",
+             sp.Le(sp.log(j_peel * (j_peel + 1)), 2 * sp.log(j_peel + 1)),
+             "shell j costs ln(j(j+1)) <= 2 ln(j+1), since j < j + 1",
+             Inequality({j_peel: Interval(1, 10**6, integer=True, log=True)})),
         Step("post_hoc_term",
-             sp.Eq(sp.Symbol("Pi_post_hoc"), post_hoc(K, m_grid, j_peel)),
-             "union bound over P_m^K and the realised radii: sqrt((K ln(2m+1) + sum_k ln(j_k(j_k+1)) + ln(1/delta))/n)",
-             Definition()),
+             sp.Le(sp.Symbol("Pi_post_hoc"), post_hoc(K, m_grid, j_peel)),
+             "union bound over P_m^K and the realised radii (weights 1/(2m+1) per slot and 1/(j(j+1)) per shell): "
+             "sqrt((K ln(2m+1) + sum_k ln(j_k(j_k+1)) + ln(1/delta))/n) <= the stated term by 'peeling_cost'",
+             Premise("union bound with peeling over dyadic radii (standard post hoc argument)")),
         Step("proxy_summand",
              sp.Eq(sp.sqrt(closed_form / c_of_p).subs({eps: 1 / (L * rho), B: 1}), proxy_summand),
              "the published proxy's summand is sqrt(A_k) with c(p), logs and B set aside and K -> L (eps_k = 1/(L gamma alpha))",
@@ -175,12 +207,14 @@ def _steps() -> tuple[Step, ...]:
 def derivation() -> Derivation:
     """The Theorem 3.1 derivation (THEORY.md section 5), each step decided by ``proofs_check``."""
     return Derivation("thm31", "Theorem 3.1: the transformer bound (composition, Dudley, post hoc p)", _steps(),
-                      notes="'rss_cauchy_schwarz' is a cited premise.")
+                      notes="'composition', 'rss_cauchy_schwarz' and 'post_hoc_term' are cited premises.")
 
 
 def slot_log_cover(d_in_k: sp.Expr, d_out_k: sp.Expr, schatten: sp.Expr, slots: sp.Expr, rho_k: sp.Expr) -> sp.Expr:
-    """``A_k (K rho_k)^q``: the eps^{-q} coefficient of slot k after allocation, with ``ell_M = log(2 d_in d_out n T)``."""
-    values = {d_in: d_in_k, d_out: d_out_k, D: sp.Min(d_in_k, d_out_k), M: schatten}
+    """``A_k (K rho_k)^q``: the eps^{-q} coefficient of slot k after allocation, with ``ell_M = log(2 d_in d_out n T)``
+    and the allocated parametric log factor ``ell_par_k = log(c s B K rho_k / Delta)`` (step 'rescaled_log_factor')."""
+    values = {d_in: d_in_k, d_out: d_out_k, D: sp.Min(d_in_k, d_out_k), M: schatten,
+              ell_par: parametric_log(Delta / (slots * rho_k))}
     return (slot_coefficient.subs(values).subs(ell_M, maurey_log.subs(values)) * (slots * rho_k) ** q)
 
 
