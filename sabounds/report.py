@@ -113,14 +113,23 @@ def condense(holds: list[str], fails: list[str]) -> str:
     if not fails:
         return f"holds under all {len(holds)} conditions checked"
     if not holds:
-        return f"fails under all {len(fails)} conditions checked"
+        return f"fails under {len(fails)} conditions"
     h, f = _keys(holds), _keys(fails)
     width = min(len(k) for k in h + f)
-    for i in range(width):
+    for i in range(width if width > 1 else 0):
         yes, no = {k[i] for k in h}, {k[i] for k in f}
-        if len(h + f) > 2 and not yes & no:
+        if not yes & no:
             return f"holds exactly for {', '.join(sorted(yes))}; fails for {', '.join(sorted(no))}"
     return f"holds under {len(holds)}, fails under {len(fails)} conditions; e.g. fails: {fails[0]}"
+
+
+def _conditions(w: dict) -> str:
+    line = condense(w.get("holds", []), w.get("fails", []))
+    partial = w.get("holds_up_to_log", [])
+    if partial:
+        keys = sorted({"/".join(k) for k in _keys(partial)})
+        line += f"; holds only up to a log factor under {len(partial)}: {', '.join(keys)}"
+    return line
 
 
 def _claims(data: ReportData) -> list[tuple[Check, Outcome]]:
@@ -131,7 +140,7 @@ def _claim_rows(data: ReportData) -> list[str]:
     rows = ["| claim | verdict | conditions |", "| --- | --- | --- |"]
     for check, outcome in _claims(data):
         w = outcome.witness or {}
-        rows.append(f"| {check.claim} | **{outcome.verdict.value}** | {condense(w.get('holds', []), w.get('fails', []))} |")
+        rows.append(f"| {check.claim} | **{outcome.verdict.value}** | {_conditions(w)} |")
     return rows
 
 
@@ -142,6 +151,8 @@ def _claim_details(data: ReportData) -> list[str]:
         lines += [f"### `{check.id}`: {outcome.verdict.value}", "", f"{check.claim}. Method: {outcome.method}.", "",
                   outcome.detail.split(". HOLDS under")[0] + ".", ""]
         lines += ["Holds under:", "", *[f"- {c}" for c in w.get("holds", [])], ""] if w.get("holds") else []
+        lines += ["Holds only up to a log factor under:", "", *[f"- {c}" for c in w["holds_up_to_log"]], ""] \
+            if w.get("holds_up_to_log") else []
         lines += ["Fails under:", "", *[f"- {c}" for c in w.get("fails", [])], ""] if w.get("fails") else []
     return lines
 

@@ -80,6 +80,9 @@ _SLOT = {p: P_RANGE, d_in: Interval(2, 4096, log=True), d_out: Interval(2, 4096,
          ell_M: _POS, ell_par: _POS}
 
 
+_u = sp.Symbol("u", positive=True)
+
+
 def _steps() -> tuple[Step, ...]:
     A = sp.Symbol("A", positive=True)
     F = sp.sqrt(A) * (p + 2) / 2 * Delta ** (2 / (p + 2))
@@ -111,8 +114,9 @@ def _steps() -> tuple[Step, ...]:
              Identity({c_par: _POS, s: _POS, B: _POS, K: Interval(1, 1000, log=True), rho: _POS, Delta: _POS,
                        eps: Interval(sp.Rational(1, 1000), 1, log=True)})),
         Step("log_remainder_integral",
-             sp.Eq(sp.Integral(sp.sqrt(sp.log(Delta / eps)), (eps, 0, Delta)), sp.sqrt(sp.pi) / 2 * Delta),
-             "at p = 0, sqrt(a + b) <= sqrt(a) + sqrt(b) splits the entropy integral: the remainder contributes "
+             sp.Eq(Delta * sp.Integral(sp.sqrt(_u) * sp.exp(-_u), (_u, 0, sp.oo)), sp.sqrt(sp.pi) / 2 * Delta),
+             "at p = 0, sqrt(a + b) <= sqrt(a) + sqrt(b) splits the entropy integral: the remainder "
+             "int_0^Delta sqrt(log(Delta/eps)) d eps (substitute eps = Delta e^{-u}) contributes "
              "Gamma(3/2) Delta per slot, free of K and rho_k, so the regime tables keep ell_par_k = log(c s B K rho_k / Delta)",
              Identity({Delta: _POS})),
         Step("dudley_integral",
