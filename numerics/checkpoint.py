@@ -149,6 +149,8 @@ class _PickleFile:
             state = torch.load(str(path), map_location="cpu", weights_only=True)
         except Exception as exc:  # torch raises many types for a bad or unsafe file
             raise CheckpointError(f"{path}: weights-only load failed ({_one_line(exc)})") from None
+        if not isinstance(state, dict):
+            raise CheckpointError(f"{path}: expected a state dict of tensors, found {type(state).__name__}")
         self._state = {k: v for k, v in state.items() if hasattr(v, "float")}
         self.names = set(self._state)
 
