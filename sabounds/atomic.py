@@ -44,8 +44,16 @@ def remove_stale_partials(target: Path) -> list[Path]:
     return removed
 
 
-def _raise_interrupt(signum, frame):
-    raise KeyboardInterrupt
+class _Interrupts:
+    """Ctrl-C and SIGTERM raise KeyboardInterrupt and are remembered, so that an interrupt swallowed by library
+    code (a bare ``except:``) still prevents the folder from being moved into place."""
+
+    def __init__(self):
+        self.seen = False
+
+    def __call__(self, signum, frame):
+        self.seen = True
+        raise KeyboardInterrupt
 
 
 @contextmanager
@@ -53,7 +61,7 @@ def atomic_directory(target: str | os.PathLike, force: bool = False) -> Iterator
     """Yield a partial folder; move it to ``target`` when the block succeeds, remove it otherwise.
 
     An existing ``target`` is replaced only with ``force``; without it the call is refused before any
-    work.  SIGTERM is treated like Ctrl-C for the duration, so both clean up.
+    work.  SIGTERM is treated like Ctrl-C for the duration, so both clean up.  Must run in the main thread.
     """
     target = Path(target).resolve()
     if target.exists() and not force:
@@ -71,9 +79,12 @@ def atomic_directory(target: str | os.PathLike, force: bool = False) -> Iterator
         partial.mkdir()
     except OSError as exc:
         raise UserError(f"cannot write in {target.parent}: {exc.strerror}") from None
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    interrupts = _Interrupts()
+    previous = {sig: signal.signal(sig, interrupts) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield partial
+        if interrupts.seen:
+            raise KeyboardInterrupt
         if target.exists():
             trash = target.parent / f".{target.name}.old-{os.getpid()}"
             target.rename(trash)
@@ -88,4 +99,5 @@ def atomic_directory(target: str | os.PathLike, force: bool = False) -> Iterator
         shutil.rmtree(partial, ignore_errors=True)
         raise
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

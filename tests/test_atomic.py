@@ -79,3 +79,16 @@ def test_write_failure_inside_becomes_user_error_and_leaves_nothing(tmp_path):
         with atomic_directory(target) as part:
             raise OSError(28, "No space left on device")
     assert not list(tmp_path.iterdir())
+
+
+def test_an_interrupt_swallowed_inside_still_discards_the_folder(tmp_path):
+    import signal
+    target = tmp_path / "out"
+    with pytest.raises(KeyboardInterrupt):
+        with atomic_directory(target) as part:
+            (part / "a.txt").write_text("x")
+            try:
+                signal.raise_signal(signal.SIGTERM)
+            except BaseException:  # library code that swallows everything
+                pass
+    assert not list(tmp_path.iterdir())
