@@ -15,6 +15,7 @@ import numpy as np
 import sympy as sp
 
 from numerics.evaluate import evaluate_float
+from numerics.norms import norm_21
 from numerics.spectra import schatten_grid, singular_values
 from theory import edelman as E
 from theory.architecture import Architecture
@@ -35,11 +36,6 @@ class StackProxies:
     edelman: float
     p_opt: tuple[tuple[str, float], ...]
     alpha: tuple[float, ...]
-
-
-def two_one_norm(w: np.ndarray) -> float:
-    """``||W||_{2,1}``: the sum over columns of their l2 norms (row-vector orientation, y = x W)."""
-    return float(np.linalg.norm(np.asarray(w, dtype=float), axis=0).sum())
 
 
 def grid(n_layers: int, width: int) -> np.ndarray:
@@ -95,5 +91,5 @@ def stack_proxies(layers: Sequence[Layer], arch: Architecture, width: int) -> St
                 value, p_best = slot_proxy(singular_values(w), gamma * alphas[i], n_layers, width, ps)
                 ours += value
                 p_opt.append((f"{i}.{kind.name}.{h}", p_best))
-                terms += float(evaluate_float(E.slot_term(E.rho_1, E.w_1), {E.rho_1: gamma_e * alphas[i], E.w_1: two_one_norm(w)}))
+                terms += float(evaluate_float(E.slot_term(E.rho_1, E.w_1), {E.rho_1: gamma_e * alphas[i], E.w_1: float(norm_21(np.asarray(w, dtype=float)))}))
     return StackProxies(proxy_total(ours, n_layers), float(evaluate_float(E.proxy_form(E.xi), {E.xi: terms})), tuple(p_opt), alphas)

@@ -7,7 +7,6 @@ interrupted run leaves nothing.  The numbers come from the same functions as the
 
 from __future__ import annotations
 
-import csv
 import json
 import time
 from dataclasses import dataclass

@@ -76,7 +76,7 @@ def test_unwritable_target_is_a_one_line_user_error(tmp_path):
 def test_write_failure_inside_becomes_user_error_and_leaves_nothing(tmp_path):
     target = tmp_path / "out"
     with pytest.raises(UserError, match="nothing written"):
-        with atomic_directory(target) as part:
+        with atomic_directory(target):
             raise OSError(28, "No space left on device")
     assert not list(tmp_path.iterdir())
 
