@@ -3,7 +3,7 @@
 Tokens are rows; the norm on inputs and outputs is ``||A||_{2->inf}``, the largest l2 norm of a row.
 ``attention_ratio(X, X', W) = ||f(X) - f(X')||_{2->inf} / ||X - X'||_{2->inf}`` and
 ``softmax_ratio(u, u') = ||softmax(u) - softmax(u')||_1 / ||u - u'||_inf`` are what the conjecture
-families of ``proofs_check.conjecture`` maximise.  The ``*_mp`` versions recompute a witness at
+families of ``sabounds.proofs_check.conjecture`` maximise.  The ``*_mp`` versions recompute a witness at
 mpmath precision so that a refutation does not rest on float64 rounding.
 """
 

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import sympy as sp
 
-from numerics.bound_eval import grid as proxy_grid
-from proofs_check.registry import claim
-from proofs_check.verdict import Outcome, Settings, Verdict
-from theory import regimes as R
-from theory.asymptotics import Domain, Growth, compare
-from theory.thm31 import L as L_sym, proxy_summand, rho, slot_coefficient
-from theory.thm41 import M, N, p
+from sabounds.numerics.expressions.proxies_via_theory import grid as proxy_grid
+from sabounds.proofs_check.registry import claim
+from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
+from sabounds.theory import regimes as R
+from sabounds.theory.asymptotics import Domain, Growth, compare
+from sabounds.theory.thm31 import L as L_sym, proxy_summand, rho, slot_coefficient
+from sabounds.theory.thm41 import M, N, p
 
-_SYMBOLIC = ("sympy growth orders of the regime tables (theory.regimes; limits of log-ratios, with the positivity "
+_SYMBOLIC = ("sympy growth orders of the regime tables (sabounds.theory.regimes; limits of log-ratios, with the positivity "
              "of log factors checked at 3 sample points at 30 digits)")
 _SAMPLED = {"precision_digits": 30, "samples": 3}
 
@@ -90,7 +90,7 @@ def _propagation(settings: Settings) -> Outcome:
 
 @claim("claims.3_interpolation", "the bound interpolates between rank-based (p = 0) and norm-based (p = 2) covering")
 def _interpolation(settings: Settings) -> Outcome:
-    from theory.thm41 import B, D, K_M, d_in, d_out, ell_M, ell_par
+    from sabounds.theory.thm41 import B, D, K_M, d_in, d_out, ell_M, ell_par
     rank_sym, frob = sp.symbols("rank F", positive=True)
     at0 = slot_coefficient.subs(p, 0).subs(M, rank_sym)
     lim0 = sp.limit(slot_coefficient, p, 0, "+").subs(M, rank_sym)

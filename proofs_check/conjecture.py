@@ -3,7 +3,7 @@
 
 Each built-in family is a small frozen dataclass holding the proposed ``value`` with a ``decide(settings)``
 method; its docstring states the claim, the method, its cost and when it fails.  ``FreeForm`` decides a
-relation parsed by ``theory.expression`` over a box of scalar variables.  Sympy goes first where it can
+relation parsed by ``sabounds.theory.expression`` over a box of scalar variables.  Sympy goes first where it can
 decide; otherwise an adversarial search (random starts, then local optimisation) at mpmath precision.
 A refutation found in float64 is re-evaluated at mpmath precision before it is reported.
 """
@@ -20,18 +20,18 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from numerics.attention import (attention_ratio, attention_ratio_mp, into_unit_rows, norm_2_inf,
+from sabounds.numerics.attention import (attention_ratio, attention_ratio_mp, into_unit_rows, norm_2_inf,
                                 softmax_ratio, softmax_ratio_mp, spectral_norm_mp)
-from numerics.bounded_evaluate import bounded_evaluate
-from numerics.matrix_atoms import substitute_atoms
-from proofs_check import deciders
-from proofs_check.deciders import rng_for
-from proofs_check.search import adversarial_max_vector, adversarial_min
-from proofs_check.time_limit import TimeLimit, time_limit
-from proofs_check.verdict import Outcome, Settings, Verdict
-from theory import thm41
-from theory.checks import Interval
-from theory.matrix_atoms import W, X
+from sabounds.numerics.expressions.bounded import bounded_evaluate
+from sabounds.numerics.expressions.matrix_atoms import substitute_atoms
+from sabounds.proofs_check import deciders
+from sabounds.proofs_check.deciders import rng_for
+from sabounds.proofs_check.search import adversarial_max_vector, adversarial_min
+from sabounds.proofs_check.time_limit import TimeLimit, time_limit
+from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
+from sabounds.theory import thm41
+from sabounds.theory.checks import Interval
+from sabounds.theory.matrix_atoms import W, X
 
 
 def _quiet(note: str = "") -> None:
@@ -274,7 +274,7 @@ class FreeForm:
     sign and integrality assumptions taken from their ranges, within ``symbolic_seconds``: ``proved`` when it
     succeeds; (2) otherwise an adversarial search of the relative gap ``(rhs - lhs) / max(|lhs|, |rhs|)``
     (``settings.samples`` random starts, corners, then pattern search) at ``settings.precision`` digits with a
-    guarded evaluator (``numerics.bounded_evaluate``), stopping at the time budget.  ``refuted`` when the gap
+    guarded evaluator (``sabounds.numerics.expressions.bounded``), stopping at the time budget.  ``refuted`` when the gap
     is below ``-10^(-precision/2)`` (strict relations: <= 0) at a witness re-checked at twice the precision;
     ``verified`` otherwise, with the smallest gap; ``unresolved`` if no point could be evaluated.
     Cost: at most ``budget`` seconds.  Fails: a violation confined to a tiny region can be missed.
@@ -354,7 +354,7 @@ class FreeForm:
 
 @dataclass(frozen=True)
 class Thm41Tail(ConstantFamily):
-    """Claim: a Theorem 4.1 tail step (``theory.thm41``, THEORY.md section 4) holds with its right side times ``value``.
+    """Claim: a Theorem 4.1 tail step (``sabounds.theory.thm41``, THEORY.md section 4) holds with its right side times ``value``.
 
     Method: (1) an explicit extremal matrix where the step holds with equality (diagonal, so its float64 SVD is
     exact): ``refuted`` there whenever ``value < 1``; (2) otherwise the step's own check (``MatrixRelation``:
@@ -419,7 +419,7 @@ class CoveringConstant(ConstantFamily):
     """Claim: ``min_{r > 0} (a r + b r^{-2/p}) <= value * a^{2/(p+2)} b^{p/(p+2)}`` for all a, b > 0 and p in
     ``p_range`` (default (0, 2]): the constant c(p) of Theorem 4.1 is at most ``value``.
 
-    Method (sympy): the minimum is ``(1 + p/2) a r*`` at ``r* = (2b/(ap))^{p/(p+2)}`` (``theory.thm41``, steps
+    Method (sympy): the minimum is ``(1 + p/2) a r*`` at ``r* = (2b/(ap))^{p/(p+2)}`` (``sabounds.theory.thm41``, steps
     stationarity .. minimum_value); sympy simplifies its ratio to ``a^{2/(p+2)} b^{p/(p+2)}`` to a function of
     p alone and checks it equals ``c(p) = ((p+2)^{p+2}/(4 p^p))^{1/(p+2)}``; with ``p = 2/(1+q)``, q >= 0, sympy
     shows ``d log c / dp = 2 log(2/p)/(p+2)^2 >= 0``, so the supremum over the range is ``c(hi)`` (``c(0+) = 1``,

@@ -15,14 +15,14 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from numerics.evaluate import evaluate
-from numerics.matrix_atoms import substitute_atoms
-from numerics.random_matrices import draw, token_matrix
-from proofs_check.search import adversarial_min, from_unit
-from proofs_check.verdict import Outcome, Settings, Verdict
-from theory import checks as C
-from theory.derivation import Step
-from theory.matrix_atoms import W, X
+from sabounds.numerics.expressions.evaluate import evaluate
+from sabounds.numerics.expressions.matrix_atoms import substitute_atoms
+from sabounds.numerics.testbeds.random_matrices import draw, token_matrix
+from sabounds.proofs_check.search import adversarial_min, from_unit
+from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
+from sabounds.theory import checks as C
+from sabounds.theory.derivation import Step
+from sabounds.theory.matrix_atoms import W, X
 
 
 def rng_for(key: str, settings: Settings) -> np.random.Generator:

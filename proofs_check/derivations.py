@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from proofs_check.deciders import decide
-from proofs_check.registry import Check, register
-from theory.checks import Premise
-from theory.derivation import Derivation, Step
+from sabounds.proofs_check.deciders import decide
+from sabounds.proofs_check.registry import Check, register
+from sabounds.theory.checks import Premise
+from sabounds.theory.derivation import Derivation, Step
 
 
 def step_check(derivation: Derivation, step: Step) -> Check:

@@ -11,11 +11,11 @@ import math
 
 import numpy as np
 
-from numerics.random_matrices import FAMILIES, spectrum
-from numerics.spectra import numerical_rank
-from proofs_check.deciders import rng_for
-from proofs_check.registry import claim
-from proofs_check.verdict import Outcome, Settings, Verdict
+from sabounds.numerics.testbeds.random_matrices import FAMILIES, spectrum
+from sabounds.numerics.spectra import numerical_rank
+from sabounds.proofs_check.deciders import rng_for
+from sabounds.proofs_check.registry import claim
+from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 
 _DENSE = np.linspace(0.0, 2.0, 4001)
 _MS = (1, 2, 4, 8, 16, 32, 64)

@@ -12,14 +12,14 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from proofs_check.verdict import Outcome, Settings, Verdict
+from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 
 # Modules that register checks when imported, in reporting order.
 CHECK_MODULES = (
-    "proofs_check.thm41",
-    "proofs_check.thm31",
-    "proofs_check.claims",
-    "proofs_check.grid",
+    "sabounds.proofs_check.thm41",
+    "sabounds.proofs_check.thm31",
+    "sabounds.proofs_check.claims",
+    "sabounds.proofs_check.grid",
 )
 
 

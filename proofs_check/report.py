@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from proofs_check.registry import Check
-from proofs_check.verdict import Outcome, Verdict
+from sabounds.proofs_check.registry import Check
+from sabounds.proofs_check.verdict import Outcome, Verdict
 
 
 def outcome_record(check: Check, outcome: Outcome) -> dict:

@@ -16,7 +16,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from theory.checks import Interval
+from sabounds.theory.checks import Interval
 
 
 def _bounds(iv: Interval) -> tuple[float, float]:

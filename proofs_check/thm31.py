@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from proofs_check.derivations import register_derivation
-from theory import edelman, thm31
+from sabounds.proofs_check.derivations import register_derivation
+from sabounds.theory import edelman, thm31
 
 register_derivation(thm31.derivation())
 register_derivation(edelman.derivation())

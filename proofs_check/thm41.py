@@ -1,16 +1,16 @@
-"""Checks of Theorem 4.1: every decidable step of ``theory.thm41.derivation()``, plus numeric claims on spectra."""
+"""Checks of Theorem 4.1: every decidable step of ``sabounds.theory.thm41.derivation()``, plus numeric claims on spectra."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from numerics.random_matrices import draw, spectrum, with_spectrum
-from numerics.spectra import numerical_rank, schatten, singular_values
-from proofs_check.deciders import rng_for
-from proofs_check.derivations import register_derivation
-from proofs_check.registry import claim
-from proofs_check.verdict import Outcome, Settings, Verdict
-from theory.thm41 import derivation
+from sabounds.numerics.testbeds.random_matrices import draw, spectrum, with_spectrum
+from sabounds.numerics.spectra import numerical_rank, schatten, singular_values
+from sabounds.proofs_check.deciders import rng_for
+from sabounds.proofs_check.derivations import register_derivation
+from sabounds.proofs_check.registry import claim
+from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
+from sabounds.theory.thm41 import derivation
 
 register_derivation(derivation())
 

@@ -7,8 +7,8 @@ import csv
 from pathlib import Path
 from typing import Sequence
 
-from numerics.model_analysis import ModelAnalysis
-from numerics.scaling import ScalingResult
+from sabounds.numerics.proxies.model_analysis import ModelAnalysis
+from sabounds.numerics.proxies.scaling import ScalingResult
 
 
 def write_csv(path: Path, header: Sequence[str], rows) -> None:

@@ -12,8 +12,8 @@ import matplotlib.ticker  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from numerics.model_analysis import TYPES, ModelAnalysis  # noqa: E402
-from numerics.scaling import ScalingResult  # noqa: E402
+from sabounds.numerics.proxies.model_analysis import TYPES, ModelAnalysis  # noqa: E402
+from sabounds.numerics.proxies.scaling import ScalingResult  # noqa: E402
 
 
 def _per_type_axes(title: str):

@@ -1,12 +1,12 @@
-"""Render regime results (``theory.regimes``) as Markdown, LaTeX or JSON-ready data: presentation only."""
+"""Render regime results (``sabounds.theory.regimes``) as Markdown, LaTeX or JSON-ready data: presentation only."""
 
 from __future__ import annotations
 
 import sympy as sp
 
-from theory.asymptotics import Growth
-from theory.printer import latex
-from theory.regimes import BoundResult, Exponent, RegimeResult
+from sabounds.theory.asymptotics import Growth
+from sabounds.theory.printer import latex
+from sabounds.theory.regimes import BoundResult, Exponent, RegimeResult
 
 BOUNDS = ("edelman", "ours_sum", "ours_rss", "ours_best_p")
 
@@ -34,7 +34,7 @@ def growth_text(g: Growth, var: str) -> str:
 
 def token_text(e: Exponent, expr: sp.Expr) -> str:
     """How T enters: ``none``, ``log^(k)`` (power 0, log power k > 0), a power, or exponential; over p: best and worst."""
-    from theory.thm41 import T
+    from sabounds.theory.thm41 import T
     if T not in expr.free_symbols:
         return "none"
 
@@ -108,7 +108,7 @@ def _tex_growth(g: Growth, var: str) -> str:
 
 
 def _tex_token(e: Exponent, expr: sp.Expr) -> str:
-    from theory.thm41 import T
+    from sabounds.theory.thm41 import T
     if T not in expr.free_symbols:
         return "none"
     best, worst = _tex_growth(e.best, "T"), _tex_growth(e.worst or e.best, "T")

@@ -14,11 +14,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from numerics.model_analysis import ModelAnalysis, analyze_spectra, measure, open_checkpoint
-from numerics.scaling import ScalingResult, truncation_points, with_fits
-from proofs_check.registry import Check, all_checks, run_all
-from proofs_check.report import failing_steps, outcome_record, summary
-from proofs_check.verdict import Outcome, Settings
+from sabounds.numerics.proxies.model_analysis import ModelAnalysis, analyze_spectra, measure, open_checkpoint
+from sabounds.numerics.proxies.scaling import ScalingResult, truncation_points, with_fits
+from sabounds.proofs_check.registry import Check, all_checks, run_all
+from sabounds.proofs_check.report import failing_steps, outcome_record, summary
+from sabounds.proofs_check.verdict import Outcome, Settings
 from sabounds import __version__
 from sabounds.commands.analyze import summary_lines
 from sabounds.output_files import write_analysis_files, write_csv, write_scaling_files
@@ -52,8 +52,8 @@ def stage_sizes(model_dir: Path) -> dict[str, int]:
 def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData:
     """Run every stage; ``advance(note)`` is called once per progress step of :func:`stage_sizes`."""
     from sabounds.regime_tables import json_data, markdown as regimes_markdown
-    from theory.architecture import ARCHITECTURES
-    from theory.regimes import table
+    from sabounds.theory.architecture import ARCHITECTURES
+    from sabounds.theory.regimes import table
 
     start = time.perf_counter()
     checks = run_all(all_checks(), settings, progress=lambda c, o: advance(c.id))

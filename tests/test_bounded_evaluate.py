@@ -1,4 +1,4 @@
-"""The guarded evaluator agrees with ``numerics.evaluate`` and refuses unbounded work quickly; ``time_limit`` interrupts."""
+"""The guarded evaluator agrees with ``sabounds.numerics.expressions.evaluate`` and refuses unbounded work quickly; ``time_limit`` interrupts."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import mpmath
 import pytest
 import sympy as sp
 
-from numerics.bounded_evaluate import MagnitudeError, bounded_evaluate
-from numerics.evaluate import evaluate
-from proofs_check.time_limit import TimeLimit, time_limit
+from sabounds.numerics.expressions.bounded import MagnitudeError, bounded_evaluate
+from sabounds.numerics.expressions.evaluate import evaluate
+from sabounds.proofs_check.time_limit import TimeLimit, time_limit
 
 x, y = sp.symbols("x y", positive=True)
 

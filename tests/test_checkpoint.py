@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from bert_files import config, decoded, random_weights, write_model, write_safetensors
-from numerics.bert import read_layer
-from numerics.checkpoint import Checkpoint, CheckpointError, default_model_dir
-from numerics.model_analysis import analyze_model
+from sabounds.numerics.checkpoints.bert import read_layer
+from sabounds.numerics.checkpoints.reader import Checkpoint, CheckpointError, default_model_dir
+from sabounds.numerics.proxies.model_analysis import analyze_model
 from sabounds.cli import main
 
 QUERY = "encoder.layer.1.attention.self.query.weight"
@@ -52,7 +52,7 @@ def test_bfloat16_widening_is_exact_on_known_bits(tmp_path):
     header_len = struct.unpack("<Q", (tmp_path / "t.safetensors").read_bytes()[:8])[0]
     raw = (tmp_path / "t.safetensors").read_bytes()[8 + header_len:]
     assert raw[:2] == (0x3F80).to_bytes(2, "little")  # 1.0 in bfloat16
-    from numerics.checkpoint import _SafetensorsFile
+    from sabounds.numerics.checkpoints.reader import _SafetensorsFile
     got = _SafetensorsFile(tmp_path / "t.safetensors").read("w")
     assert got[0, 0] == 1.0 and got[0, 1] == -2.0 and got[1, 0] == 3.140625
     assert got[1, 1] == np.float32(np.uint32(0x3A830000).view(np.float32)) and abs(got[1, 1] - 1e-3) < 1e-5

@@ -43,8 +43,8 @@ def test_bad_arguments_give_one_line_and_exit_2(argv, needle, capsys):
 
 
 def test_failing_step_gives_exit_1(monkeypatch, capsys):
-    from proofs_check import registry
-    from proofs_check.verdict import Outcome, Verdict
+    from sabounds.proofs_check import registry
+    from sabounds.proofs_check.verdict import Outcome, Verdict
     bad = registry.Check("zz.failing_step", "a step that fails", lambda s: Outcome(Verdict.REFUTED, "test"), True)
     monkeypatch.setattr(registry, "select", lambda pattern: [bad])
     import sabounds.commands.verify as v

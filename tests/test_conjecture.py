@@ -8,10 +8,10 @@ import math
 import pytest
 import sympy as sp
 
-from proofs_check.conjecture import AttentionLipschitz, SoftmaxLinfL1
-from proofs_check.verdict import Settings, Verdict
+from sabounds.proofs_check.conjecture import AttentionLipschitz, SoftmaxLinfL1
+from sabounds.proofs_check.verdict import Settings, Verdict
 from sabounds.cli import main
-from theory.expression import ExpressionError, parse_relation
+from sabounds.theory.expression import ExpressionError, parse_relation
 
 KEYS = {"verdict", "method", "witness", "margin", "precision_digits", "samples"}
 

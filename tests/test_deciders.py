@@ -5,12 +5,12 @@ from dataclasses import replace
 import pytest
 import sympy as sp
 
-from proofs_check.deciders import decide
-from proofs_check.verdict import Settings, Verdict
-from theory import thm41 as T
-from theory.checks import Identity, Inequality, Interval, Limit, MatrixRelation, Minimum
-from theory.derivation import Step
-from theory.matrix_atoms import RowNormMax, SchattenQuantity, SingularValue, TailFrobeniusSq, TruncationError, W, X
+from sabounds.proofs_check.deciders import decide
+from sabounds.proofs_check.verdict import Settings, Verdict
+from sabounds.theory import thm41 as T
+from sabounds.theory.checks import Identity, Inequality, Interval, Limit, MatrixRelation, Minimum
+from sabounds.theory.derivation import Step
+from sabounds.theory.matrix_atoms import RowNormMax, SchattenQuantity, SingularValue, TailFrobeniusSq, TruncationError, W, X
 
 QUICK = Settings(precision=30, samples=40)
 p, a, b, r = T.p, T.a, T.b, T.r
@@ -121,5 +121,5 @@ def test_tighter_constant_substitution_keeps_the_derivation_decidable():
 
 @pytest.mark.parametrize("kind", [Identity, Inequality, Limit, MatrixRelation, Minimum])
 def test_each_check_kind_has_a_decider(kind):
-    from proofs_check.deciders import DECIDERS
+    from sabounds.proofs_check.deciders import DECIDERS
     assert kind in DECIDERS

@@ -1,6 +1,6 @@
 """Property tests of the depth claim (seed claims 1 and 2) on random BERT-like stacks, THEORY.md section 6.
 
-Stacks (``numerics.random_stacks``): every layer's Lipschitz factor is exactly C, so ``alpha^(l) = C^(L-l)``;
+Stacks (``sabounds.numerics.testbeds.random_stacks``): every layer's Lipschitz factor is exactly C, so ``alpha^(l) = C^(L-l)``;
 QK_h, Vt_h exactly rank d_h = N/H, feed-forward rank N.  In the bounded regime the layers share their singular
 values (``shared_spectra``) so that ``xi_l`` is nearly constant and ``sum_{l <= L} xi_l`` is proportional to L;
 with independent spectra the prefix sums fluctuate and the fitted slope wanders by up to ~0.07 (measured).  For a fixed stack of 64 layers the proxies are
@@ -30,10 +30,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics import proxies
-from numerics.depth_ratio import alphas, edelman, optimal, ours, summarise_stack
-from numerics.spectra import schatten_grid
-from numerics.strategies import bert_like_stacks, finds_counterexample
+from sabounds.numerics.proxies import published as proxies
+from sabounds.numerics.proxies.depth_ratio import alphas, edelman, optimal, ours, summarise_stack
+from sabounds.numerics.spectra import schatten_grid
+from sabounds.numerics.testbeds.strategies import bert_like_stacks, finds_counterexample
 
 LS = np.array([8, 11, 16, 23, 32, 45, 64])
 TOLERANCE = 0.05
@@ -86,14 +86,14 @@ def test_edelman_over_ours_grows_like_C_to_the_L_when_every_layer_has_lipschitz_
 
 
 def test_fitted_slopes_on_one_seeded_stack_per_regime():
-    from numerics.random_stacks import bert_like_stack
+    from sabounds.numerics.testbeds.random_stacks import bert_like_stack
     for lipschitz in (1.0, 3.0):
         stack = bert_like_stack(np.random.default_rng(0), 64, 16, 2, lipschitz, shared_spectra=True)
         check_depth_growth(stack)
 
 
 def _proxies_edelman_exponent_1(norms, alpha, qk_factor=1.0, _published=proxies.edelman):
-    """Mutant of the shared ``numerics.proxies.edelman``: outer exponent 1 instead of 3/2."""
+    """Mutant of the shared ``sabounds.numerics.proxies.published.edelman``: outer exponent 1 instead of 3/2."""
     return _published(norms, alpha, qk_factor) ** (2 / 3)
 
 

@@ -1,4 +1,4 @@
-"""numerics.evaluate: mpmath at chosen precision, no overflow, and agreement with float64 where finite."""
+"""sabounds.numerics.expressions.evaluate: mpmath at chosen precision, no overflow, and agreement with float64 where finite."""
 
 import math
 
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from numerics.evaluate import evaluate, evaluate_float, log_evaluate, relative_difference
-from theory import thm41 as T
+from sabounds.numerics.expressions.evaluate import evaluate, evaluate_float, log_evaluate, relative_difference
+from sabounds.theory import thm41 as T
 
 C, L, l = sp.symbols("C L l", positive=True)
 

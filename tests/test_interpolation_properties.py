@@ -14,13 +14,13 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from numerics.proxies import contributions, default_grid_m, p_grid
-from numerics.evaluate import evaluate_float
-from numerics.spectra import RANK_TOL, schatten_grid
-from numerics.strategies import (Spectrum, any_spectra, finds_counterexample, flat_spectra, low_rank_spectra,
+from sabounds.numerics.proxies.published import contributions, default_grid_m, p_grid
+from sabounds.numerics.expressions.evaluate import evaluate_float
+from sabounds.numerics.spectra import RANK_TOL, schatten_grid
+from sabounds.numerics.testbeds.strategies import (Spectrum, any_spectra, finds_counterexample, flat_spectra, low_rank_spectra,
                                  low_rank_tail_spectra, matrices)
-from numerics.spectra import numerical_rank, singular_values
-from theory import thm41
+from sabounds.numerics.spectra import numerical_rank, singular_values
+from sabounds.theory import thm41
 
 SMALL_P = 10.0 ** -np.arange(3, 10)
 SCALES = st.floats(0.01, 1000.0)
@@ -168,12 +168,12 @@ def test_mutation_bound_with_epsilon_over_B_moves_the_minimiser_inside():
 
 
 def contribution(sigma, ps, scale, N):
-    """The shared section-6 proxy ``numerics.proxies.contributions`` of one spectrum."""
+    """The shared section-6 proxy ``sabounds.numerics.proxies.published.contributions`` of one spectrum."""
     return contributions(schatten_grid(sigma, ps), ps, scale, N)
 
 
 def published_grid(L: int, N: int) -> np.ndarray:
-    """``P_m`` with ``m = ceil(L + ln N)``, from ``numerics.proxies``."""
+    """``P_m`` with ``m = ceil(L + ln N)``, from ``sabounds.numerics.proxies.published``."""
     return p_grid(default_grid_m(L, N))
 
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics.norms import norm_21, product_norm_21
-from numerics.spectra import numerical_rank, product_singular_values, schatten_grid, singular_values
+from sabounds.numerics.norms import norm_21, product_norm_21
+from sabounds.numerics.spectra import numerical_rank, product_singular_values, schatten_grid, singular_values
 
 
 @settings(max_examples=30, deadline=None)

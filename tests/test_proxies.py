@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from safetensors.numpy import load_file
 
-from numerics.checkpoint import default_model_dir
-from numerics.model_analysis import analyze_model
+from sabounds.numerics.checkpoints.reader import default_model_dir
+from sabounds.numerics.proxies.model_analysis import analyze_model
 from sabounds.cli import main
 from bert_files import config, random_weights, write_model
 

@@ -5,9 +5,9 @@ import math
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from numerics.bound_eval import stack_proxies
-from numerics.random_matrices import FAMILIES, draw
-from theory.architecture import bert
+from sabounds.numerics.expressions.proxies_via_theory import stack_proxies
+from sabounds.numerics.testbeds.random_matrices import FAMILIES, draw
+from sabounds.theory.architecture import bert
 
 L_PHI = 1.13
 
@@ -63,8 +63,8 @@ def test_proxies_agree_with_direct_formulas(seed, n_layers, heads, d_h):
 def test_architecture_variants_are_data_not_edits():
     """A residual connection or another activation constant changes alpha through the description alone."""
     import pytest
-    from numerics.bound_eval import StackError
-    from theory.architecture import L_phi, single_head
+    from sabounds.numerics.expressions.proxies_via_theory import StackError
+    from sabounds.theory.architecture import L_phi, single_head
 
     rng = np.random.default_rng(0)
     layers = [{k: [draw("power_law", rng, 6, 6)] for k in ("QK", "V", "FF")} for _ in range(3)]

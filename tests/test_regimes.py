@@ -10,10 +10,10 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings, strategies as st
 
-from numerics.evaluate import evaluate
+from sabounds.numerics.expressions.evaluate import evaluate
 from sabounds.cli import main
-from theory import regimes as R
-from theory.thm41 import N, p
+from sabounds.theory import regimes as R
+from sabounds.theory.thm41 import N, p
 
 ALL = tuple(R.REGIMES)
 
@@ -132,8 +132,8 @@ def test_slopes_match_symbolic_exponents(name, bound, params):
 
 def _stack_proxy(rng, family, n_layers, width, rank):
     """Our proxy on a random stack in the regime: 3 slots per layer (single head), alpha = 1, gamma = 1."""
-    from numerics.bound_eval import grid, proxy_total, slot_proxy
-    from numerics.random_matrices import spectrum
+    from sabounds.numerics.expressions.proxies_via_theory import grid, proxy_total, slot_proxy
+    from sabounds.numerics.testbeds.random_matrices import spectrum
     ps = grid(n_layers, width)
     total = sum(slot_proxy(spectrum(family, rng, width, rank=rank), 1.0, n_layers, width, ps)[0]
                 for _ in range(3 * n_layers))

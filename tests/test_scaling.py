@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from bert_files import config, random_weights, write_model
-from numerics.model_analysis import analyze_model
+from sabounds.numerics.proxies.model_analysis import analyze_model
 from sabounds.cli import main
 
 

@@ -1,10 +1,10 @@
-"""numerics.spectra: S_p, the numerical rank of the published proxy, and the vectorised p grid."""
+"""sabounds.numerics.spectra: S_p, the numerical rank of the published proxy, and the vectorised p grid."""
 
 import numpy as np
 import pytest
 
-from numerics.random_matrices import draw, spectrum, with_spectrum
-from numerics.spectra import numerical_rank, schatten, schatten_grid, singular_values
+from sabounds.numerics.testbeds.random_matrices import draw, spectrum, with_spectrum
+from sabounds.numerics.spectra import numerical_rank, schatten, schatten_grid, singular_values
 
 
 def test_schatten_endpoints():
@@ -59,7 +59,7 @@ def test_prescribed_spectrum_is_realised():
 def test_schatten_norm_is_S_p_to_the_1_over_p():
     rng = np.random.default_rng(4)
     s = singular_values(draw("power_law", rng, 12, 9))
-    from numerics.spectra import schatten_norm
+    from sabounds.numerics.spectra import schatten_norm
     assert schatten_norm(s, 2) == pytest.approx(np.linalg.norm(s), rel=1e-13)
     assert schatten_norm(s, 1) == pytest.approx(s.sum(), rel=1e-13)
     assert schatten_norm(s, 0.5) == pytest.approx(np.sum(np.sqrt(s)) ** 2, rel=1e-13)

@@ -6,9 +6,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics.proxies import LayerNorms, layer_lipschitz
-from numerics.spectra import numerical_rank, singular_values
-from numerics.strategies import any_spectra, bert_like_stacks, matrices, power_law_spectra
+from sabounds.numerics.proxies.published import LayerNorms, layer_lipschitz
+from sabounds.numerics.spectra import numerical_rank, singular_values
+from sabounds.numerics.testbeds.strategies import any_spectra, bert_like_stacks, matrices, power_law_spectra
 
 
 @given(matrices(any_spectra()))

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 import sympy as sp
 
-from theory.thm41 import N
+from sabounds.theory.thm41 import N
 
 H, L_phi, d_h = sp.symbols("H L_phi d_h", positive=True)
 s_QK, s_V, s_in, s_out = sp.symbols("s_QK s_V s_in s_out", positive=True)

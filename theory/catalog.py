@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from theory import edelman, thm31, thm41
-from theory.derivation import Derivation
+from sabounds.theory import edelman, thm31, thm41
+from sabounds.theory.derivation import Derivation
 
 DERIVATIONS: dict[str, Callable[[], Derivation]] = {
     "thm41": thm41.derivation,

@@ -1,6 +1,6 @@
 """How a derivation step is to be decided: small immutable specifications, no deciding logic.
 
-A step carries one of these; ``proofs_check.deciders`` maps each *type* (never a step's name) to the
+A step carries one of these; ``sabounds.proofs_check.deciders`` maps each *type* (never a step's name) to the
 procedure that decides it.  Domains are intervals of sympy numbers ``(lo, hi)`` from which a numeric
 decider samples when symbolic proof fails; ``log=True`` samples log-uniformly.
 """
@@ -71,9 +71,9 @@ class Limit(CheckSpec):
 
 @dataclass(frozen=True)
 class MatrixRelation(CheckSpec):
-    """A relation between matrix atoms (``theory.matrix_atoms``) that must hold for every matrix.
+    """A relation between matrix atoms (``sabounds.theory.matrix_atoms``) that must hold for every matrix.
 
-    Decided on random matrices drawn from each of ``families`` (names known to ``numerics.random_matrices``);
+    Decided on random matrices drawn from each of ``families`` (names known to ``sabounds.numerics.testbeds.random_matrices``);
     the scalar symbols in ``domain`` (e.g. the split rank r) are drawn per sample.
     """
 

@@ -1,7 +1,7 @@
 """A derivation is data: ordered :class:`Step` s, each a sympy statement, a justification and a check.
 
 The same object feeds the checker (``proofs_check``), the LaTeX and text printers
-(:mod:`theory.printer`) and the documentation.
+(:mod:`sabounds.theory.printer`) and the documentation.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Iterator, Mapping
 
 import sympy as sp
 
-from theory.checks import CheckSpec, Definition, Interval
+from sabounds.theory.checks import CheckSpec, Definition, Interval
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ from functools import lru_cache
 
 import sympy as sp
 
-from theory.checks import Definition, Identity, Inequality, Interval, Minimum, Premise
-from theory.derivation import Derivation, Step
-from theory.thm41 import B, N, T, eps, n
+from sabounds.theory.checks import Definition, Identity, Inequality, Interval, Minimum, Premise
+from sabounds.theory.derivation import Derivation, Step
+from sabounds.theory.thm41 import B, N, T, eps, n
 
 rho_1, rho_2, w_1, w_2, eps_1 = sp.symbols("rho_1 rho_2 w_1 w_2 epsilon_1", positive=True)
 W_E, ell_E, Delta, cutoff, xi = sp.symbols("W_E ell_E Delta a xi", positive=True)

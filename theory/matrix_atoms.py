@@ -1,7 +1,7 @@
 """Scalar functionals of matrices as sympy atoms, so a relation between matrices is a sympy relation.
 
 ``W`` and ``X`` are plain symbols standing for matrices (``W`` is d_in x d_out, ``X`` is T x d_in,
-rows are tokens).  The atoms are unevaluated here; ``numerics.matrix_atoms`` evaluates them on arrays.
+rows are tokens).  The atoms are unevaluated here; ``sabounds.numerics.expressions.matrix_atoms`` evaluates them on arrays.
 Singular values are 1-based and sorted, ``sigma_i = 0`` for ``i > D = min(d_in, d_out)``.
 """
 

@@ -6,7 +6,7 @@ import sympy as sp
 from sympy.printing.latex import LatexPrinter
 from sympy.printing.str import StrPrinter
 
-from theory.derivation import Derivation, Step
+from sabounds.theory.derivation import Derivation, Step
 
 _LATEX_ATOMS = {
     "SingularValue": lambda p, a: rf"\sigma_{{{p._print(a[1])}}}({p._print(a[0])})",

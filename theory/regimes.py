@@ -2,13 +2,13 @@
 
 A *regime* bounds every matrix's Schatten quantity ``S_p`` and (2,1)-norm (all ``||W||_2 <= s``); an
 *alpha model* bounds the downstream products ``alpha^(l)``.  The bounds are built from the derivations
-(``theory.thm31``, ``theory.edelman``) over an architecture (``theory.architecture``):
+(``sabounds.theory.thm31``, ``sabounds.theory.edelman``) over an architecture (``sabounds.theory.architecture``):
 
 - ``edelman``: the theory form of Edelman et al. (2022);
 - ``ours_sum`` / ``ours_rss``: Theorem 3.1 with sum / rss aggregation at one p for all slots;
 - ``ours_best_p``: the infimum over p in [0, 2] of ``min(ours_sum, ours_rss)``.
 
-Exponents in L, N and the T dependence are growth orders (``theory.asymptotics``: sympy limits of
+Exponents in L, N and the T dependence are growth orders (``sabounds.theory.asymptotics``: sympy limits of
 log-ratios); for the p-dependent bounds each fixed p gives an exponent and the table reports its
 infimum over p, with the p that attains it.
 """
@@ -21,11 +21,11 @@ from typing import Callable
 
 import sympy as sp
 
-from theory import edelman as E
-from theory.architecture import SPECTRAL, Architecture, single_head
-from theory.asymptotics import Domain, Growth, compare, growth, minimise_over_p
-from theory.thm31 import L, Delta, dudley_constant, post_hoc, slot_log_cover
-from theory.thm41 import N, T, p
+from sabounds.theory import edelman as E
+from sabounds.theory.architecture import SPECTRAL, Architecture, single_head
+from sabounds.theory.asymptotics import Domain, Growth, compare, growth, minimise_over_p
+from sabounds.theory.thm31 import L, Delta, dudley_constant, post_hoc, slot_log_cover
+from sabounds.theory.thm41 import N, T, p
 
 s, b_F, r_rank, tau, C = sp.symbols("s b r tau C", positive=True)
 alpha_l = sp.Symbol("alpha_l", positive=True)

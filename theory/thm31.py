@@ -1,6 +1,6 @@
 """Theorem 3.1 (reconstructed structure): the transformer bound from the per-slot covering of Theorem 4.1.
 
-Slot k (one matrix) has ``log N_k(eps) = A eps^{-q}``, ``q = 2p/(p+2)`` (from ``theory.thm41``); its
+Slot k (one matrix) has ``log N_k(eps) = A eps^{-q}``, ``q = 2p/(p+2)`` (from ``sabounds.theory.thm41``); its
 error reaches the output multiplied by ``rho_k = gamma_k alpha^(l)``, so ``eps_k = eps/(K rho_k)`` and
 ``log N(eps) <= sum_k A_k (K rho_k)^q eps^{-q}``.  Dudley's integral then gives
 
@@ -17,9 +17,9 @@ from functools import lru_cache
 
 import sympy as sp
 
-from theory.checks import Identity, Inequality, Interval, Limit, Minimum, Premise
-from theory.derivation import Derivation, Step
-from theory.thm41 import (B, D, K_M, M, N, P_RANGE, a_general, b_general, c_of_p, closed_form, d_in, d_out, ell_M,
+from sabounds.theory.checks import Identity, Inequality, Interval, Limit, Minimum, Premise
+from sabounds.theory.derivation import Derivation, Step
+from sabounds.theory.thm41 import (B, D, K_M, M, N, P_RANGE, a_general, b_general, c_of_p, closed_form, d_in, d_out, ell_M,
                           ell_par, eps, minimum, n, p, s, T, a, b)
 
 K, rho, Delta, kappa, u = sp.symbols("K rho Delta kappa u", positive=True)

@@ -20,9 +20,9 @@ from functools import lru_cache
 
 import sympy as sp
 
-from theory.checks import Identity, Inequality, Interval, Limit, MatrixRelation, Minimum, Premise
-from theory.derivation import Derivation, Step
-from theory.matrix_atoms import (MinDim, RowNormMax, SchattenQuantity, SingularValue, SplitResidual,
+from sabounds.theory.checks import Identity, Inequality, Interval, Limit, MatrixRelation, Minimum, Premise
+from sabounds.theory.derivation import Derivation, Step
+from sabounds.theory.matrix_atoms import (MinDim, RowNormMax, SchattenQuantity, SingularValue, SplitResidual,
                                  TailFrobeniusSq, TruncationError, W, X)
 
 # Scalars. All positive so that power and log rules apply; p <= 2 is carried by the sampling domains.

@@ -13,10 +13,10 @@ import math
 from rich.console import Console
 from rich.table import Table
 
-from numerics.checkpoint import CheckpointError, default_model_dir
-from numerics.model_analysis import TYPES, ModelAnalysis, analyze_spectra, measure, open_checkpoint
-from numerics.proxies import L_PHI
-from numerics.spectra import RANK_TOL
+from sabounds.numerics.checkpoints.reader import CheckpointError, default_model_dir
+from sabounds.numerics.proxies.model_analysis import TYPES, ModelAnalysis, analyze_spectra, measure, open_checkpoint
+from sabounds.numerics.proxies.published import L_PHI
+from sabounds.numerics.spectra import RANK_TOL
 from sabounds.errors import UserError
 from sabounds.progress import progress_bar
 

@@ -2,7 +2,7 @@
 
 Families: gelu-lipschitz, softmax-linf-l1, attention-lipschitz, the Theorem 4.1 tail steps tail-singular-value,
 tail-frobenius-rank, tail-frobenius-schatten, truncation-error (right side times C), and covering-constant
-(is c(p) <= C; restrict p with --var p:LO:HI); see `proofs_check.conjecture`.  A free-form
+(is c(p) <= C; restrict p with --var p:LO:HI); see `sabounds.proofs_check.conjecture`.  A free-form
 relation uses numbers, the declared variables, + - * / **, the functions sqrt log exp Abs Min Max gamma erf
 sin cos tanh atan, the constants pi and E, and exactly one of <=, <, >=, >; it is parsed, never evaluated
 as code.  Verdicts: proved (sympy), verified (numeric: precision, samples, smallest margin), refuted (with a
@@ -20,12 +20,12 @@ from fractions import Fraction
 
 import sympy as sp
 
-from proofs_check.conjecture import FAMILIES, FreeForm, declare
-from proofs_check.time_limit import TimeLimit, time_limit
-from proofs_check.verdict import Outcome, Settings, Verdict
+from sabounds.proofs_check.conjecture import FAMILIES, FreeForm, declare
+from sabounds.proofs_check.time_limit import TimeLimit, time_limit
+from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 from sabounds.errors import UserError
 from sabounds.progress import progress_bar
-from theory.expression import ExpressionError, check_name, parse_relation
+from sabounds.theory.expression import ExpressionError, check_name, parse_relation
 
 EXIT = {Verdict.PROVED: 0, Verdict.VERIFIED: 0, Verdict.REFUTED: 0, Verdict.UNRESOLVED: 1}
 

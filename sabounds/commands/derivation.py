@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from theory.catalog import DERIVATIONS
-from theory.printer import derivation_latex, derivation_text
+from sabounds.theory.catalog import DERIVATIONS
+from sabounds.theory.printer import derivation_latex, derivation_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -11,8 +11,8 @@ import sys
 
 from sabounds.errors import UserError
 from sabounds.regime_tables import json_data, latex_table, markdown
-from theory.architecture import ARCHITECTURES
-from theory.regimes import REGIMES, table
+from sabounds.theory.architecture import ARCHITECTURES
+from sabounds.theory.regimes import REGIMES, table
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from numerics.checkpoint import CheckpointError
-from proofs_check.report import failing_steps, summary
+from sabounds.numerics.checkpoints.reader import CheckpointError
+from sabounds.proofs_check.report import failing_steps, summary
 from sabounds.atomic import atomic_directory
 from sabounds.commands.analyze import model_dir_or_default
 from sabounds.commands.verify import settings_from

@@ -11,8 +11,8 @@ import json
 from rich.console import Console
 from rich.table import Table
 
-from numerics.checkpoint import CheckpointError
-from numerics.scaling import plan_scaling, scaling
+from sabounds.numerics.checkpoints.reader import CheckpointError
+from sabounds.numerics.proxies.scaling import plan_scaling, scaling
 from sabounds.commands.analyze import add_common_arguments, model_dir_or_default
 from sabounds.errors import UserError
 from sabounds.progress import progress_bar

@@ -12,9 +12,9 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
-from proofs_check.registry import run_all, select
-from proofs_check.report import failing_steps, outcome_record, summary
-from proofs_check.verdict import Settings
+from sabounds.proofs_check.registry import run_all, select
+from sabounds.proofs_check.report import failing_steps, outcome_record, summary
+from sabounds.proofs_check.verdict import Settings
 from sabounds.errors import UserError
 from sabounds.progress import progress_bar
 

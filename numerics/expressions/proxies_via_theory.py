@@ -1,8 +1,8 @@
 """Evaluate the published proxies on a stack of actual weight matrices through the derivations' expressions.
 
 ``ours = sum over slots of min_{p in P_m} S_p^{1/(p+2)} (gamma alpha L)^{p/(p+2)} N^{(p+1)/(p+2)} + sqrt(L)`` uses
-``theory.thm31.proxy_summand``; ``edelman = (1 + sum_k (gamma^E_k alpha^(l) ||W_k||_{2,1})^{2/3})^{3/2}`` uses
-``theory.edelman``; gamma, gamma^E and the layer Lipschitz constants come from ``theory.architecture``.
+``sabounds.theory.thm31.proxy_summand``; ``edelman = (1 + sum_k (gamma^E_k alpha^(l) ||W_k||_{2,1})^{2/3})^{3/2}`` uses
+``sabounds.theory.edelman``; gamma, gamma^E and the layer Lipschitz constants come from ``sabounds.theory.architecture``.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from typing import Mapping, Sequence
 import numpy as np
 import sympy as sp
 
-from numerics.evaluate import evaluate_float
-from numerics.norms import norm_21
-from numerics.spectra import schatten_grid, singular_values
-from theory import edelman as E
-from theory.architecture import Architecture
-from theory.thm31 import L, grid_m, proxy_post_hoc, proxy_summand, rho
-from theory.thm41 import M, N, p
+from sabounds.numerics.expressions.evaluate import evaluate_float
+from sabounds.numerics.norms import norm_21
+from sabounds.numerics.spectra import schatten_grid, singular_values
+from sabounds.theory import edelman as E
+from sabounds.theory.architecture import Architecture
+from sabounds.theory.thm31 import L, grid_m, proxy_post_hoc, proxy_summand, rho
+from sabounds.theory.thm41 import M, N, p
 
 Layer = Mapping[str, Sequence[np.ndarray]]
 """One layer: slot-kind name -> one matrix per copy (H heads for QK and Vt, one for M_in and M_out)."""
@@ -39,7 +39,7 @@ class StackProxies:
 
 
 def grid(n_layers: int, width: int) -> np.ndarray:
-    """``P_m = {0, 1/m, ..., 2}`` with ``m = ceil(L + ln N)`` (``theory.thm31.grid_m``)."""
+    """``P_m = {0, 1/m, ..., 2}`` with ``m = ceil(L + ln N)`` (``sabounds.theory.thm31.grid_m``)."""
     m = int(grid_m.subs({L: n_layers, N: width}))
     return np.arange(2 * m + 1, dtype=float) / m
 

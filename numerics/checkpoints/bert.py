@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from numerics.checkpoint import BertShape, Checkpoint
+from sabounds.numerics.checkpoints.reader import BertShape, Checkpoint
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """Hypothesis strategies for the package's property tests, shipped so users can reuse them.
 
 Spectra with a known ground truth (exact rank, exact tail mass, power-law exponent) and matrices with those
-spectra (Haar singular vectors via ``numerics.random_matrices.with_spectrum``), and random BERT-like stacks
-(``numerics.random_stacks``).  Hypothesis draws the parameters and a seed; the seed drives numpy for the
+spectra (Haar singular vectors via ``sabounds.numerics.testbeds.random_matrices.with_spectrum``), and random BERT-like stacks
+(``sabounds.numerics.testbeds.random_stacks``).  Hypothesis draws the parameters and a seed; the seed drives numpy for the
 rest, so a failing example shrinks to small sizes and simple parameters.  Imported by tests and users only,
 never by the command line (hypothesis is a test dependency).
 """
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 from hypothesis import strategies as st
 
-from numerics.random_matrices import spectrum, with_spectrum
-from numerics.random_stacks import Stack, bert_like_stack
+from sabounds.numerics.testbeds.random_matrices import spectrum, with_spectrum
+from sabounds.numerics.testbeds.random_stacks import Stack, bert_like_stack
 
 SEEDS = st.integers(0, 2**32 - 1)
 
@@ -102,7 +102,7 @@ def matrices(draw, spectra=None, extra=st.integers(0, 8)) -> MatrixCase:
 @st.composite
 def bert_like_stacks(draw, L=st.integers(1, 64), N=st.sampled_from([8, 16, 32]), H=st.sampled_from([1, 2]),
                      lipschitz=st.just(1.0), shared_spectra=st.booleans()) -> Stack:
-    """A random BERT-like stack (``numerics.random_stacks``) of depth L, width N, H heads, layer factor ``lipschitz``."""
+    """A random BERT-like stack (``sabounds.numerics.testbeds.random_stacks``) of depth L, width N, H heads, layer factor ``lipschitz``."""
     width, heads = draw(N), draw(H)
     if width % heads:
         heads = 1

@@ -1,6 +1,6 @@
 """The published proxies of THEORY.md section 6 on prefixes of a random stack, for the depth-claim properties.
 
-The formulas are those of ``numerics.proxies`` (contribution over ``P_m``, ``m = ceil(L + ln N)``, first minimiser,
+The formulas are those of ``sabounds.numerics.proxies.published`` (contribution over ``P_m``, ``m = ceil(L + ln N)``, first minimiser,
 ``alpha``, ``gamma``, ``edelman``).  Specific to this module: a stack is summarised once (norms and singular values
 per layer) so that its prefixes are cheap to evaluate, and the ``rss`` aggregation
 ``sqrt(sum_k (min_p contribution_k)^2) + sqrt(L)`` beside the published ``sum`` (section 5: exact when all optimal p
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from numerics import proxies
-from numerics.random_stacks import Layer, Stack
-from numerics.spectra import schatten_grid, singular_values
+from sabounds.numerics.proxies import published as proxies
+from sabounds.numerics.testbeds.random_stacks import Layer, Stack
+from sabounds.numerics.spectra import schatten_grid, singular_values
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ def summarise_stack(stack: Stack) -> tuple[LayerSummary, ...]:
 
 
 def alphas(layers: tuple[LayerSummary, ...]) -> np.ndarray:
-    """``alpha^(l)`` of ``numerics.proxies.alphas`` for the stack made of ``layers``."""
+    """``alpha^(l)`` of ``sabounds.numerics.proxies.published.alphas`` for the stack made of ``layers``."""
     return proxies.alphas([layer.norms for layer in layers])
 
 
@@ -72,5 +72,5 @@ def ours(layers: tuple[LayerSummary, ...], N: int, aggregation: str = "sum") -> 
 
 
 def edelman(layers: tuple[LayerSummary, ...]) -> float:
-    """``numerics.proxies.edelman`` of the stack made of ``layers``."""
+    """``sabounds.numerics.proxies.published.edelman`` of the stack made of ``layers``."""
     return proxies.edelman([layer.norms for layer in layers], alphas(layers))

@@ -2,7 +2,7 @@
 
 Two stages, so depth truncations reuse one pass over the weights: ``measure`` reads one layer at a time and
 keeps only singular values and (2,1)-norms (QK_h and Vt_h through their d_h x d_h cores, M_in and M_out
-through LAPACK); ``analyze_spectra`` evaluates the proxies of ``numerics.proxies`` for the first L layers.
+through LAPACK); ``analyze_spectra`` evaluates the proxies of ``sabounds.numerics.proxies.published`` for the first L layers.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from typing import Callable
 
 import numpy as np
 
-from numerics.bert import read_layer
-from numerics.checkpoint import BertShape, Checkpoint, CheckpointError
-from numerics.norms import norm_21, product_norm_21
-from numerics.proxies import L_PHI, LayerNorms, alphas, default_grid_m, edelman, gammas, minimise, p_grid
-from numerics.spectra import RANK_TOL, product_singular_values, schatten_grid, singular_values
+from sabounds.numerics.checkpoints.bert import read_layer
+from sabounds.numerics.checkpoints.reader import BertShape, Checkpoint, CheckpointError
+from sabounds.numerics.norms import norm_21, product_norm_21
+from sabounds.numerics.proxies.published import L_PHI, LayerNorms, alphas, default_grid_m, edelman, gammas, minimise, p_grid
+from sabounds.numerics.spectra import RANK_TOL, product_singular_values, schatten_grid, singular_values
 
 TYPES = ("QK", "V_tilde", "M_in", "M_out")
 

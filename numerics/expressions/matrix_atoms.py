@@ -1,4 +1,4 @@
-"""Numeric values of the matrix atoms of ``theory.matrix_atoms`` on float64 arrays.
+"""Numeric values of the matrix atoms of ``sabounds.theory.matrix_atoms`` on float64 arrays.
 
 ``atom_value(atom, bindings)`` evaluates one atom (its matrix arguments looked up in ``bindings``,
 scalar arguments evaluated); ``substitute_atoms`` replaces every atom in an expression by its value,
@@ -12,8 +12,8 @@ from typing import Callable, Mapping
 import numpy as np
 import sympy as sp
 
-from numerics.spectra import numerical_rank, schatten, singular_values
-from theory import matrix_atoms as A
+from sabounds.numerics.spectra import numerical_rank, schatten, singular_values
+from sabounds.theory import matrix_atoms as A
 
 
 def _svd_parts(w: np.ndarray, r: int) -> tuple[np.ndarray, np.ndarray]:

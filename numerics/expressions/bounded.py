@@ -2,7 +2,7 @@
 
 ``lambdify`` hands ``x**y`` to mpmath as is, and mpmath computes ``1000**(1000**1000)`` by working at
 a precision proportional to ``log |y ln x|``: a tower of three powers asks for 10^3000 bits and never
-returns.  This evaluator walks the sympy tree itself (only the node types ``theory.expression``
+returns.  This evaluator walks the sympy tree itself (only the node types ``sabounds.theory.expression``
 builds) and raises :class:`MagnitudeError` (an ``OverflowError``) when a power, exponential or gamma
 would exceed ``exp(MAX_LOG_MAGNITUDE)`` or a trigonometric argument exceeds ``10**MAX_TRIG_DIGITS``;
 the search treats such points as undefined.  Non-real results raise ``ValueError``.

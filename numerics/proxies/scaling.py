@@ -13,10 +13,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from numerics.checkpoint import Checkpoint, CheckpointError
-from numerics.model_analysis import LayerSpectra, analyze_spectra, measure, open_checkpoint
-from numerics.proxies import L_PHI
-from numerics.spectra import RANK_TOL
+from sabounds.numerics.checkpoints.reader import Checkpoint, CheckpointError
+from sabounds.numerics.proxies.model_analysis import LayerSpectra, analyze_spectra, measure, open_checkpoint
+from sabounds.numerics.proxies.published import L_PHI
+from sabounds.numerics.spectra import RANK_TOL
 
 
 @dataclass(frozen=True)

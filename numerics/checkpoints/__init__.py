@@ -1,0 +1,1 @@
+"""Reading trained checkpoints and locating the paper's matrices in them."""

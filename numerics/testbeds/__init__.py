@@ -1,0 +1,1 @@
+"""Random matrices and stacks with prescribed spectra, and the hypothesis strategies built on them."""
