@@ -14,6 +14,7 @@ import numpy as np  # noqa: E402
 
 from sabounds.numerics.proxies.model_analysis import TYPES, ModelAnalysis  # noqa: E402
 from sabounds.numerics.proxies.scaling import ScalingResult  # noqa: E402
+from sabounds.numerics.log_real import finite_or_log  # noqa: E402
 
 
 def _per_type_axes(title: str):
@@ -88,7 +89,7 @@ def scaling_figure(result: ScalingResult, directory: Path) -> Path:
             name = quantity + (f" (slope {slope:.2f})" if slope is not None else "")
             for i, key in enumerate(sorted({getattr(p, group) for p in result.points}, key=str)):
                 pts = sorted((p for p in result.points if getattr(p, group) == key), key=lambda p: getattr(p, var))
-                ax.loglog([getattr(p, var) for p in pts], [getattr(p, quantity) for p in pts], style, color=colour,
+                ax.loglog([getattr(p, var) for p in pts], finite_or_log([getattr(p, quantity) for p in pts]), style, color=colour,
                           label=name if i == 0 else None)
         ticks = sorted({getattr(p, var) for p in result.points})
         ax.set_xticks(ticks, [str(t) for t in ticks])

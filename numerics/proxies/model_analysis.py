@@ -17,8 +17,10 @@ import numpy as np
 from sabounds.numerics.checkpoints.bert import read_layer
 from sabounds.numerics.checkpoints.reader import BertShape, Checkpoint, CheckpointError
 from sabounds.numerics.norms import norm_21, product_norm_21
-from sabounds.numerics.proxies.published import L_PHI, LayerNorms, alphas, default_grid_m, edelman, gammas, minimise, p_grid
-from sabounds.numerics.spectra import RANK_TOL, product_singular_values, schatten_grid, singular_values
+from sabounds.numerics.log_real import LogReal, from_ln
+from sabounds.numerics.proxies.published import (L_PHI, LayerNorms, default_grid_m, log_alphas, log_edelman, log_gammas,
+                                                 minimise_log, p_grid)
+from sabounds.numerics.spectra import RANK_TOL, log_schatten_grid, product_singular_values, singular_values
 
 TYPES = ("QK", "V_tilde", "M_in", "M_out")
 
@@ -55,6 +57,13 @@ class LayerSpectra:
 def measure_layer(checkpoint: Checkpoint, index: int) -> LayerSpectra:
     """Read one layer and reduce it to spectra and (2,1)-norms; its weights are dropped on return."""
     layer = read_layer(checkpoint, index)
+    try:
+        return _layer_spectra(layer, index)
+    except ValueError as exc:  # a spectrum or norm beyond float64: name the layer's tensors
+        raise CheckpointError(f"{checkpoint.model_dir}: layer {index} (tensors encoder.layer.{index}.*): {exc}") from None
+
+
+def _layer_spectra(layer, index: int) -> LayerSpectra:
     return LayerSpectra(
         index=index,
         qk=product_singular_values(layer.qk_left, layer.qk_right),
@@ -86,9 +95,9 @@ class MatrixResult:
     frobenius_norm: float
     norm_21: float
     stable_rank: float
-    alpha: float
-    gamma: float
-    scale: float
+    alpha: float | LogReal  # a LogReal where the value leaves float64 (numerics/log_real.py)
+    gamma: float | LogReal
+    scale: float | LogReal
     p_opt: float
     min_contribution: float
     sigma: np.ndarray = field(repr=False)
@@ -106,7 +115,7 @@ class Variants:
     """The section-3 variants, beside the published totals: L_phi inside gamma; Edelman's QK term with factor 2."""
 
     ours_lphi_in_gamma: float
-    edelman_qk_factor_2: float
+    edelman_qk_factor_2: float | LogReal
 
 
 @dataclass(frozen=True)
@@ -120,7 +129,7 @@ class ModelAnalysis:
     ps: np.ndarray
     matrices: list[MatrixResult]
     ours: float
-    edelman: float
+    edelman: float | LogReal
     variants: Variants
 
     @property
@@ -154,10 +163,10 @@ def analyze_spectra(spectra: list[LayerSpectra], shape: BertShape, lphi: float =
     m = default_grid_m(depth, n) if grid_m is None else grid_m
     ps = p_grid(m)
     norms = [s.norms() for s in spectra]
-    alpha = alphas(norms, lphi)
+    alpha = log_alphas(norms, lphi)  # natural logs throughout: alpha, gamma, scale and S_p can leave float64
     rows, gamma_pub, gamma_var, sigmas, norm21 = [], [], [], [], []
     for s, nl, a in zip(spectra, norms, alpha):
-        pub, var = gammas(nl), gammas(nl, lphi_in_gamma=lphi)
+        pub, var = log_gammas(nl), log_gammas(nl, lphi_in_gamma=lphi)
         by_type = {"QK": (pub.qk, var.qk, s.qk_21), "V_tilde": (pub.vt, var.vt, s.vt_21),
                    "M_in": ([pub.m_in], [var.m_in], [s.m_in_21]), "M_out": ([pub.m_out], [var.m_out], [s.m_out_21])}
         for head, kind, sigma in s.matrices():
@@ -169,35 +178,35 @@ def analyze_spectra(spectra: list[LayerSpectra], shape: BertShape, lphi: float =
             norm21.append(float(n21[i]))
             sigmas.append(sigma)
     sigma_table = np.array(sigmas)
-    s_p = np.array([schatten_grid(sg, ps, rank_tol) for sg in sigma_table])
+    log_s_p = np.array([log_schatten_grid(sg, ps, rank_tol) for sg in sigma_table])
     layer_alpha = np.array([r[3] for r in rows])
-    scale = np.array(gamma_pub) * layer_alpha * depth
-    table, best, minima = minimise(s_p, ps, scale, n)
-    _, _, minima_var = minimise(s_p, ps, np.array(gamma_var) * layer_alpha * depth, n)
+    log_depth = math.log(depth)
+    scale = np.array(gamma_pub) + layer_alpha + log_depth
+    table, best, minima = minimise_log(log_s_p, ps, scale, n)
+    _, _, minima_var = minimise_log(log_s_p, ps, np.array(gamma_var) + layer_alpha + log_depth, n)
+    with np.errstate(over="ignore"):
+        table = np.exp(table)  # for figures only; a value beyond float64 is inf there and not drawn
     matrices = []
     for i, (layer, head, kind, a) in enumerate(rows):
         sg = sigma_table[i]
-        spectral, frob = float(sg[0]), float(math.sqrt(np.sum(sg * sg)))
+        spectral = float(sg[0])
+        relative = float(math.sqrt(np.sum(np.square(sg / spectral)))) if spectral > 0 else 0.0
         matrices.append(MatrixResult(
-            layer=layer, head=head, type=kind, rank=int(s_p[i, 0]), spectral_norm=spectral, frobenius_norm=frob,
-            norm_21=norm21[i], stable_rank=frob ** 2 / spectral ** 2 if spectral > 0 else 0.0, alpha=a,
-            gamma=gamma_pub[i], scale=float(scale[i]), p_opt=float(ps[best[i]]), min_contribution=float(minima[i]),
-            sigma=sg, contributions=table[i]))
-    _require_finite(alpha=alpha, scale=scale, contributions=minima)
+            layer=layer, head=head, type=kind, rank=int(round(math.exp(log_s_p[i, 0]))), spectral_norm=spectral,
+            frobenius_norm=_finite(spectral * relative, "Frobenius norm", layer, kind), norm_21=norm21[i],
+            stable_rank=relative ** 2, alpha=from_ln(a), gamma=from_ln(gamma_pub[i]), scale=from_ln(scale[i]),
+            p_opt=float(ps[best[i]]), min_contribution=float(minima[i]), sigma=sg, contributions=table[i]))
     root_l = math.sqrt(depth)
     return ModelAnalysis(shape=shape, grid_m=m, lphi=lphi, rank_tol=rank_tol, ps=ps, matrices=matrices,
-                         ours=float(np.sum(minima)) + root_l, edelman=edelman(norms, alpha),
+                         ours=float(np.sum(minima)) + root_l, edelman=from_ln(log_edelman(norms, alpha)),
                          variants=Variants(ours_lphi_in_gamma=float(np.sum(minima_var)) + root_l,
-                                           edelman_qk_factor_2=edelman(norms, alpha, qk_factor=2.0)))
+                                           edelman_qk_factor_2=from_ln(log_edelman(norms, alpha, qk_factor=2.0))))
 
 
-def _require_finite(**arrays: np.ndarray) -> None:
-    """The proxies are float64: refuse, in one line, a model whose Lipschitz products overflow."""
-    for name, values in arrays.items():
-        bad = ~np.isfinite(np.asarray(values, dtype=np.float64))
-        if bad.any():
-            raise ValueError(f"{name} overflows float64 for {int(bad.sum())} matrices (the product of layer Lipschitz "
-                             "factors exceeds 1.8e308); the proxies are not representable for these weights")
+def _finite(value: float, what: str, layer: int, kind: str) -> float:
+    if not math.isfinite(value):
+        raise ValueError(f"layer {layer} {kind}: {what} exceeds the float64 range")
+    return value
 
 
 def open_checkpoint(model_dir: str | Path, layers: int | None = None, allow_pickle: bool = False) -> tuple[Checkpoint, int]:

@@ -7,7 +7,6 @@ bundled all-MiniLM-L6-v2 checkpoint is used.  Exit status 0 on success, 2 for a 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 
 from rich.console import Console
@@ -18,6 +17,7 @@ from sabounds.numerics.proxies.model_analysis import TYPES, ModelAnalysis, analy
 from sabounds.numerics.proxies.published import L_PHI
 from sabounds.numerics.spectra import RANK_TOL
 from sabounds.errors import UserError
+from sabounds.numerics.log_real import dumps
 from sabounds.progress import progress_bar
 
 
@@ -134,14 +134,17 @@ def summary_lines(analysis: ModelAnalysis) -> list[str]:
 def run(args) -> int:
     if args.plots and not args.out:
         raise UserError("--plots needs --out DIR")
+    if args.out is not None:
+        from sabounds.atomic import check_target
+        check_target(args.out, args.force, protect=[model_dir_or_default(args.model_dir)])
     analysis = analyze(args)
-    if args.out:
+    if args.out is not None:
         from sabounds.atomic import atomic_directory
         from sabounds.output_files import write_analysis_files
-        with atomic_directory(args.out, force=args.force) as work:
+        with atomic_directory(args.out, force=args.force, protect=[model_dir_or_default(args.model_dir)]) as work:
             write_analysis_files(analysis, work, plots=args.plots)
     if args.json:
-        print(json.dumps(analysis.to_json(), indent=2))
+        print(dumps(analysis.to_json(), indent=2))
         return 0
     console = Console()
     console.print(type_table(analysis))
