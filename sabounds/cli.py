@@ -46,6 +46,10 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2
         self.exit(2, f"{self.prog}: error: {message}\n")
 
+    def _print_message(self, message, file=None):  # argparse swallows write errors; main reports them
+        if message and (file or sys.stderr) is not None:
+            (file or sys.stderr).write(message)
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="sabounds", description="Verify, evaluate and test the spectrum-adaptive generalization "
@@ -66,7 +70,27 @@ def main(argv: list[str] | None = None) -> int:
     from sabounds.limits import check_arguments
 
     streams.guard_closed_descriptors()
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help, --version or a usage error: a full or closed output is an error here too
+        if not streams.flush_quietly():
+            return 2
+        if exc.code in (0, None):
+            try:
+                streams.require_stdout()
+            except UserError as err:
+                print(f"sabounds: error: {err}", file=sys.stderr)
+                return 2
+        raise
+    except BrokenPipeError:
+        streams.discard_stdout()
+        return 0
+    except OSError as exc:
+        if not streams.is_stdout_error(exc):
+            raise
+        streams.discard_stdout()
+        print(f"sabounds: error: cannot write the output ({exc.strerror or exc})", file=sys.stderr)
+        return 2
     try:
         check_arguments(args)
         streams.require_stdout()

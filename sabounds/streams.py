@@ -57,3 +57,16 @@ def discard_stdout() -> None:
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, sys.stdout.fileno() if sys.stdout is not None else 1)
     os.close(null)
+
+
+def flush_quietly() -> bool:
+    """Flush standard output before an early exit; False (after one line on stderr) if the device is full."""
+    try:
+        flush_stdout()
+    except BrokenPipeError:
+        discard_stdout()
+    except OSError as exc:
+        discard_stdout()
+        print(f"sabounds: error: cannot write the output ({exc.strerror or exc})", file=sys.stderr)
+        return False
+    return True
