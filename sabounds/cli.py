@@ -47,8 +47,8 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
     def _print_message(self, message, file=None):  # argparse swallows write errors; main reports them
-        if message and (file or sys.stderr) is not None:
-            (file or sys.stderr).write(message)
+        if message and file is not None:  # None: the stream was closed at start-up (main says so)
+            file.write(message)
 
 
 def build_parser() -> argparse.ArgumentParser:

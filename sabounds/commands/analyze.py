@@ -131,6 +131,15 @@ def summary_lines(analysis: ModelAnalysis) -> list[str]:
     return lines
 
 
+def storage_rank(args, analysis: ModelAnalysis):
+    """The labelled storage-aware rank beside the published one (numerics/proxies/storage_rank.py)."""
+    from sabounds.numerics.proxies.storage_rank import storage_rank_of
+    try:
+        return storage_rank_of(model_dir_or_default(args.model_dir), analysis, args.allow_pickle)
+    except (CheckpointError, ValueError, OSError) as exc:
+        raise UserError(str(exc)) from None
+
+
 def run(args) -> int:
     if args.plots and not args.out:
         raise UserError("--plots needs --out DIR")
@@ -143,13 +152,15 @@ def run(args) -> int:
         from sabounds.output_files import write_analysis_files
         with atomic_directory(args.out, force=args.force, protect=[model_dir_or_default(args.model_dir)]) as work:
             write_analysis_files(analysis, work, plots=args.plots)
+    storage = storage_rank(args, analysis)
     if args.json:
-        print(dumps(analysis.to_json(), indent=2))
+        print(dumps({**analysis.to_json(), "storage_rank": storage.to_json()}, indent=2))
         return 0
     console = Console()
     console.print(type_table(analysis))
     for line in summary_lines(analysis):
         console.print(line, highlight=False)
+    console.print(storage.summary(), highlight=False)
     if args.out:
         console.print(f"wrote {args.out}", highlight=False)
     return 0
