@@ -247,7 +247,7 @@ ARGUMENT_CASES = [
     ("no-command", []),
 ]
 
-STARTUP_DELAYS = [0.3, 0.6, 1.0, 1.5, 2.5]
+STARTUP_DELAYS = [0.0, 0.05, 0.15, 0.3, 0.6, 1.0, 2.0]  # after the interpreter and sabounds/__init__ start
 
 
 def counts() -> dict[str, int]:

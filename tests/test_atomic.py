@@ -119,3 +119,45 @@ def test_an_interrupt_swallowed_inside_still_discards_the_folder(tmp_path):
             except BaseException:  # library code that swallows everything
                 pass
     assert not list(tmp_path.iterdir())
+
+
+def test_two_rename_fallback_replaces_and_a_kill_between_is_undone(tmp_path, monkeypatch):
+    """Without renameat2 the swap is two renames; the state a kill between them leaves (target missing, the old
+    report at .out.old-PID, the new complete one at .out.partial-PID) is undone by the next run."""
+    import json
+    import sabounds.atomic as atomic
+    target = tmp_path / "out"
+    _old_report(target)
+    monkeypatch.setattr(atomic, "_renameat2", lambda src, dst, flags: False)
+    with atomic_directory(target, force=True) as part:
+        (part / "new.txt").write_text("new")
+    assert _visible(target) == ["new.txt"] and sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    old_token = read_marker(target)["token"]
+    dead = 999999997
+    target.rename(tmp_path / f".out.old-{dead}")
+    partial = tmp_path / f".out.partial-{dead}"
+    partial.mkdir()
+    (partial / "newer.txt").write_text("newer")
+    (partial / MARKER).write_text(json.dumps({"sabounds_output": 1, "token": "t2", "state": "complete",
+                                              "replaces": old_token, "files": ["newer.txt"]}))
+    done = atomic.recover(target)
+    assert any("undone" in line for line in done) and any("undid" in line for line in done), done
+    assert _visible(target) == ["new.txt"] and sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_leftover_of_a_finished_swap_is_removed_as_finished(tmp_path):
+    import json
+    import sabounds.atomic as atomic
+    target = tmp_path / "out"
+    _old_report(target)
+    token = read_marker(target)["token"]
+    old = tmp_path / ".out.partial-999999996"
+    old.mkdir()
+    (old / "old.txt").write_text("older")
+    (old / MARKER).write_text(json.dumps({"sabounds_output": 1, "token": "t0", "state": "complete",
+                                          "replaces": None, "files": ["old.txt"]}))
+    marker = read_marker(target)
+    marker["replaces"] = "t0"
+    (target / MARKER).write_text(json.dumps(marker))
+    done = atomic.recover(target)
+    assert len(done) == 1 and "finished" in done[0] and not old.exists() and token

@@ -9,7 +9,9 @@ Bound.  A tensor stored in a binary format with unit roundoff ``u`` (F64 2^-53, 
 a matrix of lower rank.  For a product of stored factors ``A~ B~`` (QK_h, Vt_h),
 ``A~ B~ - A B = E_A B~ + A~ E_B - E_A E_B`` and ``tau = (2a + a^2) ||A~||_F ||B~||_F``.  The storage-aware rank
 is ``#{i : sigma_i > max(tau, published threshold)}``; only ``S_0`` changes, so the new ``p_opt`` and ``ours``
-follow from the contribution table by replacing its p = 0 column with ``sqrt(rank_storage N)``.
+follow from the contribution table by replacing its p = 0 column with ``sqrt(rank_storage N)``.  By the same
+Weyl bound each spectral norm is uncertain by ``tau`` (``|sigma_1(W~) - sigma_1(W)| <= tau``); the largest
+``tau / sigma_1`` is reported, since alpha and edelman are products of such norms.
 """
 
 from __future__ import annotations
@@ -81,15 +83,19 @@ class StorageRank:
     moved: list[tuple[int, int, str, float, float]]  # (layer, head, type, published p_opt, storage-aware p_opt)
     ours: float
     published_ours: float
+    norm_uncertainty: float = 0.0  # max over matrices of tau / sigma_1: the storage's relative effect on ||W||_2
 
     def summary(self) -> str:
         return (f"storage-aware rank (labelled; published rank stays the default): {self.between} singular values "
                 f"lie between the published threshold and the rounding level of the stored weights "
                 f"(u = {self.dtype_roundoff:.3g}); p_opt moves for {len(self.moved)} matrices; ours would be "
-                f"{self.ours:.8g} instead of {self.published_ours:.8g}")
+                f"{self.ours:.8g} instead of {self.published_ours:.8g}. Storage rounding moves each spectral norm "
+                f"by at most {self.norm_uncertainty:.2g} relative (tau / sigma_1), and the norm products alpha and "
+                "edelman accordingly")
 
     def to_json(self) -> dict:
         return {"unit_roundoff": self.dtype_roundoff, "between_thresholds": self.between,
+                "spectral_norm_relative_uncertainty": self.norm_uncertainty,
                 "p_opt_moved": [{"layer": l, "head": h, "type": t, "published": a, "storage_aware": b}
                                 for l, h, t, a, b in self.moved],
                 "ours": self.ours, "published_ours": self.published_ours}
@@ -98,9 +104,11 @@ class StorageRank:
 def storage_aware(analysis, thresholds: list[dict[str, np.ndarray]], u: float) -> StorageRank:
     """Re-count each matrix's rank above ``max(tau, published threshold)`` and re-minimise over p."""
     n = analysis.shape.hidden
-    ranks, between, moved, minima = [], 0, [], []
+    ranks, between, moved, minima, worst = [], 0, [], [], 0.0
     for m in analysis.matrices:
         tau = float(thresholds[m.layer][m.type][max(m.head, 0)])
+        if m.spectral_norm > 0:
+            worst = max(worst, tau / m.spectral_norm)
         published = published_threshold(m.sigma, analysis.rank_tol)
         rank = int(np.count_nonzero(m.sigma > max(tau, published)))
         between += m.rank - rank
@@ -112,7 +120,7 @@ def storage_aware(analysis, thresholds: list[dict[str, np.ndarray]], u: float) -
         if float(analysis.ps[best]) != m.p_opt:
             moved.append((m.layer, m.head, m.type, m.p_opt, float(analysis.ps[best])))
     return StorageRank(u, ranks, between, moved, float(np.sum(minima)) + math.sqrt(analysis.shape.layers),
-                       analysis.ours)
+                       analysis.ours, worst)
 
 
 def storage_rank_of(model_dir: str | Path, analysis, allow_pickle: bool = False) -> StorageRank:
