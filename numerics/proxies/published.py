@@ -165,7 +165,10 @@ def minimise_log(log_s_p: np.ndarray, ps: np.ndarray, log_scale: np.ndarray, hid
     the p = 0 term ``sqrt(rank N)`` bounds it)."""
     table = log_contributions(log_s_p, ps, log_scale, hidden)
     best = np.argmin(table, axis=1)
-    return table, best, np.exp(table[np.arange(len(best)), best])
+    minima = np.exp(table[np.arange(len(best)), best])
+    at_zero = np.asarray(ps)[best] == 0.0  # sqrt(rank N) exactly, as the float formula gives it
+    minima[at_zero] = np.sqrt(np.round(np.exp(log_s_p[at_zero, 0])) * float(hidden))
+    return table, best, minima
 
 
 def log_edelman(layers: list[LayerNorms], log_alpha: np.ndarray, qk_factor: float = 1.0) -> float:
