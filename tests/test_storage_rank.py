@@ -75,3 +75,13 @@ def test_analyze_reports_the_storage_aware_rank(tmp_path, capsys):
     assert all(m["rank"] > 8 for m in ff)
     assert storage["between_thresholds"] >= sum(m["rank"] - 8 for m in ff)
     assert storage["ours"] < storage["published_ours"]
+
+
+@pytest.mark.parametrize("header", [b"[" * 100000 + b"]" * 100000, b"{not json", b'["a list"]', b""])
+def test_unreadable_headers_are_one_line_value_errors(tmp_path, header):
+    import struct
+    from sabounds.numerics.proxies.storage_rank import tensor_dtypes
+    (tmp_path / "model.safetensors").write_bytes(struct.pack("<Q", len(header)) + header if header else b"\x01")
+    with pytest.raises(ValueError) as info:
+        tensor_dtypes(tmp_path)
+    assert "\n" not in str(info.value)

@@ -35,12 +35,15 @@ def tensor_dtypes(model_dir: str | Path) -> dict[str, str]:
         sorted(model_dir.glob("*.safetensors"))
     out: dict[str, str] = {}
     for path in files:
-        with open(path, "rb") as fh:
-            (length,) = struct.unpack("<Q", fh.read(8))
-            if length > _MAX_HEADER:
-                raise ValueError(f"{path}: header of {length} bytes is larger than {_MAX_HEADER}")
-            header = json.loads(fh.read(length))
-        out.update({k: v["dtype"] for k, v in header.items() if k != "__metadata__" and isinstance(v, dict)})
+        try:
+            with open(path, "rb") as fh:
+                (length,) = struct.unpack("<Q", fh.read(8))
+                if length > _MAX_HEADER:
+                    raise ValueError(f"header of {length} bytes is larger than {_MAX_HEADER}")
+                header = json.loads(fh.read(length))
+            out.update({k: str(v.get("dtype")) for k, v in header.items() if k != "__metadata__" and isinstance(v, dict)})
+        except (OSError, struct.error, ValueError, RecursionError, AttributeError) as exc:
+            raise ValueError(f"{path}: safetensors header unreadable ({' '.join(str(exc).split())[:200]})") from None
     return out
 
 
