@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from sabounds.numerics.proxies.model_analysis import ModelAnalysis, analyze_spectra, measure, open_checkpoint
+from sabounds.numerics.proxies.model_analysis import ModelAnalysis, analyze_measured, measure_model, open_checkpoint
 from sabounds.numerics.proxies.scaling import ScalingResult, truncation_points, with_fits
 from sabounds.proofs_check.registry import Check, all_checks, run_all
 from sabounds.proofs_check.report import failing_steps, outcome_record, summary
@@ -45,8 +45,7 @@ class ReportData:
 
 def stage_sizes(model_dir: Path) -> dict[str, int]:
     """How many progress steps each stage takes: one per check, one for the regimes, one per layer read."""
-    checkpoint, depth = open_checkpoint(model_dir)
-    return {"checks": len(all_checks()), "regimes": 1, "layers": depth}
+    return {"checks": len(all_checks()), "regimes": 1, "layers": open_checkpoint(model_dir).shape.layers}
 
 
 def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData:
@@ -60,10 +59,11 @@ def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData
     results = table(None, ARCHITECTURES["single_head"]())
     regimes, table_md = json_data(results), regimes_markdown(results)
     advance("regime tables")
-    checkpoint, depth = open_checkpoint(model_dir)
-    spectra = measure(checkpoint, depth, lambda note: advance(f"reading {note}"))
-    analysis = analyze_spectra(spectra, checkpoint.shape)
-    depth_scaling = with_fits(truncation_points(str(checkpoint.model_dir), spectra, checkpoint.shape, range(1, depth + 1)))
+    checkpoint = open_checkpoint(model_dir)
+    measured = measure_model(checkpoint, None, lambda note: advance(f"reading {note}"))
+    analysis = analyze_measured(measured)
+    depth = checkpoint.shape.layers
+    depth_scaling = with_fits(truncation_points(checkpoint.label, measured.layers, checkpoint.shape, range(1, depth + 1)))
     return ReportData(checks, regimes, table_md, analysis, depth_scaling, Path(model_dir), settings,
                       checkpoint_digests(model_dir), package_versions(), time.perf_counter() - start)
 

@@ -124,3 +124,40 @@ def single_head(softmax_constant: sp.Expr = 2) -> Architecture:
 
 
 ARCHITECTURES = {"single_head": single_head, "bert": bert}
+
+
+# --- Departures of other families from the published layer (issue 11): activation constants -----------------
+
+_x = sp.Symbol("x", real=True)
+ACTIVATION_FORMS = {
+    "gelu": _x * (1 + sp.erf(_x / sp.sqrt(2))) / 2,
+    "gelu_tanh": _x / 2 * (1 + sp.tanh(sp.sqrt(2 / sp.pi) * (_x + sp.Rational(44715, 1000000) * _x ** 3))),
+    "silu": _x / (1 + sp.exp(-_x)),
+    "relu": sp.Max(0, _x),
+}
+"""Each activation as a sympy function of ``x`` (GELU-tanh is Hugging Face's ``gelu_new``, SiLU = swish)."""
+
+_CRITICAL_GUESS = {"gelu": 1.4, "gelu_tanh": 1.4, "silu": 2.4}
+
+
+def activation_sup_slope(name: str, digits: int = 30) -> tuple[sp.Expr, sp.Expr]:
+    """``(sup |phi'|, maximiser)``: phi'' = 0 solved by ``sympy.nsolve`` at ``digits`` digits from a bracketing guess
+    (ReLU: ``phi' in {0, 1}``, so 1 at any x > 0).  The supremum is ``phi'`` at that critical point, since
+    ``phi' -> 1`` at +oo and ``-> 0`` at -oo and the other critical point (at -x*) has ``|phi'| < 1``;
+    ``sabounds.proofs_check.architecture`` checks each of these facts (checks ``arch.*_lipschitz``)."""
+    if name == "relu":
+        return sp.Integer(1), sp.Integer(1)
+    phi = ACTIVATION_FORMS[name]
+    d1, d2 = sp.diff(phi, _x), sp.diff(phi, _x, 2)
+    root = sp.nsolve(d2, _x, _CRITICAL_GUESS[name], prec=digits)
+    return sp.N(d1.subs(_x, root), digits), root
+
+
+def activation_lipschitz(name: str, decimals: int = 6) -> sp.Rational:
+    """The activation's Lipschitz constant used by the analysis: ``sup |phi'|`` rounded *up* to ``decimals``
+    (GELU: the published ``L_phi = 1.13`` instead, an upper bound on its 1.1289041...)."""
+    if name == "gelu":
+        return L_PHI_GELU
+    sup, _ = activation_sup_slope(name)
+    scale = 10 ** decimals
+    return sp.Rational(int(sp.ceiling(sup * scale)), scale)
