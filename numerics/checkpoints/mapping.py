@@ -78,6 +78,23 @@ def parse_mapping(data, where: str = "mapping") -> tuple[Family, dict[str, int]]
     base = None
     if "base" in data:
         base = FAMILIES.get(_text(where, "base", data["base"], tuple(FAMILIES)))
+    layer = data.get("layer", base.layer if base else None)
+    layer = _text(where, "layer", layer)
+    if "{i}" not in layer:
+        raise CheckpointError(f"{where}: entry layer {shown(layer)} must contain {{i}} (the layer index)")
+    try:
+        layer.format(i=0)
+    except (KeyError, IndexError, ValueError) as exc:
+        raise CheckpointError(f"{where}: entry layer {shown(layer)} is not a valid template ({one_line(exc)})") from None
+    orientation = _text(where, "orientation", data.get("orientation", base.orientation if base else "out_in"),
+                        ("out_in", "in_out"))
+    layout = _text(where, "layout", data.get("layout", base.layout if base else POST_LN), (POST_LN, PRE_LN))
+    activation = data.get("activation", base.activation if base else "gelu")
+    if canonical_activation(activation) not in ACTIVATIONS:
+        raise CheckpointError(f"{where}: entry activation is {shown(activation)}; expected one of {', '.join(ACTIVATIONS)}")
+    prefixes = data.get("prefixes", list(base.prefixes) if base else [""])
+    if not isinstance(prefixes, list) or not all(isinstance(p, str) for p in prefixes) or not prefixes:
+        raise CheckpointError(f"{where}: entry prefixes must be a non-empty list of strings")
     tensors = data.get("tensors", {})
     if not isinstance(tensors, dict):
         raise CheckpointError(f"{where}: entry tensors must be a table")
@@ -98,23 +115,6 @@ def parse_mapping(data, where: str = "mapping") -> tuple[Family, dict[str, int]]
     for r in ("output", "mlp_in", "mlp_out"):
         if not roles[r]:
             raise CheckpointError(f"{where}: entry tensors.{r} is missing")
-    layer = data.get("layer", base.layer if base else None)
-    layer = _text(where, "layer", layer)
-    if "{i}" not in layer:
-        raise CheckpointError(f"{where}: entry layer {shown(layer)} must contain {{i}} (the layer index)")
-    try:
-        layer.format(i=0)
-    except (KeyError, IndexError, ValueError) as exc:
-        raise CheckpointError(f"{where}: entry layer {shown(layer)} is not a valid template ({one_line(exc)})") from None
-    orientation = _text(where, "orientation", data.get("orientation", base.orientation if base else "out_in"),
-                        ("out_in", "in_out"))
-    layout = _text(where, "layout", data.get("layout", base.layout if base else POST_LN), (POST_LN, PRE_LN))
-    activation = data.get("activation", base.activation if base else "gelu")
-    if canonical_activation(activation) not in ACTIVATIONS:
-        raise CheckpointError(f"{where}: entry activation is {shown(activation)}; expected one of {', '.join(ACTIVATIONS)}")
-    prefixes = data.get("prefixes", list(base.prefixes) if base else [""])
-    if not isinstance(prefixes, list) or not all(isinstance(p, str) for p in prefixes) or not prefixes:
-        raise CheckpointError(f"{where}: entry prefixes must be a non-empty list of strings")
     template = base or FAMILIES["bert"]
     family = replace(template, name=_text(where, "name", data.get("name", "custom")), model_types=(), layer=layer,
                      orientation=orientation, layout=layout, activation=canonical_activation(activation),
