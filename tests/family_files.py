@@ -31,13 +31,19 @@ CONFIGS = {
 }
 
 
-def _sizes(name):
-    c = CONFIGS[name]
+def sizes(c: dict) -> tuple[int, int, int, int, int, int]:
+    """(layers, hidden, heads, kv_heads, head_dim, intermediate) of a config, read independently of the package."""
+    layers = c.get("num_hidden_layers", c.get("n_layers", c.get("n_layer")))
+    hidden = c.get("hidden_size", c.get("dim", c.get("n_embd")))
     heads = c.get("num_attention_heads", c.get("n_heads", c.get("n_head")))
     kv = c.get("num_key_value_heads", heads)
-    d = c.get("head_dim", HIDDEN // heads)
-    inner = c.get("intermediate_size", c.get("hidden_dim")) or 4 * HIDDEN
-    return heads, kv, d, inner
+    d = c.get("head_dim", hidden // heads)
+    inner = c.get("intermediate_size", c.get("hidden_dim")) or 4 * hidden
+    return layers, hidden, heads, kv, d, inner
+
+
+def _sizes(name):
+    return sizes(CONFIGS[name])[2:]
 
 
 def raw_weights(name: str, seed: int = 0) -> dict[str, np.ndarray]:
@@ -100,15 +106,15 @@ def write_family(directory, name: str, seed: int = 0, shards: int = 1):
     return weights
 
 
-def independent_matrices(name: str, weights: dict[str, np.ndarray], layer: int) -> dict:
+def independent_matrices(name: str, weights: dict[str, np.ndarray], layer: int, cfg: dict | None = None) -> dict:
     """The paper's matrices of one layer, formed in full from the raw weights: QK_h, Vt_h (lists over heads),
     M_in, M_out, M_gate (None unless gated) and the pre-MLP RMSNorm weight (None unless present)."""
-    heads, kv, d, inner = _sizes(name)
+    _, hidden, heads, kv, d, inner = sizes(cfg or CONFIGS[name])
     g = {k: v.astype(np.float64) for k, v in weights.items()}
     if name == "gpt2":
         base = f"transformer.h.{layer}."
         fused = g[base + "attn.c_attn.weight"].T
-        q, k, v = fused[:HIDDEN], fused[HIDDEN:2 * HIDDEN], fused[2 * HIDDEN:]
+        q, k, v = fused[:hidden], fused[hidden:2 * hidden], fused[2 * hidden:]
         o = g[base + "attn.c_proj.weight"].T
         up, down, gate = g[base + "mlp.c_fc.weight"].T, g[base + "mlp.c_proj.weight"].T, None
         norm = None
@@ -136,4 +142,4 @@ def independent_matrices(name: str, weights: dict[str, np.ndarray], layer: int) 
     qk = [q[h * d:(h + 1) * d].T @ k[(h // group) * d:(h // group + 1) * d] for h in range(heads)]
     vt = [v[(h // group) * d:(h // group + 1) * d].T @ o[:, h * d:(h + 1) * d].T for h in range(heads)]
     return {"QK": qk, "V_tilde": vt, "M_in": up.T, "M_out": down.T, "M_gate": None if gate is None else gate.T,
-            "norm": norm, "head_dim": d}
+            "norm": norm, "head_dim": d, "hidden": hidden}

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from family_files import CONFIGS, HIDDEN, LAYERS, independent_matrices, raw_weights, write_family
+from family_files import CONFIGS, LAYERS, independent_matrices, sizes, write_family
 from sabounds.cli import main
 from sabounds.numerics.proxies.model_analysis import analyze_measured, measure_model, open_checkpoint
 
@@ -23,9 +23,11 @@ GATED = {"llama", "mistral", "qwen2"}
 PUBLISHED = {"bert", "distilbert", "mpnet"}
 
 
-def independent_analysis(name: str, weights) -> dict:
+def independent_analysis(name: str, weights, cfg: dict | None = None) -> dict:
     """The proxies of THEORY.md section 6 (published) or of layer_factors' extension, from full matrices."""
-    layers = [independent_matrices(name, weights, i) for i in range(LAYERS)]
+    cfg = cfg or CONFIGS[name]
+    depth, hidden = sizes(cfg)[:2]
+    layers = [independent_matrices(name, weights, i, cfg) for i in range(depth)]
     lact = ACT[name]
     rows, lips = [], []
     for lay in layers:
@@ -39,7 +41,7 @@ def independent_analysis(name: str, weights) -> dict:
         a = sum(v * (1 + 4 * q) for v, q in zip(spec["V_tilde"], spec["QK"]))
         s_in, s_out = spec["M_in"][0], spec["M_out"][0]
         if name in GATED:
-            r = math.sqrt(HIDDEN) * float(np.max(np.abs(lay["norm"])))
+            r = math.sqrt(hidden) * float(np.max(np.abs(lay["norm"])))
             s_gate = spec["M_gate"][0]
             f = (1 + lact) * r * s_gate * s_in * s_out
             g_mlp = {"M_in": r * s_gate * s_out, "M_out": 1.0, "M_gate": lact * r * s_in * s_out}
@@ -58,16 +60,16 @@ def independent_analysis(name: str, weights) -> dict:
                 w = full[t][h]
                 rows.append({"layer": len(lips) - 1, "type": t, "sigma": s, "gamma": gamma,
                              "n21": float(np.sum(np.sqrt(np.sum(w * w, axis=0))))})
-    alpha = [float(np.prod(lips[l + 1:])) for l in range(LAYERS)]
-    m = math.ceil(LAYERS + math.log(HIDDEN))
+    alpha = [float(np.prod(lips[l + 1:])) for l in range(depth)]
+    m = math.ceil(depth + math.log(hidden))
     ps = np.arange(2 * m + 1) / m
-    ours, edel = math.sqrt(LAYERS), 1.0
+    ours, edel = math.sqrt(depth), 1.0
     for r in rows:
         s = r["sigma"]
         rank = int(np.sum(s > 1e-10 * len(s) * max(s.max(), 1)))
         s_p = [rank] + [float(np.sum(s ** p)) for p in ps[1:]]
-        scale = r["gamma"] * alpha[r["layer"]] * LAYERS
-        c = [s_p[i] ** (1 / (p + 2)) * scale ** (p / (p + 2)) * HIDDEN ** ((p + 1) / (p + 2)) for i, p in enumerate(ps)]
+        scale = r["gamma"] * alpha[r["layer"]] * depth
+        c = [s_p[i] ** (1 / (p + 2)) * scale ** (p / (p + 2)) * hidden ** ((p + 1) / (p + 2)) for i, p in enumerate(ps)]
         r.update(p_opt=float(ps[int(np.argmin(c))]), minimum=min(c), rank=rank)
         ours += min(c)
         ge = r["gamma"] / 2 if r["type"] == "QK" else r["gamma"]
@@ -124,7 +126,7 @@ def test_gqa_groups_query_heads_in_blocks(tmp_path):
     source = open_checkpoint(tmp_path)
     assert (source.shape.heads, source.shape.kv_heads, source.shape.head_dim) == (4, 1, 8)
     layer = source.layer(0)
-    assert layer.qk_left.shape == (4, HIDDEN, 8) and layer.qk_right.shape == (4, 8, HIDDEN)
+    assert layer.qk_left.shape == (4, 16, 8) and layer.qk_right.shape == (4, 8, 16)
     assert all(np.array_equal(layer.qk_right[h], layer.qk_right[0]) for h in range(4))
 
 
