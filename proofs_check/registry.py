@@ -20,6 +20,7 @@ CHECK_MODULES = (
     "sabounds.proofs_check.thm31",
     "sabounds.proofs_check.claims",
     "sabounds.proofs_check.grid",
+    "sabounds.proofs_check.architecture",
 )
 
 
