@@ -45,7 +45,21 @@ class ReportData:
 
 def stage_sizes(model_dir: Path) -> dict[str, int]:
     """How many progress steps each stage takes: one per check, one for the regimes, one per layer read."""
-    return {"checks": len(all_checks()), "regimes": 1, "layers": open_checkpoint(model_dir).shape.layers}
+    second = second_trained_model(model_dir)
+    return {"checks": len(all_checks()), "regimes": 1, "layers": open_checkpoint(model_dir).shape.layers
+            + (open_checkpoint(second).shape.layers if second is not None else 0)}
+
+
+def second_trained_model(model_dir: Path) -> Path | None:
+    """paraphrase-MiniLM-L3-v2 (ONNX) beside the bundled all-MiniLM-L6-v2, when both are the ones in use and installed:
+    the scaling study then shows two models trained at different depths beside the truncations."""
+    from sabounds.numerics.checkpoints.reader import CheckpointError, default_model_dir, minilm_l3_onnx
+    try:
+        if Path(model_dir).resolve() != default_model_dir().resolve():
+            return None
+        return minilm_l3_onnx()
+    except CheckpointError:
+        return None
 
 
 def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData:
@@ -64,6 +78,12 @@ def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData
     analysis = analyze_measured(measured)
     depth = checkpoint.shape.layers
     depth_scaling = with_fits(truncation_points(checkpoint.label, measured.layers, checkpoint.shape, range(1, depth + 1)))
+    second = second_trained_model(model_dir)
+    if second is not None:  # fits stay those of the main model's truncations; the second model's points sit beside
+        other = open_checkpoint(second)
+        spectra = measure_model(other, None, lambda note: advance(f"reading {second.stem} {note}")).layers
+        extra = truncation_points(second.stem, spectra, other.shape, range(1, other.shape.layers + 1))
+        depth_scaling = ScalingResult(depth_scaling.points + extra, depth_scaling.fits)
     return ReportData(checks, regimes, table_md, analysis, depth_scaling, Path(model_dir), settings,
                       checkpoint_digests(model_dir), package_versions(), time.perf_counter() - start)
 
@@ -191,8 +211,11 @@ def markdown(data: ReportData) -> str:
         "![contribution against p](analysis/contribution_vs_p.png)", "",
         "![p_opt per layer](analysis/p_opt_per_layer.png)", "",
         "## Depth scaling", "",
-        "| L | ours | edelman |", "| --- | --- | --- |",
-        *[f"| {pt.layers} | {pt.ours:.8g} | {pt.edelman:.6g} |" for pt in data.scaling.points], "",
+        "A truncation is the first L layers of a deeper model, not a model trained at depth L; the figure fills the "
+        "markers of trained models and leaves truncations hollow. Slopes are fitted to the main model's truncations.", "",
+        "| model | L | kind | ours | edelman |", "| --- | --- | --- | --- | --- |",
+        *[f"| {Path(pt.model).name} | {pt.layers} | {pt.kind} | {pt.ours:.8g} | {pt.edelman:.6g} |"
+          for pt in data.scaling.points], "",
         "![scaling](scaling/scaling.png)", "",
         "## Reproduce", "",
         "```", f"sabounds report --model {data.model_dir} --precision {data.settings.precision} "

@@ -22,7 +22,8 @@ from sabounds.numerics.spectra import RANK_TOL
 
 @dataclass(frozen=True)
 class ScalingPoint:
-    """The totals of one checkpoint at one depth."""
+    """The totals of one checkpoint at one depth; ``kind`` is ``trained`` at the checkpoint's own depth and
+    ``truncation`` below it (its first layers, not a model trained at that depth)."""
 
     model: str
     layers: int
@@ -30,6 +31,7 @@ class ScalingPoint:
     heads: int
     ours: float
     edelman: float
+    kind: str = "trained"
 
 
 @dataclass(frozen=True)
@@ -101,11 +103,13 @@ def scaling(plan: ScalingPlan, lphi: float | None = None, rank_tol: float = RANK
 
 def truncation_points(model: str, spectra: Sequence[LayerSpectra], shape, depths: Sequence[int],
                       lphi: float | None = None, rank_tol: float = RANK_TOL) -> list[ScalingPoint]:
-    """The totals of the depth truncations ``spectra[:d]`` of one measured checkpoint, for each d in ``depths``."""
+    """The totals of the depth truncations ``spectra[:d]`` of one measured checkpoint, for each d in ``depths``
+    (``shape`` is the checkpoint's full shape: ``d = shape.layers`` is the trained model itself)."""
     points = []
     for depth in depths:
         a = analyze_spectra(spectra[:depth], shape, lphi, None, rank_tol)
-        points.append(ScalingPoint(model, depth, a.shape.hidden, a.shape.heads, a.ours, a.edelman))
+        kind = "trained" if depth == shape.layers else "truncation"
+        points.append(ScalingPoint(model, depth, a.shape.hidden, a.shape.heads, a.ours, a.edelman, kind))
     return points
 
 
