@@ -198,3 +198,14 @@ def test_gpt2_conv1d_orientation_matters(tmp_path):
     write_family(tmp_path, "gpt2")
     with pytest.raises(CheckpointError, match="has shape"):
         open_checkpoint(tmp_path, {"base": "gpt2", "orientation": "out_in"}).layer(0)
+
+
+def test_mapping_without_sizes_and_no_config_says_what_is_missing(tmp_path):
+    write_model(tmp_path / "renamed", _renamed_llama(), {})
+    (tmp_path / "renamed" / "config.json").unlink()
+    text = MAPPING.split("[sizes]")[0]
+    (tmp_path / "m.toml").write_text(text)
+    with pytest.raises(CheckpointError, match=r"no sizes; give the layers size in the mapping's \[sizes\]"):
+        open_checkpoint(tmp_path / "renamed", tmp_path / "m.toml")
+    (tmp_path / "m.toml").write_text(MAPPING)
+    assert open_checkpoint(tmp_path / "renamed", tmp_path / "m.toml").shape.kv_heads == 2

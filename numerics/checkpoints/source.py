@@ -83,6 +83,9 @@ def shape_from_config(config: Mapping, family: Family, where: str,
         if value is None and size in optional:
             sizes[size] = None
             continue
+        if value is None and not config:
+            raise CheckpointError(f"{where}: no sizes; give the {size} size in the mapping's [sizes] table or a "
+                                  "config.json (or config=) with it")
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise CheckpointError(f"{where}: field {named} must be a positive integer, got {shown(value)}")
         sizes[size], names[size] = value, named
@@ -211,6 +214,9 @@ def open_source(source, mapping=None, *, config=None, architecture=None, allow_p
             from sabounds.numerics.checkpoints.onnx_model import OnnxStore
             store = OnnxStore(path)
             cfg = {**store.config, **_config_of(config, str(path))}
+            if "num_attention_heads" not in cfg and mapping is None:
+                raise CheckpointError(f"{path}: the number of attention heads is not readable from the graph (no "
+                                      "[batch, seq, H, d_h] reshape); pass config={'num_attention_heads': H}")
             where, label, files = str(path), str(path), (path,)
         elif path.is_dir():
             from sabounds.numerics.checkpoints.safetensors_folder import SafetensorsFolder
