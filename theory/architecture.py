@@ -215,7 +215,8 @@ def _gated_mlp() -> "Derivation":
         Step("input_norm", sp.Le(sp.Symbol("norm_x"), R_in),
              "assumption: every MLP input row has ||x||_2 <= R (needed: the product of two linear maps is not "
              "globally Lipschitz)", Premise("input-norm assumption of the gated-MLP extension"), "extension"),
-        Step("rmsnorm_radius", sp.Eq(S_sq / (S_sq / N), N),
+        Step("rmsnorm_radius", sp.Eq(sp.Mul(S_sq, sp.Pow(sp.Mul(S_sq, 1 / N, evaluate=False), -1, evaluate=False),
+                                            evaluate=False), N, evaluate=False),
              "after RMSNorm h -> h / rms(h): ||h / rms(h)||_2^2 = sum h_i^2 / (sum h_i^2 / N) = N, so "
              "R = sqrt(N) max|g| for its weight g", Identity(), "extension"),
         Step("silu_below_identity", sp.Le(sigmoid, 1),
@@ -240,11 +241,13 @@ def _gqa() -> "Derivation":
         Step("group", sp.Eq(sp.Symbol("g_h"), sp.floor(h * G_kv / H)),
              "query head h reads key/value head g(h) = floor(h G / H) (Hugging Face's repeat_kv: blocks of H/G)",
              Definition(), "extension"),
-        Step("per_head_products", sp.Eq(sp.Symbol("QK_h"), sp.Symbol("Wq_h^T Wk_g(h)")),
+        Step("per_head_products", sp.Eq(sp.MatrixSymbol("QK_h", N, N),
+                                        sp.MatrixSymbol("W_q_h", d_h, N).T * sp.MatrixSymbol("W_k_g", d_h, N)),
              "each head's score map is x Wq_h^T Wk_g(h) x^T, its value path Wv_g(h)^T Wo_h: one product per query "
              "head, so the per-head proxies and A = sum_h ||Vt_h|| (1 + 4 ||QK_h||) apply unchanged",
              Definition(), "extension"),
-        Step("head_count", sp.Eq(H * (G_kv / H), G_kv),
+        Step("head_count", sp.Eq(sp.Mul(H, sp.Mul(G_kv, sp.Pow(H, -1), evaluate=False), evaluate=False), G_kv,
+                                 evaluate=False),
              "the H products use G distinct key (and value) matrices; covering the H products separately "
              "over-counts the shared ones, which keeps the bound valid", Identity(), "extension"),
     ), notes="Checked numerically by arch.gqa_numeric against an attention written with repeat_kv.")
