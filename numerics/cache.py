@@ -1,0 +1,191 @@
+"""A content-addressed disk cache of spectra, safe for several processes at once.
+
+Keys are SHA-256 digests of what determines a result: the bytes, dtype, shape and name of every tensor it reads, the
+method and ``CACHE_VERSION``.  An entry is one file ``<root>/entries/<key[:2]>/<key>.npz`` written as
+``MAGIC + sha256(payload) + payload`` (payload: an ``.npz`` of plain arrays, read with ``allow_pickle=False``) to a
+temporary name and renamed into place, so two workers writing the same key both leave a complete, identical entry.
+An entry whose checksum, format or contents do not verify is treated as missing and rewritten, never trusted.
+
+Tensor digests need the tensor bytes; so that a rerun reads no weights, the digests of a safetensors file's tensors
+are kept in ``<root>/files/`` under the file's identity (resolved path, size, mtime, ctime, inode) together with a
+digest of its header: a file changed in any of these is hashed again.
+
+The folder is ``platformdirs.user_cache_dir("sabounds")`` (e.g. ``~/.cache/sabounds`` on Linux), or the
+``SABOUNDS_CACHE_DIR`` environment variable, or ``--cache-dir``.  ``SABOUNDS_CACHE_DIR=off`` disables caching.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import mmap
+import os
+import re
+import struct
+import tempfile
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import numpy as np
+
+CACHE_VERSION = 1
+ENV_VAR = "SABOUNDS_CACHE_DIR"
+MAGIC = b"SABOUNDS-CACHE-1\n"
+_DIGEST = 32
+_LAYER_NUMBER = re.compile(r"(?:^|\.)(\d+)\.")
+
+
+def default_cache_dir() -> Path | None:
+    """``$SABOUNDS_CACHE_DIR`` if set (``off``: no cache), else the platform's user cache folder for sabounds."""
+    value = os.environ.get(ENV_VAR)
+    if value is not None:
+        return None if value.strip().lower() in ("", "off", "none", "0") else Path(value)
+    import platformdirs
+    return Path(platformdirs.user_cache_dir("sabounds", appauthor=False))
+
+
+def digest(*parts: bytes | str) -> str:
+    """SHA-256 of the parts, each length-prefixed so that no two different part lists collide by concatenation."""
+    h = hashlib.sha256()
+    for part in parts:
+        data = part.encode() if isinstance(part, str) else bytes(part)
+        h.update(struct.pack("<Q", len(data)))
+        h.update(data)
+    return h.hexdigest()
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and one ``os.replace``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+class SpectraCache:
+    """Entries of named float64/int/str arrays by key; ``get`` returns None for a missing or corrupt entry."""
+
+    def __init__(self, root: str | os.PathLike):
+        self.root = Path(root)
+        self.corrupt_seen = 0
+
+    def _entry(self, key: str) -> Path:
+        if not re.fullmatch(r"[0-9a-f]{64}", key):
+            raise ValueError(f"cache key must be a SHA-256 hex digest, got {key!r}")
+        return self.root / "entries" / key[:2] / f"{key}.npz"
+
+    def contains(self, key: str) -> bool:
+        return self._entry(key).is_file()
+
+    def put(self, key: str, arrays: Mapping[str, np.ndarray]) -> None:
+        buffer = io.BytesIO()
+        np.savez(buffer, **{k: np.asarray(v) for k, v in arrays.items()})
+        payload = buffer.getvalue()
+        _atomic_write(self._entry(key), MAGIC + hashlib.sha256(payload).digest() + payload)
+
+    def get(self, key: str) -> dict[str, np.ndarray] | None:
+        path = self._entry(key)
+        try:
+            raw = path.read_bytes()
+        except (FileNotFoundError, IsADirectoryError, PermissionError):
+            return None
+        head = len(MAGIC)
+        payload = raw[head + _DIGEST:]
+        if raw[:head] != MAGIC or hashlib.sha256(payload).digest() != raw[head:head + _DIGEST]:
+            self.corrupt_seen += 1
+            return None
+        try:
+            with np.load(io.BytesIO(payload), allow_pickle=False) as npz:
+                return {k: npz[k] for k in npz.files}
+        except (ValueError, OSError, KeyError):
+            self.corrupt_seen += 1
+            return None
+
+    # tensor digests of safetensors files, by file identity ------------------------------------------------
+
+    def _file_index(self, identity: str) -> Path:
+        return self.root / "files" / identity[:2] / f"{identity}.json"
+
+    def tensor_digests(self, path: Path, names: Iterable[str] | None = None,
+                       compute: bool = True) -> dict[str, dict] | None:
+        """``{name: {"dtype", "shape", "digest"}}`` for the tensors of a safetensors file (all, or ``names``):
+        from the index when the file's identity and header are unchanged, else by hashing their bytes (or, with
+        ``compute=False``, None)."""
+        path = Path(path).resolve()
+        stat = path.stat()
+        identity = digest(str(path), str(stat.st_size), str(stat.st_mtime_ns), str(stat.st_ctime_ns),
+                          str(stat.st_ino), str(CACHE_VERSION))
+        header_bytes, start = _safetensors_header(path)
+        header_digest = hashlib.sha256(header_bytes).hexdigest()
+        header = json.loads(header_bytes)
+        wanted = sorted(n for n in header if n != "__metadata__") if names is None else sorted(names)
+        index_path = self._file_index(identity)
+        known: dict[str, dict] = {}
+        try:
+            record = json.loads(index_path.read_text(encoding="utf-8"))
+            if record.get("header") == header_digest and isinstance(record.get("tensors"), dict):
+                known = record["tensors"]
+        except (FileNotFoundError, ValueError, UnicodeDecodeError):
+            pass
+        missing = [n for n in wanted if n not in known]
+        if missing and not compute:
+            return None
+        if missing:
+            known = dict(known)
+            with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as view:
+                for name in missing:
+                    entry = header[name]
+                    begin, end = entry["data_offsets"]
+                    known[name] = {"dtype": entry["dtype"], "shape": entry["shape"],
+                                   "digest": hashlib.sha256(view[start + begin:start + end]).hexdigest()}
+            # merge with what another process may have written meanwhile; the file is replaced whole
+            try:
+                other = json.loads(index_path.read_text(encoding="utf-8"))
+                if other.get("header") == header_digest:
+                    known = {**other.get("tensors", {}), **known}
+            except (FileNotFoundError, ValueError, UnicodeDecodeError):
+                pass
+            _atomic_write(index_path, json.dumps({"path": str(path), "header": header_digest,
+                                                  "tensors": known}).encode())
+        return {n: known[n] for n in wanted}
+
+
+def _safetensors_header(path: Path) -> tuple[bytes, int]:
+    """The JSON header bytes of a safetensors file and the offset where its data begins."""
+    with open(path, "rb") as fh:
+        (length,) = struct.unpack("<Q", fh.read(8))
+        if length > 100_000_000:
+            raise ValueError(f"{path}: safetensors header of {length} bytes")
+        return fh.read(length), 8 + length
+
+
+def layer_number(tensor_name: str) -> int | None:
+    """The first dotted integer of a tensor name (``encoder.layer.3.attention...`` -> 3, ``model.layers.3...``)."""
+    match = _LAYER_NUMBER.search(tensor_name)
+    return int(match.group(1)) if match else None
+
+
+def layer_key(safetensors_files: Iterable[Path], config_bytes: bytes, layer: int, method: str,
+              cache: SpectraCache, compute: bool = True) -> str | None:
+    """Key of one layer's spectra: every tensor whose first dotted number is ``layer`` (name, dtype, shape, bytes),
+    the config, the method and the cache version.  A superset of what the layer reads, so never stale.  With
+    ``compute=False``, None unless every digest is already indexed (no tensor bytes read)."""
+    parts: list[str] = [f"v{CACHE_VERSION}", method, digest(config_bytes), str(layer)]
+    for path in sorted(Path(p) for p in safetensors_files):
+        header_bytes, _ = _safetensors_header(path)
+        names = [n for n in json.loads(header_bytes) if n != "__metadata__" and layer_number(n) == layer]
+        known = cache.tensor_digests(path, names, compute)
+        if known is None:
+            return None
+        for name, info in sorted(known.items()):
+            parts += [name, info["dtype"], json.dumps(info["shape"]), info["digest"]]
+    return digest(*parts)

@@ -1,0 +1,260 @@
+"""Sweeps over many checkpoints: per-layer measurement tasks with cached, certified spectra, and one tidy table.
+
+A sweep is planned per checkpoint (one error row for one that cannot be opened), split into one task per layer
+(``measure_task``: memory bounded by one layer; runnable on any Dask worker or in-process), and assembled into rows
+``(checkpoint, depth)`` with the published totals (``analyze_spectra``) plus the log-log fits of ``scaling`` per
+family (``config.json``'s ``model_type``).  Feed-forward spectra use ``certified_singular_values`` (method
+``certified``: Gram eigenvalues where proven to 1e-9 relative, else LAPACK) or LAPACK alone (``exact``, what
+``sabounds scaling`` computes); the attention cores are ``product_singular_values`` in both.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from sabounds.numerics.cache import SpectraCache, layer_key
+from sabounds.numerics.certified_spectra import GRAM, LAPACK, certified_singular_values
+from sabounds.numerics.checkpoints.bert import read_layer
+from sabounds.numerics.checkpoints.reader import CheckpointError
+from sabounds.numerics.norms import norm_21, product_norm_21
+from sabounds.numerics.proxies.model_analysis import LayerSpectra, analyze_spectra, open_checkpoint
+from sabounds.numerics.proxies.published import L_PHI
+from sabounds.numerics.proxies.scaling import LogLogFit, ScalingPoint, fit_loglog
+from sabounds.numerics.spectra import RANK_TOL, product_singular_values, singular_values
+
+METHODS = ("certified", "exact")
+GLOB_CHARS = set("*?[")
+
+
+class SourceListError(ValueError):
+    """A SOURCES argument that names nothing usable (an empty glob, an unreadable list file)."""
+
+
+def expand_sources(items: Sequence[str]) -> list[str]:
+    """Checkpoint folders from folders, globs (folders they match, sorted) and text files listing either (one per
+    line, ``#`` comments, paths relative to the list file); order kept, repeats dropped."""
+    out: list[str] = []
+    for item in items:
+        if GLOB_CHARS & set(item):
+            matches = sorted(p for p in glob.glob(item) if Path(p).is_dir())
+            if not matches:
+                raise SourceListError(f"{item}: the pattern matches no folder")
+            out += matches
+        elif Path(item).is_file():
+            try:
+                lines = Path(item).read_text(encoding="utf-8").splitlines()
+            except (OSError, UnicodeDecodeError) as exc:
+                raise SourceListError(f"{item}: cannot read the list of checkpoints ({exc})") from None
+            base = Path(item).parent
+            listed = [ln.strip() for ln in lines if ln.strip() and not ln.strip().startswith("#")]
+            out += expand_sources([str(p if Path(p).is_absolute() else base / p) for p in listed])
+        else:
+            out.append(item)
+    seen: set[str] = set()
+    return [s for s in out if not (s in seen or seen.add(s))]
+
+
+@dataclass(frozen=True)
+class LayerTask:
+    """Measure layer ``layer`` of the checkpoint at ``source`` with ``method``; cache in ``cache_dir`` (None: off)."""
+
+    source: str
+    layer: int
+    method: str
+    cache_dir: str | None
+
+
+@dataclass(frozen=True)
+class LayerResult:
+    """One measured layer, the method used per feed-forward matrix (``gram``/``lapack``) and whether it was cached."""
+
+    spectra: LayerSpectra
+    ff_methods: tuple[str, str]
+    cached: bool
+    seconds: float
+
+
+_SPECTRA_FIELDS = ("qk", "vt", "m_in", "m_out", "qk_21", "vt_21")
+
+
+def _to_arrays(result: LayerResult) -> dict[str, np.ndarray]:
+    s = result.spectra
+    arrays = {name: getattr(s, name) for name in _SPECTRA_FIELDS}
+    arrays.update(index=np.array(s.index), m_in_21=np.array(s.m_in_21), m_out_21=np.array(s.m_out_21),
+                  ff_methods=np.array(result.ff_methods))
+    return arrays
+
+
+def _from_arrays(arrays: dict[str, np.ndarray], layer: int) -> tuple[LayerSpectra, tuple[str, str]] | None:
+    """The cached layer, or None when the entry lacks a field or has the wrong layer (treated as corrupt)."""
+    try:
+        spectra = LayerSpectra(index=int(arrays["index"]), m_in_21=float(arrays["m_in_21"]),
+                               m_out_21=float(arrays["m_out_21"]),
+                               **{name: np.asarray(arrays[name], dtype=np.float64) for name in _SPECTRA_FIELDS})
+        methods = tuple(str(m) for m in arrays["ff_methods"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    if spectra.index != layer or len(methods) != 2 or not set(methods) <= {GRAM, LAPACK}:
+        return None
+    return spectra, methods
+
+
+def measure_layer_spectra(checkpoint, index: int, method: str) -> tuple[LayerSpectra, tuple[str, str]]:
+    """One layer's spectra and (2,1)-norms; feed-forward spectra certified (Gram or LAPACK) or LAPACK alone."""
+    layer = read_layer(checkpoint, index)
+    if method == "certified":
+        ff = [certified_singular_values(w) for w in (layer.m_in, layer.m_out)]
+        m_in, m_out, methods = ff[0].values, ff[1].values, (ff[0].method, ff[1].method)
+    else:
+        m_in, m_out, methods = singular_values(layer.m_in), singular_values(layer.m_out), (LAPACK, LAPACK)
+    spectra = LayerSpectra(
+        index=index, qk=product_singular_values(layer.qk_left, layer.qk_right),
+        vt=product_singular_values(layer.vt_left, layer.vt_right), m_in=m_in, m_out=m_out,
+        qk_21=product_norm_21(layer.qk_left, layer.qk_right), vt_21=product_norm_21(layer.vt_left, layer.vt_right),
+        m_in_21=float(norm_21(layer.m_in)), m_out_21=float(norm_21(layer.m_out)))
+    return spectra, methods
+
+
+def _safetensors_files(checkpoint) -> list[Path] | None:
+    """The safetensors files behind a checkpoint (None for other formats: those are not cached)."""
+    paths = [Path(f.path) for f in getattr(checkpoint, "_files", [])]
+    return paths if paths and all(p.suffix == ".safetensors" for p in paths) else None
+
+
+def task_key(task: LayerTask, checkpoint=None, compute: bool = True) -> str | None:
+    """The cache key of a task (reads safetensors headers and the digest index; tensor bytes only when new, and
+    with ``compute=False`` never: None then)."""
+    if task.cache_dir is None:
+        return None
+    if checkpoint is None:
+        checkpoint, _ = open_checkpoint(task.source)
+    files = _safetensors_files(checkpoint)
+    if files is None:
+        return None
+    config = (Path(task.source) / "config.json").read_bytes()
+    return layer_key(files, config, task.layer, task.method, SpectraCache(task.cache_dir), compute)
+
+
+def cached_result(task: LayerTask) -> LayerResult | None:
+    """The task's result from the cache alone (no weights read), or None."""
+    key = task_key(task, compute=False)
+    if key is None:
+        return None
+    start = time.perf_counter()
+    arrays = SpectraCache(task.cache_dir).get(key)
+    found = None if arrays is None else _from_arrays(arrays, task.layer)
+    if found is None:
+        return None
+    return LayerResult(found[0], found[1], True, time.perf_counter() - start)
+
+
+def measure_task(task: LayerTask) -> LayerResult:
+    """Run one layer task: from the cache when a verified entry exists, else measured and stored."""
+    start = time.perf_counter()
+    checkpoint, _ = open_checkpoint(task.source)
+    key = task_key(task, checkpoint)
+    cache = SpectraCache(task.cache_dir) if key is not None else None
+    if cache is not None:
+        arrays = cache.get(key)
+        found = None if arrays is None else _from_arrays(arrays, task.layer)
+        if found is not None:
+            return LayerResult(found[0], found[1], True, time.perf_counter() - start)
+    spectra, methods = measure_layer_spectra(checkpoint, task.layer, task.method)
+    result = LayerResult(spectra, methods, False, time.perf_counter() - start)
+    if cache is not None:
+        cache.put(key, _to_arrays(result))
+    return result
+
+
+@dataclass(frozen=True)
+class PlannedCheckpoint:
+    """A checkpoint that opened (``error`` None: its full depth, shape, family and tasks) or its one-line error."""
+
+    source: str
+    error: str | None = None
+    depth: int = 0
+    shape: object = None
+    family: str = ""
+    depths: tuple[int, ...] = ()
+    tasks: tuple[LayerTask, ...] = field(default=())
+
+
+def one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if isinstance(exc, (CheckpointError, SourceListError)) else f"{type(exc).__name__}: {text}"
+
+
+def plan_sweep(sources: Sequence[str], method: str = "certified", cache_dir: str | None = None,
+               depths: Sequence[int] | None = None) -> list[PlannedCheckpoint]:
+    """Open every checkpoint (config and headers only) and list its layer tasks; failures become error entries."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    planned = []
+    for source in sources:
+        try:
+            checkpoint, full = open_checkpoint(source)
+            wanted = sorted(set(depths)) if depths else [full]
+            bad = [d for d in wanted if not 1 <= d <= full]
+            if bad:
+                raise CheckpointError(f"{checkpoint.model_dir / 'config.json'}: depth {bad[0]} outside 1..{full} "
+                                      "(field num_hidden_layers)")
+            config = json.loads((Path(source) / "config.json").read_text(encoding="utf-8"))
+            tasks = tuple(LayerTask(str(source), i, method, cache_dir) for i in range(wanted[-1]))
+            planned.append(PlannedCheckpoint(str(source), None, full, checkpoint.shape,
+                                             str(config.get("model_type", "")), tuple(wanted), tasks))
+        except Exception as exc:  # any failure to open is this checkpoint's error row, not the sweep's
+            planned.append(PlannedCheckpoint(str(source), one_line(exc)))
+    return planned
+
+
+ROW_COLUMNS = ("source", "family", "status", "error", "L", "L_full", "N", "heads", "intermediate", "grid_m",
+               "ours", "edelman", "ours_lphi_in_gamma", "edelman_qk_factor_2", "rank_count",
+               "ff_gram", "ff_lapack", "layers_cached", "layers_measured", "method")
+
+
+def checkpoint_rows(plan: PlannedCheckpoint, results: Sequence[LayerResult] | None, error: str | None,
+                    lphi: float = L_PHI, grid_m: int | None = None, rank_tol: float = RANK_TOL,
+                    method: str = "certified") -> list[dict]:
+    """The table rows of one checkpoint: one per depth, or one error row (its one-line message)."""
+    blank = {c: None for c in ROW_COLUMNS}
+    message = plan.error or error
+    if message is None:
+        try:
+            spectra = [r.spectra for r in sorted(results, key=lambda r: r.spectra.index)]
+            rows = []
+            for depth in plan.depths:
+                a = analyze_spectra(spectra[:depth], plan.shape, lphi, grid_m, rank_tol)
+                used = [m for r in results if r.spectra.index < depth for m in r.ff_methods]
+                rows.append({**blank, "source": plan.source, "family": plan.family, "status": "ok", "error": "",
+                             "L": depth, "L_full": plan.depth, "N": a.shape.hidden, "heads": a.shape.heads,
+                             "intermediate": a.shape.intermediate, "grid_m": a.grid_m, "ours": a.ours,
+                             "edelman": a.edelman, "ours_lphi_in_gamma": a.variants.ours_lphi_in_gamma,
+                             "edelman_qk_factor_2": a.variants.edelman_qk_factor_2, "rank_count": a.rank_count,
+                             "ff_gram": used.count(GRAM), "ff_lapack": used.count(LAPACK),
+                             "layers_cached": sum(r.cached for r in results if r.spectra.index < depth),
+                             "layers_measured": sum(not r.cached for r in results if r.spectra.index < depth),
+                             "method": method})
+            return rows
+        except (ValueError, ArithmeticError) as exc:
+            message = one_line(exc)
+    return [{**blank, "source": plan.source, "family": plan.family, "status": "error", "error": message,
+             "method": method}]
+
+
+def family_fits(rows: Sequence[dict]) -> list[tuple[str, LogLogFit]]:
+    """Per family, the log-log fits of ``ours`` and ``edelman`` in L and N over its ok rows (two points at least)."""
+    out = []
+    for family in sorted({r["family"] for r in rows if r["status"] == "ok"}):
+        points = [ScalingPoint(r["source"], r["L"], r["N"], r["heads"], r["ours"], r["edelman"])
+                  for r in rows if r["status"] == "ok" and r["family"] == family]
+        if len(points) > 1 and all(p.ours > 0 and p.edelman > 0 and math.isfinite(p.edelman) for p in points):
+            out += [(family, fit_loglog(points, q)) for q in ("ours", "edelman")]
+    return out
