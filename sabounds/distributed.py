@@ -7,15 +7,15 @@ so a rerun or a resumed sweep only sends what is missing.  Each remaining task i
 
 from __future__ import annotations
 
-import os
 from typing import Callable, Sequence
 
+from sabounds.numerics.proxies.certified_measure import usable_cores
 from sabounds.numerics.proxies.sweep import LayerResult, LayerTask, cached_result, measure_task
 
 
 def default_workers() -> int:
-    """One single-threaded worker process per core (BLAS in each worker is single-threaded too)."""
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    """One single-threaded worker process per usable core (BLAS in each worker is single-threaded too)."""
+    return usable_cores()
 
 
 def run_tasks(tasks: Sequence[LayerTask], workers: int | None = None, scheduler: str | None = None,

@@ -21,16 +21,13 @@ from typing import Sequence
 import numpy as np
 
 from sabounds.numerics.cache import SpectraCache, layer_key
-from sabounds.numerics.certified_spectra import GRAM, LAPACK, certified_singular_values
-from sabounds.numerics.checkpoints.bert import read_layer
+from sabounds.numerics.certified_spectra import GRAM, LAPACK
 from sabounds.numerics.checkpoints.reader import CheckpointError
-from sabounds.numerics.norms import norm_21, product_norm_21
+from sabounds.numerics.proxies.certified_measure import METHODS, measure_layer_spectra
 from sabounds.numerics.proxies.model_analysis import LayerSpectra, analyze_spectra, open_checkpoint
 from sabounds.numerics.proxies.published import L_PHI
 from sabounds.numerics.proxies.scaling import LogLogFit, ScalingPoint, fit_loglog
-from sabounds.numerics.spectra import RANK_TOL, product_singular_values, singular_values
-
-METHODS = ("certified", "exact")
+from sabounds.numerics.spectra import RANK_TOL
 GLOB_CHARS = set("*?[")
 
 
@@ -104,22 +101,6 @@ def _from_arrays(arrays: dict[str, np.ndarray], layer: int) -> tuple[LayerSpectr
         return None
     if spectra.index != layer or len(methods) != 2 or not set(methods) <= {GRAM, LAPACK}:
         return None
-    return spectra, methods
-
-
-def measure_layer_spectra(checkpoint, index: int, method: str) -> tuple[LayerSpectra, tuple[str, str]]:
-    """One layer's spectra and (2,1)-norms; feed-forward spectra certified (Gram or LAPACK) or LAPACK alone."""
-    layer = read_layer(checkpoint, index)
-    if method == "certified":
-        ff = [certified_singular_values(w) for w in (layer.m_in, layer.m_out)]
-        m_in, m_out, methods = ff[0].values, ff[1].values, (ff[0].method, ff[1].method)
-    else:
-        m_in, m_out, methods = singular_values(layer.m_in), singular_values(layer.m_out), (LAPACK, LAPACK)
-    spectra = LayerSpectra(
-        index=index, qk=product_singular_values(layer.qk_left, layer.qk_right),
-        vt=product_singular_values(layer.vt_left, layer.vt_right), m_in=m_in, m_out=m_out,
-        qk_21=product_norm_21(layer.qk_left, layer.qk_right), vt_21=product_norm_21(layer.vt_left, layer.vt_right),
-        m_in_21=float(norm_21(layer.m_in)), m_out_21=float(norm_21(layer.m_out)))
     return spectra, methods
 
 
