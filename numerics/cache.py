@@ -112,49 +112,55 @@ class SpectraCache:
 
     # tensor digests of safetensors files, by file identity ------------------------------------------------
 
-    def _file_index(self, identity: str) -> Path:
-        return self.root / "files" / identity[:2] / f"{identity}.json"
-
-    def tensor_digests(self, path: Path, names: Iterable[str] | None = None,
-                       compute: bool = True) -> dict[str, dict] | None:
+    def tensor_digests(self, path: Path, names: Iterable[str] | None = None, compute: bool = True,
+                       group: str = "all") -> dict[str, dict]:
         """``{name: {"dtype", "shape", "digest"}}`` for the tensors of a safetensors file (all, or ``names``):
-        from the index when the file's identity and header are unchanged, else by hashing their bytes (or, with
-        ``compute=False``, None)."""
-        path = Path(path).resolve()
-        stat = path.stat()
-        identity = digest(str(path), str(stat.st_size), str(stat.st_mtime_ns), str(stat.st_ctime_ns),
+        from the index when the file's identity and header are unchanged, else by hashing their bytes (with
+        ``compute=False``: only those already indexed).  ``group`` names the index file, so that processes
+        hashing different groups (layers) of one file never overwrite each other's digests."""
+        return _IndexedFile(self, Path(path)).digests(names, compute, group)
+
+
+class _IndexedFile:
+    """A safetensors file's identity (resolved path, size, mtime, ctime, inode), header and digest index folder."""
+
+    def __init__(self, cache: SpectraCache, path: Path):
+        self.path = Path(path).resolve()
+        stat = self.path.stat()
+        identity = digest(str(self.path), str(stat.st_size), str(stat.st_mtime_ns), str(stat.st_ctime_ns),
                           str(stat.st_ino), str(CACHE_VERSION))
-        header_bytes, start = _safetensors_header(path)
-        header_digest = hashlib.sha256(header_bytes).hexdigest()
-        header = json.loads(header_bytes)
-        wanted = sorted(n for n in header if n != "__metadata__") if names is None else sorted(names)
-        index_path = self._file_index(identity)
+        header_bytes, self.start = _safetensors_header(self.path)
+        self.header_digest = hashlib.sha256(header_bytes).hexdigest()
+        self.header = json.loads(header_bytes)
+        self.folder = cache.root / "files" / identity[:2] / identity
+
+    def names(self) -> list[str]:
+        return sorted(n for n in self.header if n != "__metadata__")
+
+    def digests(self, names: Iterable[str] | None, compute: bool, group: str) -> dict[str, dict]:
+        if not re.fullmatch(r"[A-Za-z0-9_-]+", group):
+            raise ValueError(f"index group must be a plain name, got {group!r}")
+        wanted = self.names() if names is None else sorted(names)
+        index_path = self.folder / f"{group}.json"
         known: dict[str, dict] = {}
         try:
             record = json.loads(index_path.read_text(encoding="utf-8"))
-            if record.get("header") == header_digest and isinstance(record.get("tensors"), dict):
+            if record.get("header") == self.header_digest and isinstance(record.get("tensors"), dict):
                 known = record["tensors"]
         except (FileNotFoundError, ValueError, UnicodeDecodeError):
             pass
         missing = [n for n in wanted if n not in known]
         if missing and not compute:
-            return None
+            return {n: known[n] for n in wanted if n in known}
         if missing:
             known = dict(known)
-            with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            with open(self.path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as view:
                 for name in missing:
-                    entry = header[name]
+                    entry = self.header[name]
                     begin, end = entry["data_offsets"]
                     known[name] = {"dtype": entry["dtype"], "shape": entry["shape"],
-                                   "digest": hashlib.sha256(view[start + begin:start + end]).hexdigest()}
-            # merge with what another process may have written meanwhile; the file is replaced whole
-            try:
-                other = json.loads(index_path.read_text(encoding="utf-8"))
-                if other.get("header") == header_digest:
-                    known = {**other.get("tensors", {}), **known}
-            except (FileNotFoundError, ValueError, UnicodeDecodeError):
-                pass
-            _atomic_write(index_path, json.dumps({"path": str(path), "header": header_digest,
+                                   "digest": hashlib.sha256(view[self.start + begin:self.start + end]).hexdigest()}
+            _atomic_write(index_path, json.dumps({"path": str(self.path), "header": self.header_digest,
                                                   "tensors": known}).encode())
         return {n: known[n] for n in wanted}
 
@@ -174,18 +180,35 @@ def layer_number(tensor_name: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def layer_keys(safetensors_files: Iterable[Path], config_bytes: bytes, layers: Iterable[int], method: str,
+               cache: SpectraCache, compute: bool = True) -> dict[int, str | None]:
+    """Key of each layer's spectra: every tensor whose first dotted number is the layer (name, dtype, shape, bytes),
+    the config, the method and the cache version: a superset of what the layer reads, so never stale.  With
+    ``compute=False`` a layer whose digests are not all indexed yet gets None (no tensor bytes read)."""
+    layers = sorted(set(layers))
+    parts: dict[int, list[str] | None] = {i: [f"v{CACHE_VERSION}", method, digest(config_bytes), str(i)]
+                                          for i in layers}
+    for path in sorted(Path(p) for p in safetensors_files):
+        indexed = _IndexedFile(cache, path)
+        by_layer: dict[int, list[str]] = {i: [] for i in layers}
+        for name in indexed.names():
+            number = layer_number(name)
+            if number in by_layer:
+                by_layer[number].append(name)
+        for i, names in by_layer.items():
+            if parts[i] is None:
+                continue
+            known = indexed.digests(names, compute, f"layer-{i}")
+            if any(n not in known for n in names):
+                parts[i] = None
+                continue
+            for name in sorted(names):
+                info = known[name]
+                parts[i] += [name, info["dtype"], json.dumps(info["shape"]), info["digest"]]
+    return {i: None if p is None else digest(*p) for i, p in parts.items()}
+
+
 def layer_key(safetensors_files: Iterable[Path], config_bytes: bytes, layer: int, method: str,
               cache: SpectraCache, compute: bool = True) -> str | None:
-    """Key of one layer's spectra: every tensor whose first dotted number is ``layer`` (name, dtype, shape, bytes),
-    the config, the method and the cache version.  A superset of what the layer reads, so never stale.  With
-    ``compute=False``, None unless every digest is already indexed (no tensor bytes read)."""
-    parts: list[str] = [f"v{CACHE_VERSION}", method, digest(config_bytes), str(layer)]
-    for path in sorted(Path(p) for p in safetensors_files):
-        header_bytes, _ = _safetensors_header(path)
-        names = [n for n in json.loads(header_bytes) if n != "__metadata__" and layer_number(n) == layer]
-        known = cache.tensor_digests(path, names, compute)
-        if known is None:
-            return None
-        for name, info in sorted(known.items()):
-            parts += [name, info["dtype"], json.dumps(info["shape"]), info["digest"]]
-    return digest(*parts)
+    """:func:`layer_keys` for one layer."""
+    return layer_keys(safetensors_files, config_bytes, [layer], method, cache, compute)[layer]

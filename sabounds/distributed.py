@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from sabounds.numerics.proxies.certified_measure import usable_cores
-from sabounds.numerics.proxies.sweep import LayerResult, LayerTask, cached_result, measure_task
+from sabounds.numerics.proxies.sweep import LayerResult, LayerTask, cached_results, measure_task
 
 
 def default_workers() -> int:
@@ -30,11 +30,7 @@ def run_tasks(tasks: Sequence[LayerTask], workers: int | None = None, scheduler:
             on_done(tasks[i], outcome)
 
     pending = []
-    for i, task in enumerate(tasks):
-        try:
-            hit = cached_result(task)
-        except Exception:  # the task itself will report what is wrong
-            hit = None
+    for i, hit in enumerate(cached_results(tasks)):
         if hit is not None:
             finish(i, hit)
         else:

@@ -20,7 +20,7 @@ from typing import Sequence
 
 import numpy as np
 
-from sabounds.numerics.cache import SpectraCache, layer_key
+from sabounds.numerics.cache import SpectraCache, layer_keys
 from sabounds.numerics.certified_spectra import GRAM, LAPACK
 from sabounds.numerics.checkpoints.reader import CheckpointError
 from sabounds.numerics.proxies.certified_measure import METHODS, measure_layer_spectra
@@ -110,44 +110,57 @@ def _safetensors_files(checkpoint) -> list[Path] | None:
     return paths if paths and all(p.suffix == ".safetensors" for p in paths) else None
 
 
-def task_key(task: LayerTask, checkpoint=None, compute: bool = True) -> str | None:
-    """The cache key of a task (reads safetensors headers and the digest index; tensor bytes only when new, and
-    with ``compute=False`` never: None then)."""
-    if task.cache_dir is None:
-        return None
+def task_keys(tasks: Sequence[LayerTask], checkpoint=None, compute: bool = True) -> list[str | None]:
+    """Cache keys of tasks on one checkpoint with one method and cache (safetensors headers and the digest index are
+    read once; tensor bytes only when not indexed, and with ``compute=False`` never: None then)."""
+    if not tasks or tasks[0].cache_dir is None:
+        return [None] * len(tasks)
+    first = tasks[0]
     if checkpoint is None:
-        checkpoint, _ = open_checkpoint(task.source)
+        checkpoint, _ = open_checkpoint(first.source)
     files = _safetensors_files(checkpoint)
     if files is None:
-        return None
-    config = (Path(task.source) / "config.json").read_bytes()
-    return layer_key(files, config, task.layer, task.method, SpectraCache(task.cache_dir), compute)
+        return [None] * len(tasks)
+    config = (Path(first.source) / "config.json").read_bytes()
+    keys = layer_keys(files, config, [t.layer for t in tasks], first.method, SpectraCache(first.cache_dir), compute)
+    return [keys[t.layer] for t in tasks]
 
 
-def cached_result(task: LayerTask) -> LayerResult | None:
-    """The task's result from the cache alone (no weights read), or None."""
-    key = task_key(task, compute=False)
-    if key is None:
-        return None
-    start = time.perf_counter()
-    arrays = SpectraCache(task.cache_dir).get(key)
-    found = None if arrays is None else _from_arrays(arrays, task.layer)
-    if found is None:
-        return None
-    return LayerResult(found[0], found[1], True, time.perf_counter() - start)
+def cached_results(tasks: Sequence[LayerTask]) -> list[LayerResult | None]:
+    """Each task's result from the cache alone (no weights read), or None; tasks grouped by checkpoint."""
+    out: list[LayerResult | None] = [None] * len(tasks)
+    groups: dict[tuple, list[int]] = {}
+    for i, t in enumerate(tasks):
+        groups.setdefault((t.source, t.method, t.cache_dir), []).append(i)
+    for positions in groups.values():
+        group = [tasks[i] for i in positions]
+        try:
+            keys = task_keys(group, compute=False)
+        except Exception:  # the task itself will report what is wrong
+            continue
+        for i, task, key in zip(positions, group, keys):
+            if key is not None:
+                start = time.perf_counter()
+                out[i] = _lookup(SpectraCache(task.cache_dir), key, task.layer, start)
+    return out
+
+
+def _lookup(cache: SpectraCache, key: str, layer: int, start: float) -> LayerResult | None:
+    arrays = cache.get(key)
+    found = None if arrays is None else _from_arrays(arrays, layer)
+    return None if found is None else LayerResult(found[0], found[1], True, time.perf_counter() - start)
 
 
 def measure_task(task: LayerTask) -> LayerResult:
     """Run one layer task: from the cache when a verified entry exists, else measured and stored."""
     start = time.perf_counter()
     checkpoint, _ = open_checkpoint(task.source)
-    key = task_key(task, checkpoint)
+    key = task_keys([task], checkpoint)[0]
     cache = SpectraCache(task.cache_dir) if key is not None else None
     if cache is not None:
-        arrays = cache.get(key)
-        found = None if arrays is None else _from_arrays(arrays, task.layer)
-        if found is not None:
-            return LayerResult(found[0], found[1], True, time.perf_counter() - start)
+        hit = _lookup(cache, key, task.layer, start)
+        if hit is not None:
+            return hit
     spectra, methods = measure_layer_spectra(checkpoint, task.layer, task.method)
     result = LayerResult(spectra, methods, False, time.perf_counter() - start)
     if cache is not None:
