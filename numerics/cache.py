@@ -1,8 +1,8 @@
 """A content-addressed disk cache of spectra, safe for several processes at once.
 
 Keys are SHA-256 digests of what determines a result: the bytes, dtype, shape and name of every tensor it reads, the
-method and ``CACHE_VERSION``.  An entry is one file ``<root>/entries/<key[:2]>/<key>.npz`` written as
-``MAGIC + sha256(payload) + payload`` (payload: an ``.npz`` of plain arrays, read with ``allow_pickle=False``) to a
+method and ``CACHE_VERSION``.  An entry is one file ``<root>/entries/<key[:2]>/<key>.bin`` written as
+``MAGIC + sha256(payload) + payload`` (payload: a JSON header and raw little-endian arrays, see ``pack``) to a
 temporary name and renamed into place, so two workers writing the same key both leave a complete, identical entry.
 An entry whose checksum, format or contents do not verify is treated as missing and rewritten, never trusted.
 
@@ -17,7 +17,6 @@ The folder is ``platformdirs.user_cache_dir("sabounds")`` (e.g. ``~/.cache/sabou
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import mmap
 import os
@@ -29,9 +28,9 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 ENV_VAR = "SABOUNDS_CACHE_DIR"
-MAGIC = b"SABOUNDS-CACHE-1\n"
+MAGIC = b"SABOUNDS-CACHE-2\n"
 _DIGEST = 32
 _LAYER_NUMBER = re.compile(r"(?:^|\.)(\d+)\.")
 
@@ -81,34 +80,23 @@ class SpectraCache:
     def _entry(self, key: str) -> Path:
         if not re.fullmatch(r"[0-9a-f]{64}", key):
             raise ValueError(f"cache key must be a SHA-256 hex digest, got {key!r}")
-        return self.root / "entries" / key[:2] / f"{key}.npz"
+        return self.root / "entries" / key[:2] / f"{key}.bin"
 
     def contains(self, key: str) -> bool:
         return self._entry(key).is_file()
 
     def put(self, key: str, arrays: Mapping[str, np.ndarray]) -> None:
-        buffer = io.BytesIO()
-        np.savez(buffer, **{k: np.asarray(v) for k, v in arrays.items()})
-        payload = buffer.getvalue()
-        _atomic_write(self._entry(key), MAGIC + hashlib.sha256(payload).digest() + payload)
+        _atomic_write(self._entry(key), pack(arrays))
 
     def get(self, key: str) -> dict[str, np.ndarray] | None:
-        path = self._entry(key)
         try:
-            raw = path.read_bytes()
+            raw = self._entry(key).read_bytes()
         except (FileNotFoundError, IsADirectoryError, PermissionError):
             return None
-        head = len(MAGIC)
-        payload = raw[head + _DIGEST:]
-        if raw[:head] != MAGIC or hashlib.sha256(payload).digest() != raw[head:head + _DIGEST]:
+        arrays = unpack(raw)
+        if arrays is None:
             self.corrupt_seen += 1
-            return None
-        try:
-            with np.load(io.BytesIO(payload), allow_pickle=False) as npz:
-                return {k: npz[k] for k in npz.files}
-        except (ValueError, OSError, KeyError):
-            self.corrupt_seen += 1
-            return None
+        return arrays
 
     # tensor digests of safetensors files, by file identity ------------------------------------------------
 
@@ -163,6 +151,54 @@ class _IndexedFile:
             _atomic_write(index_path, json.dumps({"path": str(self.path), "header": self.header_digest,
                                                   "tensors": known}).encode())
         return {n: known[n] for n in wanted}
+
+
+_DTYPES = {"f8": np.float64, "i8": np.int64, "u1": np.uint8}
+
+
+def pack(arrays: Mapping[str, np.ndarray]) -> bytes:
+    """``MAGIC + sha256(payload) + payload``; payload: an 8-byte header length, a JSON header (name, dtype, shape,
+    offset of each array; strings as a list) and the arrays' little-endian bytes.  Nothing executable."""
+    header, blobs, offset = {}, [], 0
+    for name, value in arrays.items():
+        value = np.asarray(value)
+        if value.dtype.kind in "US":
+            header[name] = {"strings": [str(v) for v in value.ravel()], "shape": list(value.shape)}
+            continue
+        code = {"f": "f8", "i": "i8", "u": "u1" if value.dtype == np.uint8 else "i8", "b": "i8"}[value.dtype.kind]
+        blob = np.ascontiguousarray(value, dtype=np.dtype(_DTYPES[code]).newbyteorder("<")).tobytes()
+        header[name] = {"dtype": code, "shape": list(value.shape), "offset": offset, "length": len(blob)}
+        blobs.append(blob)
+        offset += len(blob)
+    text = json.dumps(header).encode()
+    payload = struct.pack("<Q", len(text)) + text + b"".join(blobs)
+    return MAGIC + hashlib.sha256(payload).digest() + payload
+
+
+def unpack(raw: bytes) -> dict[str, np.ndarray] | None:
+    """The arrays of :func:`pack`'s output, or None when the magic, checksum or layout does not verify."""
+    head = len(MAGIC)
+    payload = memoryview(raw)[head + _DIGEST:]
+    if raw[:head] != MAGIC or hashlib.sha256(payload).digest() != raw[head:head + _DIGEST]:
+        return None
+    try:
+        (length,) = struct.unpack("<Q", payload[:8])
+        header = json.loads(bytes(payload[8:8 + length]))
+        data = payload[8 + length:]
+        out = {}
+        for name, info in header.items():
+            shape = tuple(int(d) for d in info["shape"])
+            if "strings" in info:
+                out[name] = np.array(info["strings"], dtype=str).reshape(shape)
+                continue
+            dtype = np.dtype(_DTYPES[info["dtype"]]).newbyteorder("<")
+            begin, size = int(info["offset"]), int(info["length"])
+            if begin < 0 or begin + size > len(data):
+                return None
+            out[name] = np.frombuffer(data[begin:begin + size], dtype=dtype).reshape(shape).astype(dtype.newbyteorder("="))
+        return out
+    except (ValueError, KeyError, TypeError, struct.error):
+        return None
 
 
 def _safetensors_header(path: Path) -> tuple[bytes, int]:

@@ -51,58 +51,89 @@ def fit_rows(fits) -> list[dict]:
              "intercept": f.intercept, "points": None} for family, f in fits]
 
 
-def write_sweep_files(rows: Sequence[dict], fits, provenance: dict, directory: Path) -> list[Path]:
+def write_sweep_files(rows: Sequence[dict], fits, provenance: dict, directory: Path,
+                      cache_dir: str | None = None) -> list[Path]:
     """``sweep.parquet``, ``sweep.csv``, ``fits.csv``, ``fits.parquet``, ``sweep_scaling.{png,pdf,svg}`` and
-    ``provenance.json`` in ``directory``."""
+    ``provenance.json`` in ``directory``; figures come from the cache when their plotted data are unchanged."""
     directory = Path(directory)
     written = []
     for name, columns, table in (("sweep", ROW_COLUMNS, rows), ("fits", FIT_COLUMNS, fit_rows(fits))):
         _write_parquet(directory / f"{name}.parquet", columns, table)
         _write_csv(directory / f"{name}.csv", columns, table)
         written += [directory / f"{name}.parquet", directory / f"{name}.csv"]
-    written += sweep_figure(rows, fits, directory)
+    written += cached_sweep_figure(rows, fits, directory, cache_dir)
     (directory / "provenance.json").write_text(json.dumps(provenance, indent=2), encoding="utf-8")
     written.append(directory / "provenance.json")
     return written
 
 
+def figure_key(rows: Sequence[dict], fits) -> str:
+    """A digest of exactly what the figure draws (and of the code and matplotlib versions that draw it)."""
+    from importlib.metadata import version
+
+    from sabounds import __version__
+    from sabounds.numerics.cache import digest
+    drawn = [[r["family"], r["N"], r["L"], repr(r["ours"]), repr(r["edelman"])] for r in rows if r["status"] == "ok"]
+    return digest("sweep_scaling", __version__, version("matplotlib"), json.dumps(sorted(drawn)),
+                  json.dumps([[family, f.quantity, repr(f.slope_L), repr(f.slope_N)] for family, f in fits]),
+                  json.dumps(FIGURE_FORMATS))
+
+
+def cached_sweep_figure(rows: Sequence[dict], fits, directory: Path, cache_dir: str | None) -> list[Path]:
+    """:func:`sweep_figure`, or its files from the spectra cache (checksum-verified) when the drawn data match."""
+    if cache_dir is None:
+        return sweep_figure(rows, fits, directory)
+    import numpy as np
+
+    from sabounds.numerics.cache import SpectraCache
+    cache, key = SpectraCache(cache_dir), figure_key(rows, fits)
+    found = cache.get(key)
+    paths = [Path(directory) / f"sweep_scaling.{fmt}" for fmt in FIGURE_FORMATS]
+    if found is not None and set(found) == set(FIGURE_FORMATS):
+        for fmt, path in zip(FIGURE_FORMATS, paths):
+            path.write_bytes(found[fmt].tobytes())
+        return paths
+    paths = sweep_figure(rows, fits, directory)
+    cache.put(key, {fmt: np.frombuffer(p.read_bytes(), dtype=np.uint8) for fmt, p in zip(FIGURE_FORMATS, paths)})
+    return paths
+
+
 def sweep_figure(rows: Sequence[dict], fits, directory: Path) -> list[Path]:
-    """Per family: ``ours`` (left) and ``edelman`` (right) against depth L, log-log, one line per checkpoint
-    coloured by its width N (colour bar), fitted slopes in the titles."""
+    """Per family: ``ours`` (left) and ``edelman`` (right) against depth L, log-log, one line per width N (its
+    checkpoints and depth truncations, by L), coloured by N (colour bar), fitted slopes in the titles."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import matplotlib.ticker
-    from matplotlib.colors import LogNorm
+    from matplotlib.colors import Normalize
 
     ok = [r for r in rows if r["status"] == "ok"]
     families = sorted({r["family"] for r in ok}) or [""]
     slopes = {(family, f.quantity): f for family, f in fits}
-    fig, axes = plt.subplots(len(families), 2, figsize=(11, 4.2 * len(families)), squeeze=False,
-                             constrained_layout=True)
+    fig, axes = plt.subplots(len(families), 2, figsize=(11, 4.2 * len(families)), squeeze=False)
+    fig.subplots_adjust(left=0.08, right=0.97, top=0.9, bottom=0.12, wspace=0.3, hspace=0.45)
     widths = sorted({r["N"] for r in ok}) or [1]
-    norm = LogNorm(vmin=min(widths), vmax=max(widths) if max(widths) > min(widths) else min(widths) * 2)
+    norm = Normalize(vmin=min(widths), vmax=max(widths) if max(widths) > min(widths) else min(widths) + 1)
     cmap = plt.get_cmap("viridis")
     for row_axes, family in zip(axes, families):
         mine = [r for r in ok if r["family"] == family]
+        depths = sorted({r["L"] for r in mine})
         for ax, quantity in zip(row_axes, ("ours", "edelman")):
-            for source in sorted({r["source"] for r in mine}):
-                pts = sorted((r for r in mine if r["source"] == source), key=lambda r: r["L"])
-                ax.plot([r["L"] for r in pts], [r[quantity] for r in pts], "o-", ms=4, lw=1,
-                        color=cmap(norm(pts[0]["N"])), label=None)
+            for width in sorted({r["N"] for r in mine}):
+                pts = sorted((r for r in mine if r["N"] == width), key=lambda r: r["L"])
+                ax.plot([r["L"] for r in pts], [r[quantity] for r in pts], "o-", ms=4, lw=1, color=cmap(norm(width)))
             fit = slopes.get((family, quantity))
             slope = ", ".join(f"slope {v} {s:.2f}" for v, s in (("L", fit.slope_L), ("N", fit.slope_N))
                               if s is not None) if fit else "no fit"
             ax.set(xscale="log", yscale="log", xlabel="depth L (layers)", ylabel=f"{quantity} (proxy value)",
                    title=f"{family or 'no family'}: {quantity} ({slope})")
-            depths = sorted({r["L"] for r in mine})
             ax.set_xticks(depths, [str(d) for d in depths])
-            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-            ax.plot([], [], "o-", color="grey", label="one checkpoint (colour: width N)")
+            ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+            ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+            ax.plot([], [], "o-", color="grey", label="one width N (colour bar)")
             ax.legend(loc="upper left", fontsize=8)
             bar = fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, label="width N")
             bar.set_ticks(widths, labels=[str(w) for w in widths])
-            bar.ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     paths = []
     for fmt in FIGURE_FORMATS:
         path = directory / f"sweep_scaling.{fmt}"

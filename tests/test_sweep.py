@@ -92,7 +92,7 @@ def test_rerun_comes_from_the_cache_and_a_flipped_entry_is_recomputed(models, tm
     again = _run_json(capsys, "sweep", *models, "--workers", "0", "--json")["rows"]
     assert all(r["layers_measured"] == 0 and r["layers_cached"] == r["L"] for r in again)
     assert [r["ours"] for r in again] == [r["ours"] for r in first]
-    entries = sorted((tmp_path / "cache" / "entries").rglob("*.npz"))
+    entries = sorted((tmp_path / "cache" / "entries").rglob("*.bin"))
     assert len(entries) == sum(layers for _, layers in SIZES)
     raw = bytearray(entries[0].read_bytes())
     raw[len(raw) // 2] ^= 0x40

@@ -105,7 +105,7 @@ def run(args) -> int:
         from sabounds.atomic import atomic_directory
         from sabounds.sweep_outputs import write_sweep_files
         with atomic_directory(args.out, force=args.force) as work:
-            write_sweep_files(rows, fits, _provenance(args, plan, cache_dir, seconds, outcomes), work)
+            write_sweep_files(rows, fits, _provenance(args, plan, cache_dir, seconds, outcomes), work, cache_dir)
     if args.json:
         print(json.dumps({"rows": rows, "fits": [{"family": f, **vars(fit)} for f, fit in fits]}, indent=2))
         return 0
