@@ -8,17 +8,43 @@ layers in threads (one BLAS thread each; LAPACK releases the GIL), one layer's w
 
 from __future__ import annotations
 
+import json
 import os
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 from sabounds.numerics.certified_spectra import LAPACK, certified_singular_values
 from sabounds.numerics.checkpoints.bert import read_layer
 from sabounds.numerics.norms import norm_21, product_norm_21
-from sabounds.numerics.proxies.model_analysis import LayerSpectra
+from sabounds.numerics.proxies.model_analysis import LayerSpectra, open_checkpoint
 from sabounds.numerics.spectra import product_singular_values, singular_values
 
 METHODS = ("certified", "exact")
+
+
+@dataclass(frozen=True)
+class OpenedCheckpoint:
+    """What a sweep needs of an opened checkpoint: the source to measure, its shape, family and weight files
+    (``files`` empty unless every weight file is safetensors: only those are cached)."""
+
+    source: object
+    shape: object
+    family: str
+    files: tuple[Path, ...]
+    config_bytes: bytes
+
+
+def open_for_sweep(path: str) -> OpenedCheckpoint:
+    """Open a checkpoint folder (config and headers only; the weights stay on disk)."""
+    checkpoint, _ = open_checkpoint(path)
+    config_bytes = (Path(path) / "config.json").read_bytes()
+    family = json.loads(config_bytes).get("model_type", "")
+    files = tuple(Path(f.path) for f in getattr(checkpoint, "_files", []))
+    if not all(p.suffix == ".safetensors" for p in files):
+        files = ()
+    return OpenedCheckpoint(checkpoint, checkpoint.shape, str(family), files, config_bytes)
 
 
 def usable_cores() -> int:

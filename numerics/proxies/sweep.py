@@ -11,7 +11,6 @@ family (``config.json``'s ``model_type``).  Feed-forward spectra use ``certified
 from __future__ import annotations
 
 import glob
-import json
 import math
 import time
 from dataclasses import dataclass, field
@@ -23,8 +22,8 @@ import numpy as np
 from sabounds.numerics.cache import SpectraCache, layer_keys
 from sabounds.numerics.certified_spectra import GRAM, LAPACK
 from sabounds.numerics.checkpoints.reader import CheckpointError
-from sabounds.numerics.proxies.certified_measure import METHODS, measure_layer_spectra
-from sabounds.numerics.proxies.model_analysis import LayerSpectra, analyze_spectra, open_checkpoint
+from sabounds.numerics.proxies.certified_measure import METHODS, OpenedCheckpoint, measure_layer_spectra, open_for_sweep
+from sabounds.numerics.proxies.model_analysis import LayerSpectra, analyze_spectra
 from sabounds.numerics.proxies.published import L_PHI
 from sabounds.numerics.proxies.scaling import LogLogFit, ScalingPoint, fit_loglog
 from sabounds.numerics.spectra import RANK_TOL
@@ -104,25 +103,18 @@ def _from_arrays(arrays: dict[str, np.ndarray], layer: int) -> tuple[LayerSpectr
     return spectra, methods
 
 
-def _safetensors_files(checkpoint) -> list[Path] | None:
-    """The safetensors files behind a checkpoint (None for other formats: those are not cached)."""
-    paths = [Path(f.path) for f in getattr(checkpoint, "_files", [])]
-    return paths if paths and all(p.suffix == ".safetensors" for p in paths) else None
-
-
-def task_keys(tasks: Sequence[LayerTask], checkpoint=None, compute: bool = True) -> list[str | None]:
+def task_keys(tasks: Sequence[LayerTask], checkpoint: OpenedCheckpoint | None = None,
+              compute: bool = True) -> list[str | None]:
     """Cache keys of tasks on one checkpoint with one method and cache (safetensors headers and the digest index are
     read once; tensor bytes only when not indexed, and with ``compute=False`` never: None then)."""
     if not tasks or tasks[0].cache_dir is None:
         return [None] * len(tasks)
     first = tasks[0]
-    if checkpoint is None:
-        checkpoint, _ = open_checkpoint(first.source)
-    files = _safetensors_files(checkpoint)
-    if files is None:
+    opened = open_for_sweep(first.source) if checkpoint is None else checkpoint
+    if not opened.files:
         return [None] * len(tasks)
-    config = (Path(first.source) / "config.json").read_bytes()
-    keys = layer_keys(files, config, [t.layer for t in tasks], first.method, SpectraCache(first.cache_dir), compute)
+    keys = layer_keys(opened.files, opened.config_bytes, [t.layer for t in tasks], first.method,
+                      SpectraCache(first.cache_dir), compute)
     return [keys[t.layer] for t in tasks]
 
 
@@ -154,14 +146,14 @@ def _lookup(cache: SpectraCache, key: str, layer: int, start: float) -> LayerRes
 def measure_task(task: LayerTask) -> LayerResult:
     """Run one layer task: from the cache when a verified entry exists, else measured and stored."""
     start = time.perf_counter()
-    checkpoint, _ = open_checkpoint(task.source)
-    key = task_keys([task], checkpoint)[0]
+    opened = open_for_sweep(task.source)
+    key = task_keys([task], opened)[0]
     cache = SpectraCache(task.cache_dir) if key is not None else None
     if cache is not None:
         hit = _lookup(cache, key, task.layer, start)
         if hit is not None:
             return hit
-    spectra, methods = measure_layer_spectra(checkpoint, task.layer, task.method)
+    spectra, methods = measure_layer_spectra(opened.source, task.layer, task.method)
     result = LayerResult(spectra, methods, False, time.perf_counter() - start)
     if cache is not None:
         cache.put(key, _to_arrays(result))
@@ -194,16 +186,16 @@ def plan_sweep(sources: Sequence[str], method: str = "certified", cache_dir: str
     planned = []
     for source in sources:
         try:
-            checkpoint, full = open_checkpoint(source)
+            opened = open_for_sweep(source)
+            full = opened.shape.layers
             wanted = sorted(set(depths)) if depths else [full]
             bad = [d for d in wanted if not 1 <= d <= full]
             if bad:
-                raise CheckpointError(f"{checkpoint.model_dir / 'config.json'}: depth {bad[0]} outside 1..{full} "
+                raise CheckpointError(f"{Path(source) / 'config.json'}: depth {bad[0]} outside 1..{full} "
                                       "(field num_hidden_layers)")
-            config = json.loads((Path(source) / "config.json").read_text(encoding="utf-8"))
             tasks = tuple(LayerTask(str(source), i, method, cache_dir) for i in range(wanted[-1]))
-            planned.append(PlannedCheckpoint(str(source), None, full, checkpoint.shape,
-                                             str(config.get("model_type", "")), tuple(wanted), tasks))
+            planned.append(PlannedCheckpoint(str(source), None, full, opened.shape, opened.family, tuple(wanted),
+                                             tasks))
         except Exception as exc:  # any failure to open is this checkpoint's error row, not the sweep's
             planned.append(PlannedCheckpoint(str(source), one_line(exc)))
     return planned
