@@ -111,6 +111,13 @@ def test_new_depths_and_grid_reuse_the_cache(models, capsys):
     assert all(r["layers_measured"] == 0 and r["grid_m"] == 7 for r in rows)
 
 
+def test_a_partial_sweep_is_resumed_from_its_cached_layers(models, capsys):
+    """Layers finished before an interruption are kept: here a depth-1 sweep stands for one stopped after layer 0."""
+    _run_json(capsys, "sweep", *models, "--workers", "0", "--depths", "1", "--json")
+    rows = _run_json(capsys, "sweep", *models, "--workers", "0", "--json")["rows"]
+    assert [(r["layers_cached"], r["layers_measured"]) for r in rows] == [(1, layers - 1) for _, layers in SIZES]
+
+
 def test_exact_method_is_lapack_only(models, capsys):
     rows = _run_json(capsys, "sweep", models[0], "--workers", "0", "--method", "exact", "--json")["rows"]
     assert rows[0]["ff_gram"] == 0 and rows[0]["ff_lapack"] == 4
