@@ -13,7 +13,7 @@ from __future__ import annotations
 import glob
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Sequence
 
@@ -73,32 +73,34 @@ class LayerResult:
     """One measured layer, the method used per feed-forward matrix (``gram``/``lapack``) and whether it was cached."""
 
     spectra: LayerSpectra
-    ff_methods: tuple[str, str]
+    ff_methods: tuple[str, ...]
     cached: bool
     seconds: float
 
 
-_SPECTRA_FIELDS = ("qk", "vt", "m_in", "m_out", "qk_21", "vt_21")
-
-
 def _to_arrays(result: LayerResult) -> dict[str, np.ndarray]:
-    s = result.spectra
-    arrays = {name: getattr(s, name) for name in _SPECTRA_FIELDS}
-    arrays.update(index=np.array(s.index), m_in_21=np.array(s.m_in_21), m_out_21=np.array(s.m_out_21),
-                  ff_methods=np.array(result.ff_methods))
+    """Every field of the layer's spectra that is set (None fields, such as a missing gate, are left out)."""
+    arrays = {f.name: np.asarray(getattr(result.spectra, f.name)) for f in fields(result.spectra)
+              if getattr(result.spectra, f.name) is not None}
+    arrays["ff_methods"] = np.array(result.ff_methods)
     return arrays
 
 
-def _from_arrays(arrays: dict[str, np.ndarray], layer: int) -> tuple[LayerSpectra, tuple[str, str]] | None:
+def _from_arrays(arrays: dict[str, np.ndarray], layer: int) -> tuple[LayerSpectra, tuple[str, ...]] | None:
     """The cached layer, or None when the entry lacks a field or has the wrong layer (treated as corrupt)."""
+    values = {}
+    for f in fields(LayerSpectra):
+        if f.name not in arrays:
+            continue
+        value = arrays[f.name]
+        values[f.name] = (int(value) if f.name == "index" else float(value) if value.ndim == 0
+                          else np.asarray(value, dtype=np.float64))
     try:
-        spectra = LayerSpectra(index=int(arrays["index"]), m_in_21=float(arrays["m_in_21"]),
-                               m_out_21=float(arrays["m_out_21"]),
-                               **{name: np.asarray(arrays[name], dtype=np.float64) for name in _SPECTRA_FIELDS})
+        spectra = LayerSpectra(**values)
         methods = tuple(str(m) for m in arrays["ff_methods"])
     except (KeyError, TypeError, ValueError):
         return None
-    if spectra.index != layer or len(methods) != 2 or not set(methods) <= {GRAM, LAPACK}:
+    if spectra.index != layer or len(methods) < 2 or not set(methods) <= {GRAM, LAPACK}:
         return None
     return spectra, methods
 
