@@ -94,7 +94,10 @@ def cached_sweep_figure(rows: Sequence[dict], fits, directory: Path, cache_dir: 
             path.write_bytes(found[fmt].tobytes())
         return paths
     paths = sweep_figure(rows, fits, directory)
-    cache.put(key, {fmt: np.frombuffer(p.read_bytes(), dtype=np.uint8) for fmt, p in zip(FIGURE_FORMATS, paths)})
+    try:
+        cache.put(key, {fmt: np.frombuffer(p.read_bytes(), dtype=np.uint8) for fmt, p in zip(FIGURE_FORMATS, paths)})
+    except OSError:  # an unwritable cache costs the caching only
+        pass
     return paths
 
 

@@ -118,6 +118,15 @@ def test_a_partial_sweep_is_resumed_from_its_cached_layers(models, capsys):
     assert [(r["layers_cached"], r["layers_measured"]) for r in rows] == [(1, layers - 1) for _, layers in SIZES]
 
 
+def test_an_unwritable_cache_costs_the_caching_not_the_results(models, tmp_path, capsys, monkeypatch):
+    blocker = tmp_path / "not_a_folder"
+    blocker.write_text("a file where the cache folder would be")
+    monkeypatch.setenv("SABOUNDS_CACHE_DIR", str(blocker / "cache"))
+    rows = _run_json(capsys, "sweep", *models, "--workers", "0", "--json", "--out", str(tmp_path / "out"))["rows"]
+    assert all(r["status"] == "ok" and r["layers_measured"] == r["L"] for r in rows)
+    assert (tmp_path / "out" / "sweep_scaling.pdf").is_file()
+
+
 def test_exact_method_is_lapack_only(models, capsys):
     rows = _run_json(capsys, "sweep", models[0], "--workers", "0", "--method", "exact", "--json")["rows"]
     assert rows[0]["ff_gram"] == 0 and rows[0]["ff_lapack"] == 4

@@ -146,10 +146,14 @@ def _lookup(cache: SpectraCache, key: str, layer: int, start: float) -> LayerRes
 
 
 def measure_task(task: LayerTask) -> LayerResult:
-    """Run one layer task: from the cache when a verified entry exists, else measured and stored."""
+    """Run one layer task: from the cache when a verified entry exists, else measured and stored.  A cache that
+    cannot be written (read-only folder, full disk) costs the caching, not the result."""
     start = time.perf_counter()
     opened = open_for_sweep(task.source)
-    key = task_keys([task], opened)[0]
+    try:
+        key = task_keys([task], opened)[0]
+    except OSError:
+        key = None
     cache = SpectraCache(task.cache_dir) if key is not None else None
     if cache is not None:
         hit = _lookup(cache, key, task.layer, start)
@@ -158,7 +162,10 @@ def measure_task(task: LayerTask) -> LayerResult:
     spectra, methods = measure_layer_spectra(opened.source, task.layer, task.method)
     result = LayerResult(spectra, methods, False, time.perf_counter() - start)
     if cache is not None:
-        cache.put(key, _to_arrays(result))
+        try:
+            cache.put(key, _to_arrays(result))
+        except OSError:
+            pass
     return result
 
 
