@@ -82,16 +82,13 @@ class SpectraCache:
             raise ValueError(f"cache key must be a SHA-256 hex digest, got {key!r}")
         return self.root / "entries" / key[:2] / f"{key}.bin"
 
-    def contains(self, key: str) -> bool:
-        return self._entry(key).is_file()
-
     def put(self, key: str, arrays: Mapping[str, np.ndarray]) -> None:
         _atomic_write(self._entry(key), pack(arrays))
 
     def get(self, key: str) -> dict[str, np.ndarray] | None:
         try:
             raw = self._entry(key).read_bytes()
-        except (FileNotFoundError, IsADirectoryError, PermissionError):
+        except OSError:  # missing, or a folder that cannot exist or be read: not cached
             return None
         arrays = unpack(raw)
         if arrays is None:
@@ -135,7 +132,7 @@ class _IndexedFile:
             record = json.loads(index_path.read_text(encoding="utf-8"))
             if record.get("header") == self.header_digest and isinstance(record.get("tensors"), dict):
                 known = record["tensors"]
-        except (FileNotFoundError, ValueError, UnicodeDecodeError):
+        except (OSError, ValueError, UnicodeDecodeError, AttributeError):
             pass
         missing = [n for n in wanted if n not in known]
         if missing and not compute:
