@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Sequence
 
-from sabounds.numerics.proxies.sweep import ROW_COLUMNS
+from sabounds.numerics.proxies.sweep import METHOD_COLUMNS, ROW_COLUMNS
 
 FIT_COLUMNS = ("family", "quantity", "slope_L", "slope_N", "intercept", "points")
 FIGURE_FORMATS = ("png", "pdf", "svg")
@@ -30,11 +30,12 @@ def _write_parquet(path: Path, columns: Sequence[str], rows: Sequence[dict]) -> 
 
 def _schema(columns: Sequence[str], rows: Sequence[dict]):
     """Column types from the values present (all-None columns are strings), so error rows keep the schema."""
+    import numpy as np
     import pyarrow as pa
     fields = []
     for c in columns:
         values = [r[c] for r in rows if r[c] is not None]
-        if values and all(isinstance(v, bool) for v in values):
+        if values and all(isinstance(v, (bool, np.bool_)) for v in values):
             kind = pa.bool_()
         elif values and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
             kind = pa.int64()
@@ -52,12 +53,14 @@ def fit_rows(fits) -> list[dict]:
 
 
 def write_sweep_files(rows: Sequence[dict], fits, provenance: dict, directory: Path,
-                      cache_dir: str | None = None) -> list[Path]:
-    """``sweep.parquet``, ``sweep.csv``, ``fits.csv``, ``fits.parquet``, ``sweep_scaling.{png,pdf,svg}`` and
-    ``provenance.json`` in ``directory``; figures come from the cache when their plotted data are unchanged."""
+                      cache_dir: str | None = None, methods: Sequence[dict] = ()) -> list[Path]:
+    """``sweep``, ``fits`` and ``spectrum_methods`` (how each feed-forward spectrum was computed) as ``.parquet``
+    and ``.csv``, ``sweep_scaling.{png,pdf,svg}`` and ``provenance.json`` in ``directory``; figures come from the
+    cache when their plotted data are unchanged."""
     directory = Path(directory)
     written = []
-    for name, columns, table in (("sweep", ROW_COLUMNS, rows), ("fits", FIT_COLUMNS, fit_rows(fits))):
+    for name, columns, table in (("sweep", ROW_COLUMNS, rows), ("fits", FIT_COLUMNS, fit_rows(fits)),
+                                 ("spectrum_methods", METHOD_COLUMNS, methods)):
         _write_parquet(directory / f"{name}.parquet", columns, table)
         _write_csv(directory / f"{name}.csv", columns, table)
         written += [directory / f"{name}.parquet", directory / f"{name}.csv"]

@@ -74,7 +74,7 @@ def test_in_process_sweep_matches_serial_scaling_with_error_rows(models, tmp_pat
     assert sum(r["ff_gram"] + r["ff_lapack"] for r in rows if r["status"] == "ok") == 3 * (2 + 4)  # two feed-forward matrices per layer
     assert sorted(p.name for p in out.iterdir()) == sorted(
         ["sweep.parquet", "sweep.csv", "fits.parquet", "fits.csv", "provenance.json", "sweep_scaling.png",
-         "sweep_scaling.pdf", "sweep_scaling.svg"])
+         "sweep_scaling.pdf", "sweep_scaling.svg", "spectrum_methods.parquet", "spectrum_methods.csv"])
     import pyarrow.parquet as pq
     table = pq.read_table(out / "sweep.parquet").to_pylist()
     with open(out / "sweep.csv", newline="") as fh:
@@ -84,6 +84,9 @@ def test_in_process_sweep_matches_serial_scaling_with_error_rows(models, tmp_pat
     fits = pq.read_table(out / "fits.parquet").to_pylist()
     assert {(f["family"], f["quantity"]) for f in fits} == {("bert", "ours"), ("bert", "edelman")}
     assert json.loads((out / "provenance.json").read_text())["layers"]["failed"] == 1
+    methods = pq.read_table(out / "spectrum_methods.parquet").to_pylist()
+    assert len(methods) == 2 * (sum(min(layers, 2) for _, layers in SIZES) + 1)  # and nan_layer.s layer 0
+    assert {m["type"] for m in methods} == {"M_in", "M_out"} and {m["method"] for m in methods} <= {"gram", "lapack"}
 
 
 def test_rerun_comes_from_the_cache_and_a_flipped_entry_is_recomputed(models, tmp_path, capsys):

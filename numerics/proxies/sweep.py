@@ -244,6 +244,16 @@ def checkpoint_rows(plan: PlannedCheckpoint, results: Sequence[LayerResult] | No
              "method": method}]
 
 
+FF_TYPES = ("M_in", "M_out", "M_gate")
+METHOD_COLUMNS = ("source", "layer", "type", "method", "cached")
+
+
+def method_rows(plan: PlannedCheckpoint, results: Sequence[LayerResult | BaseException]) -> list[dict]:
+    """Per feed-forward matrix of a checkpoint: how its spectrum was computed (``gram`` or ``lapack``)."""
+    return [{"source": plan.source, "layer": r.spectra.index, "type": kind, "method": method, "cached": r.cached}
+            for r in results if isinstance(r, LayerResult) for kind, method in zip(FF_TYPES, r.ff_methods)]
+
+
 def family_fits(rows: Sequence[dict]) -> list[tuple[str, LogLogFit]]:
     """Per family, the log-log fits of ``ours`` and ``edelman`` in L and N over its ok rows (two points at least)."""
     out = []

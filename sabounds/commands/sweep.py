@@ -63,7 +63,7 @@ def _cache_dir(args) -> str | None:
 
 def run(args) -> int:
     from sabounds.numerics.proxies.sweep import (SourceListError, checkpoint_rows, expand_sources, family_fits,
-                                                 one_line, plan_sweep)
+                                                 method_rows, one_line, plan_sweep)
     from sabounds.distributed import run_tasks
     from sabounds.progress import progress_bar
 
@@ -93,9 +93,10 @@ def run(args) -> int:
         except OSError as exc:
             raise UserError(f"cannot reach the Dask scheduler {args.scheduler}: {one_line(exc)}") from None
     by_task = dict(zip(map(id, tasks), outcomes))
-    rows = []
+    rows, methods = [], []
     for p in plan:
         mine = [by_task[id(t)] for t in p.tasks]
+        methods += method_rows(p, mine)
         failure = next((o for o in mine if isinstance(o, BaseException)), None)
         rows += checkpoint_rows(p, None if failure else mine, one_line(failure) if failure else None,
                                 args.lphi, args.grid_m, args.rank_tol, args.method)
@@ -105,7 +106,8 @@ def run(args) -> int:
         from sabounds.atomic import atomic_directory
         from sabounds.sweep_outputs import write_sweep_files
         with atomic_directory(args.out, force=args.force) as work:
-            write_sweep_files(rows, fits, _provenance(args, plan, cache_dir, seconds, outcomes), work, cache_dir)
+            write_sweep_files(rows, fits, _provenance(args, plan, cache_dir, seconds, outcomes), work, cache_dir,
+                              methods)
     if args.json:
         print(json.dumps({"rows": rows, "fits": [{"family": f, **vars(fit)} for f, fit in fits]}, indent=2))
         return 0
