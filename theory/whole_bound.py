@@ -108,6 +108,9 @@ rank_slot = sp.sqrt(M * (d_in + d_out)) * (sp.sqrt(ell0) * Delta + sp.gamma(sp.R
 """p = 0: cover ``rank (d_in + d_out) (ell0 + log(Delta/eps))``, Dudley share ``sqrt(rank (d_in+d_out)) (sqrt(ell0) + Gamma(3/2)) Delta``."""
 rank_slot_cs = M * (d_in + d_out) * (ell0 * Delta + Delta)
 
+rss_main = crude_coefficient * (K * rho) ** crude_t * ell0**crude_e
+rss_rem = crude_coefficient * (K * rho) ** crude_t
+"""Per slot, the two sums of the equal-p rss form: ``C_k (K rho_k)^q ell0_k^e`` and ``C_k (K rho_k)^q``."""
 rss_equal_main = sp.Symbol("Sigma_main", nonnegative=True)
 rss_equal_rem = sp.Symbol("Sigma_rem", nonnegative=True)
 rss_equal = sp.sqrt(rss_equal_main) * power_log_integral(crude_t, 0) + sp.sqrt(rss_equal_rem) * power_log_integral(crude_t, crude_e / 2)
