@@ -135,11 +135,11 @@ def build_model(layers: list[LayerInput], hidden: int, grid_m: int | None = None
     return Model(depth, hidden, len(layers[0].qk), tuple(slots), m, ps)
 
 
-def rhos(model: Model, variant: Variant) -> list[mpmath.mpf]:
-    """``rho_k = gamma_k alpha^(l(k))`` from the dyadic spectral radii, in mpmath (no overflow)."""
+def rhos(model: Model, variant: Variant, rounded: bool = True) -> list[mpmath.mpf]:
+    """``rho_k = gamma_k alpha^(l(k))`` from the dyadic spectral radii (``rounded``) or the norms themselves, in mpmath."""
     c = mpmath.mpf(variant.attention)
     lphi = variant.lphi_value()
-    radius = [mpmath.ldexp(1, s.s_shell) for s in model.slots]
+    radius = [mpmath.ldexp(1, s.s_shell) if rounded else mpmath.mpf(s.spectral_norm) for s in model.slots]
     by_layer: dict[int, dict] = {}
     for s, r in zip(model.slots, radius):
         entry = by_layer.setdefault(s.layer, {"QK": {}, "V_tilde": {}})

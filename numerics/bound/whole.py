@@ -101,36 +101,42 @@ class Tables:
     s_cost: float
 
 
-def _args(model: Model, setting: Setting, lrho: np.ndarray, ell0: np.ndarray, lM: np.ndarray):
+def _args(model: Model, setting: Setting, lrho: np.ndarray, ell0: np.ndarray, lM: np.ndarray, slots):
     ps = np.broadcast_to(model.ps, lM.shape)
     col = lambda v: np.array(v, dtype=np.float64)[:, None]  # noqa: E731
-    slots = model.slots
     return (ps, lM, col([s.d_in for s in slots]), col([s.d_out for s in slots]), col([s.dim for s in slots]),
             float(model.K), lrho[:, None], float(setting.margin), float(setting.input_norm), float(setting.tokens),
             float(setting.n), ell0[:, None])
 
 
-def log_shares(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray, lM: np.ndarray):
-    """Float64 logs of each slot's share at every grid point, the form that gives it, and the rss sums' summands.
-
-    p = 0 uses the rank cover (``lM`` = log rank); p > 0 the smaller of the crude and sharp covers (sharp needs
-    p < 2, and p < 1 under Cauchy-Schwarz; crude needs p < 2 there).
-    """
-    s = np.array([2.0 ** x.s_shell for x in model.slots])
+def _log_forms(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray, lM: np.ndarray, rows, kinds):
+    slots = model.slots if rows is None else [model.slots[i] for i in rows]
+    s = np.array([2.0 ** x.s_shell for x in slots])
     ell0 = comp.ell0_log(s, float(model.K), lrho, float(setting.margin), float(setting.input_norm))
-    args = _args(model, setting, lrho, ell0, lM)
-    ps = args[0]
-    zero = ps == 0
+    args = _args(model, setting, lrho, ell0, lM, slots)
     full = np.ones_like(lM)
-    out = {k: np.nan_to_num(comp.log_slot(k, *args) * full, nan=np.inf) for k in
-           ("crude", "sharp", "rank", "crude_cs", "sharp_cs", "rank_cs", "rss_main", "rss_rem", "rss_main@0", "rss_rem@0")}
-    inf = np.inf
-    crude = np.where(zero, inf, out["crude"])
-    sharp = np.where(zero | (ps >= 2), inf, out["sharp"])
-    crude_cs = np.where(zero | (ps >= 2), inf, out["crude_cs"])
-    sharp_cs = np.where(zero | (ps >= 1), inf, out["sharp_cs"])
-    log_sum = np.where(zero, out["rank"], np.minimum(crude, sharp))
-    form_sum = np.where(zero, "rank", np.where(sharp < crude, "sharp", "crude"))
+    return args[0], {k: np.nan_to_num(comp.log_slot(k, *args) * full, nan=np.inf) for k in kinds}
+
+
+def log_sum_shares(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray, lM: np.ndarray, rows=None):
+    """Float64 logs of each slot's share of the sum-aggregated Dudley integral at every grid point, and its form:
+    p = 0 the rank cover (``lM`` = log rank), p > 0 the smaller of the crude and the sharp (p < 2) cover."""
+    ps, out = _log_forms(comp, model, setting, lrho, lM, rows, ("crude", "sharp", "rank"))
+    zero = ps == 0
+    crude = np.where(zero, np.inf, out["crude"])
+    sharp = np.where(zero | (ps >= 2), np.inf, out["sharp"])
+    return np.where(zero, out["rank"], np.minimum(crude, sharp)), np.where(zero, "rank", np.where(sharp < crude, "sharp", "crude"))
+
+
+def log_shares(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray, lM: np.ndarray, rows=None):
+    """:func:`log_sum_shares`, the Cauchy-Schwarz (rss, unequal p) summands and forms (sharp needs p < 1 there,
+    crude p < 2), and the equal-p rss sums' summands."""
+    log_sum, form_sum = log_sum_shares(comp, model, setting, lrho, lM, rows)
+    ps, out = _log_forms(comp, model, setting, lrho, lM, rows,
+                         ("crude_cs", "sharp_cs", "rank_cs", "rss_main", "rss_rem", "rss_main@0", "rss_rem@0"))
+    zero = ps == 0
+    crude_cs = np.where(zero | (ps >= 2), np.inf, out["crude_cs"])
+    sharp_cs = np.where(zero | (ps >= 1), np.inf, out["sharp_cs"])
     log_cs = np.where(zero, out["rank_cs"], np.minimum(crude_cs, sharp_cs))
     form_cs = np.where(zero, "rank", np.where(sharp_cs < crude_cs, "sharp", "crude"))
     main = np.where(zero, out["rss_main@0"], out["rss_main"])
@@ -226,7 +232,7 @@ def choose(log_v: np.ndarray, cost: np.ndarray, base_cost: float, objective: Obj
 def _mp_slot(comp: Compiled, model: Model, setting: Setting, rho, i: int, j: int, kind: str):
     s = model.slots[i]
     p = model.ps[j]
-    if p == 0:
+    if p == 0:  # the rank, exactly
         m = mpmath.mpf(s.rank)
     else:
         m = mpmath.ldexp(1, shell(float(s.schatten[j])))
