@@ -25,6 +25,7 @@ COMMANDS = {
     "analyze": "spectra, post hoc p and the paper's proxies of a trained BERT checkpoint",
     "scaling": "growth of the proxies with depth and width across checkpoints",
     "regimes": "closed-form regime tables: exponents in L, N and the T dependence of each bound",
+    "bound": "the whole bound on a checkpoint as a number: every term, vacuity, n needed, break-even",
 }
 
 
