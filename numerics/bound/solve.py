@@ -132,8 +132,10 @@ def proxy_break_even(model: Model, dps: int = 30) -> BreakEven:
 def whole_break_even(model: Model, variant: Variant, setting: Setting, t: Tables | None = None,
                      choice: np.ndarray | None = None) -> BreakEven:
     """Whole bound, sum aggregation: per slot k at p = 0, the factor ``f`` such that with ``rho_k / f`` (others as
-    chosen) some p > 0 lowers the whole bound.  Slots interact only through the post hoc term, which does not
-    depend on rho, so the model's factor (every rho shrunk at once) is the smallest slot's."""
+    chosen) some p > 0 lowers the whole bound (1 for a slot already at p > 0).  The model's factor: every rho shrunk
+    by f at once, the smallest f at which the bound's own choice puts some slot at p > 0 (bisection on log f below
+    the smallest slot factor).  It can be smaller than every slot's: the post hoc price is concave in the union's
+    size, so slots that move together pay less each."""
     comp = compiled(setting.constants)
     t = t or tables(model, variant, setting, comp)
     obj = objective_for(comp, setting, "sum")
@@ -157,9 +159,25 @@ def whole_break_even(model: Model, variant: Variant, setting: Setting, t: Tables
             return float(np.min(values[1:]) - values[0])
 
         out.append(_first_crossing(gap))
+    smallest, _ = _model_min(out)
+    model_factor, model_slot = None, None
+    if smallest is not None:
+        def moved(x: float) -> np.ndarray:
+            log_v = log_sum_shares(comp, model, setting, t.lrho - x, t.lM)[0]
+            return model.ps[choose(log_v, t.cost, t.base_cost, obj)] > 0
+
+        lo, hi = 0.0, math.log(smallest) * (1 + 1e-12) + 1e-12
+        if moved(lo).any():
+            hi = lo
+        else:
+            for _ in range(BISECTION_STEPS):
+                mid = (lo + hi) / 2
+                lo, hi = (lo, mid) if moved(mid).any() else (mid, hi)
+        model_factor, model_slot = math.exp(hi), int(np.argmax(moved(hi)))
     with mpmath.workdps(setting.dps):
         out = [None if f is None else mpmath.mpf(f) for f in out]
-    return BreakEven(out, *_model_min(out), "reconstructed (whole bound, sum aggregation)")
+        model_factor = None if model_factor is None else mpmath.mpf(model_factor)
+    return BreakEven(out, model_factor, model_slot, "reconstructed (whole bound, sum aggregation)")
 
 
 def _first_crossing(gap) -> float | None:

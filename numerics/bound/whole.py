@@ -144,10 +144,13 @@ def log_shares(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray,
     return log_sum, form_sum, log_cs, form_cs, main, rem
 
 
-def tables(model: Model, variant: Variant, setting: Setting, comp: Compiled | None = None) -> Tables:
+def tables(model: Model, variant: Variant, setting: Setting, comp: Compiled | None = None, shrink=None) -> Tables:
+    """Every slot's shares and prices at every grid point; ``shrink[k]`` (optional) divides ``rho_k`` (break-even)."""
     comp = comp or compiled(setting.constants)
     with mpmath.workdps(setting.dps):
         rho = rhos(model, variant)
+        if shrink is not None:
+            rho = [r / mpmath.mpf(f) for r, f in zip(rho, shrink)]
         lrho = np.array([float(mpmath.log(r)) for r in rho])
     lM = np.zeros((model.K, len(model.ps)))
     cost = np.zeros_like(lM)
