@@ -188,14 +188,13 @@ def compute(args):
 
 
 def run(args) -> int:
-    analysis = compute(args)
     if args.out:
         from sabounds.atomic import atomic_directory
-        from sabounds.bound_figure import bound_figure
-        with atomic_directory(args.out, force=args.force) as work:
-            (work / "bound.json").write_text(json.dumps(analysis.to_json(), indent=2) + "\n", encoding="utf-8")
-            (work / "bound.txt").write_text("\n".join(report_lines(analysis)) + "\n", encoding="utf-8")
-            bound_figure(analysis, work)
+        with atomic_directory(args.out, force=args.force) as work:  # refuses an existing DIR before any work
+            analysis = compute(args)
+            write_files(analysis, work)
+    else:
+        analysis = compute(args)
     if args.json:
         print(json.dumps(analysis.to_json(), indent=2))
         return 0
@@ -203,3 +202,16 @@ def run(args) -> int:
     if args.out:
         print(f"wrote {args.out}")
     return 0
+
+
+def write_files(analysis, directory) -> list:
+    """``bound.json``, ``bound.txt`` (what the command prints) and, with a curve, ``bound_vs_n.{png,pdf,svg}``."""
+    from pathlib import Path
+    directory = Path(directory)
+    (directory / "bound.json").write_text(json.dumps(analysis.to_json(), indent=2) + "\n", encoding="utf-8")
+    (directory / "bound.txt").write_text("\n".join(report_lines(analysis)) + "\n", encoding="utf-8")
+    written = [directory / "bound.json", directory / "bound.txt"]
+    if analysis.curve is not None:
+        from sabounds.bound_figure import bound_figure
+        written += bound_figure(analysis, directory)
+    return written
