@@ -89,3 +89,24 @@ def test_missing_model_and_existing_out_are_one_line_errors(tmp_path, capsys):
     (out / "mine.txt").write_text("keep")
     assert main([*DONE_WHEN, "--out", str(out)]) == 2
     assert (out / "mine.txt").read_text() == "keep" and len(list(out.iterdir())) == 1
+
+
+def test_api_equals_cli_json_and_matches_analyze(tmp_path, capsys):
+    """``sabounds.bound`` (lazy attribute) gives the CLI's JSON; its slots are analyze's matrices (rank, scale)."""
+    import sabounds
+    from bert_files import config, random_weights, write_model
+    from sabounds.numerics.bound.slots import PUBLISHED, rhos
+    from sabounds.numerics.bound.source import model_from_checkpoint
+    from sabounds.numerics.proxies.model_analysis import analyze_model
+
+    directory = write_model(tmp_path / "m", random_weights(seed=3), config(max_position_embeddings=64))
+    api = sabounds.bound(directory, n=10**6, delta=0.05, margin=0.5, precision=20)
+    assert main(["bound", str(directory), "--n", "1e6", "--delta", "0.05", "--margin", "0.5", "--precision", "20", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(api.to_json()))
+    assert api.setting.tokens == 64
+    model, _ = model_from_checkpoint(directory)
+    analysis = analyze_model(directory)
+    kappa = [float(r) * model.layers for r in rhos(model, PUBLISHED, rounded=False)]
+    for slot, k, m in zip(model.slots, kappa, analysis.matrices):
+        assert (slot.layer, slot.type, slot.rank) == (m.layer, m.type, m.rank)
+        assert k == pytest.approx(m.scale, rel=1e-12)
