@@ -30,6 +30,8 @@ class BoundAnalysis:
     target: mpmath.mpf
     bounds: dict[str, WholeBound]
     needed: dict[str, NNeeded]
+    """Under the first variant; ``needed_by_variant`` has every variant's."""
+    needed_by_variant: dict[str, dict[str, NNeeded]]
     proxy_break_even: BreakEven
     whole_break_even: BreakEven
     curve: Curve | None
@@ -57,11 +59,12 @@ def analyze_bound(model: Model, setting: Setting, target=1, variants: tuple[Vari
         target = mpmath.mpf(target)
         bounds = {v.key: evaluate(model, v, setting) for v in variants}
         primary = variants[0]
-        needed = {name: n_needed(model, primary, setting, name, target) for name in NAMES}
+        needed_by_variant = {v.key: {name: n_needed(model, v, setting, name, target) for name in NAMES} for v in variants}
+        needed = needed_by_variant[primary.key]
         proxy = proxy_break_even(model, setting.dps)
         whole = whole_break_even(model, primary, setting)
         curve = bound_curve(model, primary, setting, needed, curve_points) if curve_points else None
-    return BoundAnalysis(model, setting, target, bounds, needed, proxy, whole, curve)
+    return BoundAnalysis(model, setting, target, bounds, needed, needed_by_variant, proxy, whole, curve)
 
 
 def _num(x):
@@ -97,7 +100,8 @@ def to_json(a: BoundAnalysis) -> dict:
                     "constants": {name: str(value) for name, value in s.constants},
                     "constant_meanings": {name: c.meaning for name, c in CONSTANTS.items()}},
         "variants": {key: {"label": wb.variant.label, "status": wb.variant.status,
-                           **{name: _bound_json(getattr(wb, name)) for name in NAMES}} for key, wb in a.bounds.items()},
+                           **{name: {**_bound_json(getattr(wb, name)), "n_needed": _num(a.needed_by_variant[key][name].n)}
+                              for name in NAMES}} for key, wb in a.bounds.items()},
         "n_needed": {name: {"n": _num(r.n), "bound_at_n": _num(r.value), "bracket": [_num(r.lo), _num(r.hi)],
                             "evaluations": r.evaluations, "variant": PUBLISHED.key, "source": "reconstructed"}
                      for name, r in a.needed.items()},

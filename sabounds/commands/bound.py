@@ -169,9 +169,11 @@ def report_lines(a) -> list[str]:
         lines.append(f"  {what}: model {sci(be.model_factor)} (set by {slot_name(m, be.model_slot)}); per matrix median "
                      f"{sci(known[len(known) // 2])}, largest {sci(known[-1])}")
     lines += ["", "Variants (tighter constants, same weights):"]
-    for wbv in a.bounds.values():
-        lines.append(f"  {wbv.variant.label} [{wbv.variant.status}]: ours sum {sci(wbv.ours_sum.total, 6)}, "
-                     f"rss {sci(wbv.ours_rss.total, 6)}, edelman {sci(wbv.edelman.total, 6)}")
+    for key, wbv in a.bounds.items():
+        need = a.needed_by_variant[key]
+        lines.append(f"  {wbv.variant.label} [{wbv.variant.status}]:")
+        lines.append("    " + "; ".join(f"{name.replace('_', ' ')} {sci(getattr(wbv, name).total, 6)} (n needed {sci(need[name].n)})"
+                                        for name in ("ours_sum", "ours_rss", "edelman")))
     return lines
 
 
