@@ -86,7 +86,7 @@ def whole_bound(spectra, checkpoint):
     from sabounds.numerics.bound.source import layer_inputs
     from sabounds.numerics.bound.whole import Setting
     model = build_model(layer_inputs(spectra, checkpoint.shape.intermediate), checkpoint.shape.hidden)
-    return analyze_bound(model, Setting(**BOUND_SETTING, tokens=config_tokens(checkpoint.model_dir)), curve_points=25)
+    return analyze_bound(model, Setting(**BOUND_SETTING, tokens=config_tokens(checkpoint.model_dir)), curve_points=17)
 
 
 def bound_summary(data: ReportData) -> list[str]:

@@ -9,7 +9,7 @@ import mpmath
 import numpy as np
 
 from sabounds.numerics.bound.slots import PUBLISHED, VARIANTS, Model, Variant
-from sabounds.numerics.bound.solve import BreakEven, NNeeded, bound_at, n_needed, proxy_break_even, whole_break_even
+from sabounds.numerics.bound.solve import BreakEven, NNeeded, n_needed, proxy_break_even, whole_break_even
 from sabounds.numerics.bound.whole import BoundValue, Setting, WholeBound, evaluate
 
 NAMES = ("ours_sum", "ours_rss", "edelman")
@@ -44,12 +44,12 @@ class BoundAnalysis:
         return to_json(self)
 
 
-def bound_curve(model: Model, variant: Variant, setting: Setting, needed: dict[str, NNeeded], points: int = 25) -> Curve:
+def bound_curve(model: Model, variant: Variant, setting: Setting, needed: dict[str, NNeeded], points: int = 17) -> Curve:
     """The bounds at ``points`` values of n, log-spaced from 10 to 100 times the largest n needed."""
     top = max(float(mpmath.log10(r.n)) for r in needed.values()) + 2
     ns = [mpmath.mpf(10) ** x for x in np.linspace(1, max(top, 3), points)]
-    values = {name: [bound_at(model, variant, setting.at_n(n), name).total for n in ns] for name in NAMES}
-    return Curve(ns, values)
+    at = [evaluate(model, variant, setting.at_n(n)) for n in ns]
+    return Curve(ns, {name: [getattr(wb, name).total for wb in at] for name in NAMES})
 
 
 def analyze_bound(model: Model, setting: Setting, target=1, variants: tuple[Variant, ...] = VARIANTS,

@@ -17,7 +17,7 @@ import sympy as sp
 
 from sabounds.numerics.bound.compiled import compiled
 from sabounds.numerics.bound.slots import PUBLISHED, Model, Variant, rhos
-from sabounds.numerics.bound.whole import (BoundValue, Setting, Tables, _logsumexp, choose, edelman, log_sum_shares,
+from sabounds.numerics.bound.whole import (BoundValue, Setting, Tables, _logsumexp, choose, edelman, edelman_only, log_sum_shares,
                                            objective_for, ours_rss, ours_sum, tables)
 from sabounds.theory import whole_bound as W
 from sabounds.theory.thm41 import M, N, p
@@ -30,6 +30,8 @@ BOUNDS = {"ours_sum": ours_sum, "ours_rss": ours_rss, "edelman": edelman}
 
 def bound_at(model: Model, variant: Variant, setting: Setting, which: str) -> BoundValue:
     """One bound (``ours_sum``, ``ours_rss`` or ``edelman``) at ``setting``."""
+    if which == "edelman":
+        return edelman_only(model, variant, setting)
     comp = compiled(setting.constants)
     return BOUNDS[which](comp, model, setting, tables(model, variant, setting, comp))
 

@@ -316,6 +316,14 @@ def ours_rss(comp: Compiled, model: Model, setting: Setting, t: Tables) -> Bound
     return BoundValue("ours_rss", "Theorem 3.1, rss aggregation", tuple(terms), model.ps[choice], forms, parts)
 
 
+def edelman_only(model: Model, variant: Variant, setting: Setting) -> BoundValue:
+    """:func:`edelman` without the tables of our bound (it needs only rho and the radii)."""
+    with mpmath.workdps(setting.dps):
+        rho = rhos(model, variant)
+    s_cost = sum(shell_cost(s.s_shell) for s in model.slots)
+    return edelman(compiled(setting.constants), model, setting, Tables(None, rho, *[None] * 8, 0.0, s_cost))
+
+
 def edelman(comp: Compiled, model: Model, setting: Setting, t: Tables) -> BoundValue:
     """Edelman et al. (2022): ``W_E = (sum_k (rho_k w_k)^{2/3})^{3/2}`` over the dyadic (2,1)-radii ``w_k``."""
     with mpmath.workdps(setting.dps):

@@ -184,7 +184,7 @@ def compute(args):
         return bound(model_dir_or_default(args.model_dir), n=args.n, delta=args.delta, margin=args.margin,
                      input_norm=args.input_norm, tokens=args.tokens, target=args.target, empirical_risk=args.empirical_risk,
                      constants=dict(args.constant), precision=args.precision, layers=args.layers,
-                     curve_points=25 if args.out else 0, allow_pickle=args.allow_pickle)
+                     curve_points=17 if args.out else 0, allow_pickle=args.allow_pickle)
     except (CheckpointError, ValueError) as exc:
         raise UserError(" ".join(str(exc).split())) from None
 
