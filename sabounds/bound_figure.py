@@ -25,7 +25,8 @@ def bound_figure(analysis: BoundAnalysis, directory: Path, formats=("png", "pdf"
         label, colour, style = STYLE[name]
         ax.plot(x, [float(mpmath.log10(v)) for v in values], style, color=colour, label=label)
         need = analysis.needed[name]
-        ax.plot([float(mpmath.log10(need.n))], [float(mpmath.log10(need.target))], "o", color=colour)
+        if need.n is not None:
+            ax.plot([float(mpmath.log10(need.n))], [float(mpmath.log10(need.target))], "o", color=colour)
     ax.axhline(float(mpmath.log10(analysis.target)), color="grey", lw=0.8, ls=":",
                label=f"target {mpmath.nstr(analysis.target, 3)} (below: not vacuous)")
     s = analysis.setting

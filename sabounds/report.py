@@ -94,8 +94,9 @@ def bound_summary(data: ReportData) -> list[str]:
     if data.bound is None:
         return []
     b, need = data.bound.primary, data.bound.needed
-    parts = [f"{x.label} {mpmath.nstr(x.total, 6)} ({'vacuous' if x.vacuous else 'not vacuous'}; below 1 from n = "
-             f"{mpmath.nstr(need[x.name].n, 4)})" for x in (b.ours_sum, b.ours_rss, b.edelman)]
+    parts = [f"{x.label} {mpmath.nstr(x.total, 6)} ({'vacuous' if x.vacuous else 'not vacuous'}; "
+             + (f"below 1 from n = {mpmath.nstr(need[x.name].n, 4)})" if need[x.name].n is not None else need[x.name].note + ")")
+             for x in (b.ours_sum, b.ours_rss, b.edelman)]
     return [f"- Whole bound [reconstructed] at n = 1e9, delta = 0.05, margin 1: " + "; ".join(parts) + "."]
 
 

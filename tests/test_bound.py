@@ -243,3 +243,26 @@ def test_tighter_constants_never_raise_the_bound():
     pub, tight = evaluate(model, PUBLISHED, setting), evaluate(model, TIGHT, setting)
     for name in ("ours_sum", "ours_rss", "edelman"):
         assert getattr(tight, name).total <= getattr(pub, name).total
+
+
+def test_n_needed_is_never_when_the_empirical_risk_reaches_the_target():
+    model = tiny_model()
+    r = n_needed(model, PUBLISHED, Setting(n=10**6, delta=0.05, margin=1.0, empirical=0.5), "ours_sum", target=0.4)
+    assert r.n is None and "never" in r.note
+
+
+def test_zero_matrix_counts_as_rank_one_in_float_and_mpmath():
+    """A zero matrix (rank 0, S_p = 0) is bounded in the rank-1 class: the float choice and the mpmath value agree."""
+    layer = LayerInput(qk=[rank_one()], vt=[np.zeros(2)], m_in=rank_one(), m_out=rank_one(), qk_21=[1.0], vt_21=[0.0],
+                       m_in_21=1.0, m_out_21=1.0, intermediate=2)
+    model = build_model([layer], 2)
+    setting = Setting(n=10**6, delta=0.05, margin=1.0)
+    comp = compiled(setting.constants)
+    t = tables(model, PUBLISHED, setting, comp)
+    b = ours_sum(comp, model, setting, t)
+    rows = np.arange(model.K)
+    choice = np.round(b.p_opt * model.grid_m).astype(int)
+    from sabounds.numerics.bound.whole import _mp_slot
+    for i in rows:
+        value = _mp_slot(comp, model, setting, t.rho, i, choice[i], b.forms[i])
+        assert abs(float(mpmath.log(value)) - t.log_sum[i, choice[i]]) < 1e-12

@@ -46,7 +46,7 @@ class BoundAnalysis:
 
 def bound_curve(model: Model, variant: Variant, setting: Setting, needed: dict[str, NNeeded], points: int = 17) -> Curve:
     """The bounds at ``points`` values of n, log-spaced from 10 to 100 times the largest n needed."""
-    top = max(float(mpmath.log10(r.n)) for r in needed.values()) + 2
+    top = max([float(mpmath.log10(r.n)) for r in needed.values() if r.n is not None] or [3]) + 2
     ns = [mpmath.mpf(10) ** x for x in np.linspace(1, max(top, 3), points)]
     at = [evaluate(model, variant, setting.at_n(n)) for n in ns]
     return Curve(ns, {name: [getattr(wb, name).total for wb in at] for name in NAMES})
@@ -103,7 +103,7 @@ def to_json(a: BoundAnalysis) -> dict:
                            **{name: {**_bound_json(getattr(wb, name)), "n_needed": _num(a.needed_by_variant[key][name].n)}
                               for name in NAMES}} for key, wb in a.bounds.items()},
         "n_needed": {name: {"n": _num(r.n), "bound_at_n": _num(r.value), "bracket": [_num(r.lo), _num(r.hi)],
-                            "evaluations": r.evaluations, "variant": PUBLISHED.key, "source": "reconstructed"}
+                            "evaluations": r.evaluations, "variant": PUBLISHED.key, "source": "reconstructed", "note": r.note}
                      for name, r in a.needed.items()},
         "break_even": {
             kind: {"source": be.source, "model_factor": _num(be.model_factor),

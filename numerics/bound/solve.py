@@ -42,11 +42,12 @@ class NNeeded:
 
     which: str
     target: mpmath.mpf
-    n: mpmath.mpf
-    value: mpmath.mpf
-    lo: mpmath.mpf
-    hi: mpmath.mpf
+    n: mpmath.mpf | None
+    value: mpmath.mpf | None
+    lo: mpmath.mpf | None
+    hi: mpmath.mpf | None
     evaluations: int
+    note: str = ""
 
 
 def n_needed(model: Model, variant: Variant, setting: Setting, which: str, target=1) -> NNeeded:
@@ -54,6 +55,8 @@ def n_needed(model: Model, variant: Variant, setting: Setting, which: str, targe
     count = 0
     with mpmath.workdps(setting.dps):
         target = mpmath.mpf(target)
+        if mpmath.mpf(setting.empirical) >= target:
+            return NNeeded(which, target, None, None, None, None, 0, "never: the empirical margin risk alone reaches the target")
 
         def g(x):
             nonlocal count
@@ -71,9 +74,9 @@ def n_needed(model: Model, variant: Variant, setting: Setting, which: str, targe
                 break
             lo, g_lo, step = hi, g_hi, 2 * step
             if step < 0 and mpmath.exp(lo + step) < 8:
-                raise ValueError(f"{which} is already below {target} at n = 8")
+                return NNeeded(which, target, None, None, None, None, count, f"already below the target at n = {mpmath.nstr(mpmath.exp(lo), 3)}")
         else:
-            raise ValueError(f"no n up to e^{mpmath.nstr(lo, 5)} brings {which} to {target}")
+            return NNeeded(which, target, None, None, None, None, count, f"not reached by n = e^{mpmath.nstr(lo, 5)}")
         a, fa, b, fb = (lo, g_lo, hi, g_hi) if g_lo > 0 else (hi, g_hi, lo, g_lo)
         tol = mpmath.mpf(10) ** (-(setting.dps - 5))
         side = 0

@@ -156,12 +156,12 @@ def tables(model: Model, variant: Variant, setting: Setting, comp: Compiled | No
     cost = np.zeros_like(lM)
     for i, s in enumerate(model.slots):
         for j, p in enumerate(model.ps):
-            if p == 0:
+            if p == 0:  # a zero matrix is in the rank-1 class: the union runs over ranks 1..D
                 lM[i, j] = math.log(max(s.rank, 1))
                 cost[i, j] = math.log(s.dim)
-            else:
+            else:  # S_p rounded up to its dyadic shell (a zero S_p to 1)
                 z = shell(float(s.schatten[j]))
-                lM[i, j] = z * math.log(2) if s.schatten[j] > 0 else -np.inf
+                lM[i, j] = z * math.log(2)
                 cost[i, j] = shell_cost(z)
     log_sum, form_sum, log_cs, form_cs, main, rem = log_shares(comp, model, setting, lrho, lM)
     s_cost = sum(shell_cost(s.s_shell) for s in model.slots)
@@ -235,8 +235,8 @@ def choose(log_v: np.ndarray, cost: np.ndarray, base_cost: float, objective: Obj
 def _mp_slot(comp: Compiled, model: Model, setting: Setting, rho, i: int, j: int, kind: str):
     s = model.slots[i]
     p = model.ps[j]
-    if p == 0:  # the rank, exactly
-        m = mpmath.mpf(s.rank)
+    if p == 0:  # the rank, exactly (a zero matrix counts as rank 1, as in :func:`tables`)
+        m = mpmath.mpf(max(s.rank, 1))
     else:
         m = mpmath.ldexp(1, shell(float(s.schatten[j])))
     ell0 = comp.ell0(mpmath.ldexp(1, s.s_shell), mpmath.mpf(model.K), rho[i], mpmath.mpf(setting.margin),

@@ -158,7 +158,7 @@ def report_lines(a) -> list[str]:
     for name in ("ours_sum", "ours_rss", "edelman"):
         b, need = getattr(primary, name), a.needed[name]
         lines.append(f"  {b.label}: {'vacuous' if b.vacuous else 'not vacuous'} at n = {sci(s.n)}; "
-                     f"below the target from n = {sci(need.n)}")
+                     + (f"below the target from n = {sci(need.n)}" if need.n is not None else need.note))
     pb, wb = a.proxy_break_even, a.whole_break_even
     lines += ["", "Break-even: the factor by which a matrix's scale must shrink before some p > 0 beats p = 0"]
     for be, what in ((pb, "published proxy (gamma alpha L)"), (wb, f"whole bound, sum aggregation, n = {sci(s.n)} (rho_k)")):
@@ -172,7 +172,8 @@ def report_lines(a) -> list[str]:
     for key, wbv in a.bounds.items():
         need = a.needed_by_variant[key]
         lines.append(f"  {wbv.variant.label} [{wbv.variant.status}]:")
-        lines.append("    " + "; ".join(f"{name.replace('_', ' ')} {sci(getattr(wbv, name).total, 6)} (n needed {sci(need[name].n)})"
+        lines.append("    " + "; ".join(f"{name.replace('_', ' ')} {sci(getattr(wbv, name).total, 6)} (n needed "
+                                        f"{sci(need[name].n) if need[name].n is not None else need[name].note})"
                                         for name in ("ours_sum", "ours_rss", "edelman")))
     return lines
 
