@@ -57,9 +57,15 @@ def hand(n, delta, gamma, T, B=1, c_par=3):
     ell0 = [max(mpmath.log(c_par * 1 * B * K * r / Delta), 0) for r in rho]
     pre = 2 * 12 / (gamma * mpmath.sqrt(n))
 
-    def share(p, k):  # sum aggregation
+    def rank_share(k, rank=1):
+        return mpmath.sqrt(rank * 2 * d) * (mpmath.sqrt(ell0[k]) + mpmath.gamma(1.5)) * Delta
+
+    def share(p, k):  # sum aggregation; p > 0 adds the integer rounding of r*, a rank-1 share
         if p == 0:
-            return mpmath.sqrt(1 * 2 * d) * (mpmath.sqrt(ell0[k]) + mpmath.gamma(1.5)) * Delta
+            return rank_share(k)
+        return share_without_rounding(p, k) + rank_share(k)
+
+    def share_without_rounding(p, k):
         t, e = 2 * p / (p + 2), 2 / (p + 2)
         C = c_crude(p) * (2 * d) ** e * (ell_M * d * d * B**2) ** (p / (p + 2))
         crude = mpmath.sqrt(C * (K * rho[k]) ** t) * (ell0[k] ** (e / 2) * integral(1 - t / 2, 0, Delta) + integral(1 - t / 2, e / 2, Delta))
@@ -73,6 +79,9 @@ def hand(n, delta, gamma, T, B=1, c_par=3):
     def cs(p, k):  # int_0^Delta of slot k's cover
         if p == 0:
             return 2 * d * (ell0[k] * Delta + Delta)
+        return cs_without_rounding(p, k) + 2 * d * (ell0[k] * Delta + Delta)
+
+    def cs_without_rounding(p, k):
         if p == 2:
             return mpmath.inf
         t, e = 2 * p / (p + 2), 2 / (p + 2)
@@ -96,7 +105,10 @@ def hand(n, delta, gamma, T, B=1, c_par=3):
         C = c_crude(p) * (2 * d) ** e * (ell_M * d * d * B**2) ** (p / (p + 2)) if p > 0 else 2 * d
         main = sum(C * (K * r) ** t * ell0[k] ** e for k, r in enumerate(rho))
         rem = sum(C * (K * r) ** t for r in rho)
-        rss_equal.append(mpmath.sqrt(main) * integral(1 - t / 2, 0, Delta) + mpmath.sqrt(rem) * integral(1 - t / 2, e / 2, Delta))
+        value = mpmath.sqrt(main) * integral(1 - t / 2, 0, Delta) + mpmath.sqrt(rem) * integral(1 - t / 2, e / 2, Delta)
+        if p > 0:
+            value += mpmath.sqrt(sum(2 * d * e0 for e0 in ell0)) * Delta + mpmath.sqrt(K * 2 * d) * mpmath.gamma(1.5) * Delta
+        rss_equal.append(value)
     ours_rss = pre * min(rss_cs, min(rss_equal)) + post + conf
     W_E = sum(r ** (mpmath.mpf(2) / 3) for r in rho) ** 1.5
     ell_E = mpmath.log(2 * 4 * n * T)
@@ -251,11 +263,13 @@ def test_n_needed_is_never_when_the_empirical_risk_reaches_the_target():
     assert r.n is None and "never" in r.note
 
 
-def test_zero_matrix_counts_as_rank_one_in_float_and_mpmath():
-    """A zero matrix (rank 0, S_p = 0) is bounded in the rank-1 class: the float choice and the mpmath value agree."""
+@pytest.mark.parametrize("case", ["zero_matrix", "interior_p"])
+def test_float_choice_and_mpmath_value_agree(case):
+    """The float64 logs that choose p equal the mpmath values reported, slot by slot, to 1e-12 (a zero matrix, rank 0
+    and S_p = 0, is bounded in the rank-1 class in both)."""
     layer = LayerInput(qk=[rank_one()], vt=[np.zeros(2)], m_in=rank_one(), m_out=rank_one(), qk_21=[1.0], vt_21=[0.0],
                        m_in_21=1.0, m_out_21=1.0, intermediate=2)
-    model = build_model([layer], 2)
+    model = build_model([layer], 2) if case == "zero_matrix" else random_model(0, scale=0.3)
     setting = Setting(n=10**6, delta=0.05, margin=1.0)
     comp = compiled(setting.constants)
     t = tables(model, PUBLISHED, setting, comp)
@@ -263,6 +277,7 @@ def test_zero_matrix_counts_as_rank_one_in_float_and_mpmath():
     rows = np.arange(model.K)
     choice = np.round(b.p_opt * model.grid_m).astype(int)
     from sabounds.numerics.bound.whole import _mp_slot
+    assert case == "zero_matrix" or ((b.p_opt > 0) & (b.p_opt < 2)).any()
     for i in rows:
         value = _mp_slot(comp, model, setting, t.rho, i, choice[i], b.forms[i])
         assert abs(float(mpmath.log(value)) - t.log_sum[i, choice[i]]) < 1e-12

@@ -100,13 +100,21 @@ def slot_cs(coefficient: sp.Expr, e: sp.Expr, t: sp.Expr) -> sp.Expr:
     return coefficient * (K * rho) ** t * (ell0**e * cs_integral(t, 0) + cs_integral(t, e))
 
 
-crude_slot = slot_dudley(crude_coefficient, crude_e, crude_t)
-sharp_slot = slot_dudley(sharp_coefficient, sharp_e, sharp_t)
-crude_slot_cs = slot_cs(crude_coefficient, crude_e, crude_t)
-sharp_slot_cs = slot_cs(sharp_coefficient, sharp_e, sharp_t)
 rank_slot = sp.sqrt(M * (d_in + d_out)) * (sp.sqrt(ell0) * Delta + sp.gamma(sp.Rational(3, 2)) * Delta)
 """p = 0: cover ``rank (d_in + d_out) (ell0 + log(Delta/eps))``, Dudley share ``sqrt(rank (d_in+d_out)) (sqrt(ell0) + Gamma(3/2)) Delta``."""
 rank_slot_cs = M * (d_in + d_out) * (ell0 * Delta + Delta)
+rounding_slot = rank_slot.subs(M, 1)
+rounding_slot_cs = rank_slot_cs.subs(M, 1)
+"""p > 0: r* is rounded up to an integer, which costs at most ``a = (d_in + d_out) ell`` (thm41 'integer_rounding', and
+r = D once r* >= D): the cover is ``C a^e eps^{-t} + a``, and ``a``'s share is a rank-1 share."""
+crude_share = slot_dudley(crude_coefficient, crude_e, crude_t)
+sharp_share = slot_dudley(sharp_coefficient, sharp_e, sharp_t)
+crude_slot = crude_share + rounding_slot
+sharp_slot = sharp_share + rounding_slot
+crude_share_cs = slot_cs(crude_coefficient, crude_e, crude_t)
+sharp_share_cs = slot_cs(sharp_coefficient, sharp_e, sharp_t)
+crude_slot_cs = crude_share_cs + rounding_slot_cs
+sharp_slot_cs = sharp_share_cs + rounding_slot_cs
 
 rss_main = crude_coefficient * (K * rho) ** crude_t * ell0**crude_e
 rss_rem = crude_coefficient * (K * rho) ** crude_t
@@ -115,6 +123,13 @@ rss_equal_main = sp.Symbol("Sigma_main", nonnegative=True)
 rss_equal_rem = sp.Symbol("Sigma_rem", nonnegative=True)
 rss_equal = sp.sqrt(rss_equal_main) * power_log_integral(crude_t, 0) + sp.sqrt(rss_equal_rem) * power_log_integral(crude_t, crude_e / 2)
 """All slots at one p (crude tail): ``sqrt(sum_k C_k (K rho_k)^q ell0_k^e) I(q, 0) + sqrt(sum_k C_k (K rho_k)^q) I(q, e/2)``."""
+rss_round_main = (d_in + d_out) * ell0
+rss_round_rem = d_in + d_out
+rss_round_main_sum = sp.Symbol("Sigma_round_main", nonnegative=True)
+rss_round_rem_sum = sp.Symbol("Sigma_round_rem", nonnegative=True)
+rss_rounding = sp.sqrt(rss_round_main_sum) * Delta + sp.sqrt(rss_round_rem_sum) * sp.gamma(sp.Rational(3, 2)) * Delta
+"""p > 0: the rounding covers ``sum_k (d_in + d_out)(ell0_k + log(Delta/eps))`` add ``sqrt(sum (d_in+d_out) ell0_k) Delta
++ sqrt(sum (d_in+d_out)) Gamma(3/2) Delta`` to the equal-p rss integral."""
 rss_cs_total = sp.Symbol("Sigma_CS", nonnegative=True)
 rss_cs = sp.sqrt(Delta * rss_cs_total)
 
@@ -190,8 +205,14 @@ def _steps() -> tuple[Step, ...]:
              "the sharp slot cover is Theorem 4.1's (2/(2-p)) a r*_sharp with a = (d_in+d_out) ell, b = K_M ell_M d_out M^{2/p} B^2/eps^2",
              Identity({p: Interval(sp.Rational(1, 20), sp.Rational(39, 20)), d_in: pos, d_out: pos, B: pos, K_M: pos, M: pos,
                        n: Interval(10, 10**6, log=True), T: pos, eps: pos, ell: pos})),
+        Step("rounding_share",
+             sp.Le(sp.sqrt(sp.Symbol("A_eps", positive=True) + (d_in + d_out) * ell), sp.sqrt(sp.Symbol("A_eps", positive=True))
+                   + sp.sqrt(d_in + d_out) * sp.sqrt(ell)),
+             "p > 0: rounding r* up costs at most a = (d_in + d_out) ell (thm41 'integer_rounding'); sqrt(x + y) <= sqrt x + sqrt y "
+             "gives it its own share, a rank-1 share (rounding_slot)",
+             Inequality({sp.Symbol("A_eps", positive=True): pos, d_in: pos, d_out: pos, ell: pos})),
         Step("rank_slot",
-             sp.Eq(crude_slot.subs(p, 0), rank_slot),
+             sp.Eq(crude_share.subs(p, 0), rank_slot),
              "at p = 0 the crude slot share is sqrt(rank (d_in + d_out)) (sqrt(ell0) + Gamma(3/2)) Delta, free of rho but for ell0",
              Identity({M: pos, d_in: pos, d_out: pos, D: pos, B: pos, K_M: pos, K: pos, rho: pos, Delta: pos,
                        n: Interval(10, 10**6, log=True), T: pos, ell0: pos})),

@@ -25,9 +25,12 @@ LOG_ARGS = (p, lM, d_in, d_out, D, K, lrho, Delta, B, T, n, W.ell0)
 
 SLOT_EXPRESSIONS = {
     "crude": W.crude_slot, "sharp": W.sharp_slot, "rank": W.rank_slot,
+    "crude_share": W.crude_share, "sharp_share": W.sharp_share, "rounding": W.rounding_slot,
     "crude_cs": W.crude_slot_cs, "sharp_cs": W.sharp_slot_cs, "rank_cs": W.rank_slot_cs,
-    "rss_main": W.rss_main, "rss_rem": W.rss_rem,
+    "crude_share_cs": W.crude_share_cs, "sharp_share_cs": W.sharp_share_cs, "rounding_cs": W.rounding_slot_cs,
+    "rss_main": W.rss_main, "rss_rem": W.rss_rem, "rss_round_main": W.rss_round_main, "rss_round_rem": W.rss_round_rem,
 }
+"""Log forms are taken of the shares (products); a slot's value ``share + rounding`` is ``logaddexp`` of the two."""
 
 
 def _log_form(expr: sp.Expr) -> sp.Expr:
@@ -51,6 +54,7 @@ class Compiled:
         self._ell0_mp = sp.lambdify((sp.Symbol("s", positive=True), K, rho, Delta, B), W.allocated_log.subs(values), modules="mpmath")
         sums = (W.rss_equal_main, W.rss_equal_rem)
         self.rss_equal = sp.lambdify((p, Delta, *sums), W.rss_equal.subs(values), modules="mpmath")
+        self.rss_rounding = sp.lambdify((Delta, W.rss_round_main_sum, W.rss_round_rem_sum), W.rss_rounding, modules="mpmath")
         self.rss_cs = sp.lambdify((Delta, W.rss_cs_total), W.rss_cs.subs(values), modules="mpmath")
         self.integrals = sp.lambdify((p, Delta), (W.power_log_integral(W.crude_t, 0), W.power_log_integral(W.crude_t, W.crude_e / 2)),
                                      modules=NUMPY)

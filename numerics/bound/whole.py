@@ -121,10 +121,11 @@ def _log_forms(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray,
 def log_sum_shares(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray, lM: np.ndarray, rows=None):
     """Float64 logs of each slot's share of the sum-aggregated Dudley integral at every grid point, and its form:
     p = 0 the rank cover (``lM`` = log rank), p > 0 the smaller of the crude and the sharp (p < 2) cover."""
-    ps, out = _log_forms(comp, model, setting, lrho, lM, rows, ("crude", "sharp", "rank"))
+    ps, out = _log_forms(comp, model, setting, lrho, lM, rows, ("crude_share", "sharp_share", "rounding", "rank"))
     zero = ps == 0
-    crude = np.where(zero, np.inf, out["crude"])
-    sharp = np.where(zero | (ps >= 2), np.inf, out["sharp"])
+    with np.errstate(invalid="ignore"):
+        crude = np.where(zero, np.inf, np.logaddexp(out["crude_share"], out["rounding"]))
+        sharp = np.where(zero | (ps >= 2), np.inf, np.logaddexp(out["sharp_share"], out["rounding"]))
     return np.where(zero, out["rank"], np.minimum(crude, sharp)), np.where(zero, "rank", np.where(sharp < crude, "sharp", "crude"))
 
 
@@ -133,10 +134,11 @@ def log_shares(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray,
     crude p < 2), and the equal-p rss sums' summands."""
     log_sum, form_sum = log_sum_shares(comp, model, setting, lrho, lM, rows)
     ps, out = _log_forms(comp, model, setting, lrho, lM, rows,
-                         ("crude_cs", "sharp_cs", "rank_cs", "rss_main", "rss_rem", "rss_main@0", "rss_rem@0"))
+                         ("crude_share_cs", "sharp_share_cs", "rounding_cs", "rank_cs", "rss_main", "rss_rem", "rss_main@0", "rss_rem@0"))
     zero = ps == 0
-    crude_cs = np.where(zero | (ps >= 2), np.inf, out["crude_cs"])
-    sharp_cs = np.where(zero | (ps >= 1), np.inf, out["sharp_cs"])
+    with np.errstate(invalid="ignore"):
+        crude_cs = np.where(zero | (ps >= 2), np.inf, np.logaddexp(out["crude_share_cs"], out["rounding_cs"]))
+        sharp_cs = np.where(zero | (ps >= 1), np.inf, np.logaddexp(out["sharp_share_cs"], out["rounding_cs"]))
     log_cs = np.where(zero, out["rank_cs"], np.minimum(crude_cs, sharp_cs))
     form_cs = np.where(zero, "rank", np.where(sharp_cs < crude_cs, "sharp", "crude"))
     main = np.where(zero, out["rss_main@0"], out["rss_main"])
@@ -290,10 +292,16 @@ def ours_rss(comp: Compiled, model: Model, setting: Setting, t: Tables) -> Bound
     best_cs = float(obj_cs(_logsumexp(t.log_cs[rows, choice_cs]), t.base_cost + t.cost[rows, choice_cs].sum()))
     obj_eq = objective_for(comp, setting, "sum")
     eq_values = []
+    with mpmath.workdps(setting.dps):
+        round_main = mpmath.fsum(_mp_slot(comp, model, setting, t.rho, i, 0, "rss_round_main") for i in range(model.K))
+        round_rem = mpmath.fsum(_mp_slot(comp, model, setting, t.rho, i, 0, "rss_round_rem") for i in range(model.K))
+        rounding = float(comp.rss_rounding(mpmath.mpf(setting.margin), round_main, round_rem))
     for j, p in enumerate(model.ps):
         i0, i1 = comp.integrals(p, float(setting.margin))
         with np.errstate(divide="ignore"):
             dudley = np.logaddexp(0.5 * _logsumexp(t.log_main[:, j]) + np.log(i0), 0.5 * _logsumexp(t.log_rem[:, j]) + np.log(i1))
+            if p > 0:
+                dudley = np.logaddexp(dudley, np.log(rounding))
         eq_values.append(float(obj_eq(np.array(dudley), t.base_cost + t.cost[:, j].sum())))
     j_eq = int(np.argmin(eq_values))
     with mpmath.workdps(setting.dps):
@@ -303,6 +311,8 @@ def ours_rss(comp: Compiled, model: Model, setting: Setting, t: Tables) -> Bound
             main = mpmath.fsum(_mp_slot(comp, model, setting, t.rho, i, j_eq, "rss_main") for i in range(model.K))
             rem = mpmath.fsum(_mp_slot(comp, model, setting, t.rho, i, j_eq, "rss_rem") for i in range(model.K))
             dudley = pre * comp.rss_equal(mpmath.mpf(j_eq) / model.grid_m, mpmath.mpf(setting.margin), main, rem)
+            if j_eq > 0:
+                dudley += pre * comp.rss_rounding(mpmath.mpf(setting.margin), round_main, round_rem)
             forms = tuple(["rank" if j_eq == 0 else "crude"] * model.K)
             label = f"Dudley integral, rss aggregation, every slot at p = {model.ps[j_eq]:.4g} (exact)"
         else:
