@@ -26,6 +26,7 @@ COMMANDS = {
     "scaling": "growth of the proxies with depth and width across checkpoints",
     "regimes": "closed-form regime tables: exponents in L, N and the T dependence of each bound",
     "sweep": "many checkpoints as Dask tasks per layer, with cached certified spectra: tidy table, fits, figures",
+    "bound": "the whole bound on a checkpoint as a number: every term, vacuity, n needed, break-even",
 }
 
 

@@ -14,6 +14,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
+import mpmath
+
 from sabounds.numerics.proxies.model_analysis import ModelAnalysis, analyze_measured, measure_model, open_checkpoint
 from sabounds.numerics.proxies.scaling import ScalingResult, truncation_points, with_fits
 from sabounds.proofs_check.registry import Check, all_checks, run_all
@@ -41,12 +43,14 @@ class ReportData:
     digests: dict[str, str]
     versions: dict[str, str]
     seconds: float
+    bound: object = None
+    """The whole bound (``sabounds.numerics.bound.analysis.BoundAnalysis``) at ``BOUND_SETTING``."""
 
 
 def stage_sizes(model_dir: Path) -> dict[str, int]:
     """How many progress steps each stage takes: one per check, one for the regimes, one per layer read."""
     second = second_trained_model(model_dir)
-    return {"checks": len(all_checks()), "regimes": 1, "layers": open_checkpoint(model_dir).shape.layers
+    return {"checks": len(all_checks()), "regimes": 1, "bound": 1, "layers": open_checkpoint(model_dir).shape.layers
             + (open_checkpoint(second).shape.layers if second is not None else 0)}
 
 
@@ -84,8 +88,48 @@ def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData
         spectra = measure_model(other, None, lambda note: advance(f"reading {second.stem} {note}")).layers
         extra = truncation_points(second.stem, spectra, other.shape, range(1, other.shape.layers + 1))
         depth_scaling = ScalingResult(depth_scaling.points + extra, depth_scaling.fits)
+    whole = whole_bound(measured.layers, checkpoint)
+    advance("whole bound")
     return ReportData(checks, regimes, table_md, analysis, depth_scaling, Path(model_dir), settings,
-                      checkpoint_digests(model_dir), package_versions(), time.perf_counter() - start)
+                      checkpoint_digests(model_dir), package_versions(), time.perf_counter() - start, whole)
+
+
+BOUND_SETTING = {"n": 10**9, "delta": 0.05, "margin": 1.0}
+"""The report's whole bound: n = 1e9 samples, delta = 0.05, margin 1, B = 1, T = max_position_embeddings."""
+
+
+def whole_bound(spectra, checkpoint):
+    """The whole bound of the measured layers (the same numbers as ``sabounds bound`` with ``BOUND_SETTING``)."""
+    from sabounds.bound_api import config_tokens
+    from sabounds.numerics.bound.analysis import analyze_bound
+    from sabounds.numerics.bound.slots import build_model
+    from sabounds.numerics.bound.source import layer_inputs
+    from sabounds.numerics.bound.whole import Setting
+    model = build_model(layer_inputs(spectra, checkpoint.shape.intermediate), checkpoint.shape.hidden)
+    return analyze_bound(model, Setting(**BOUND_SETTING, tokens=config_tokens(checkpoint.model_dir)), curve_points=17)
+
+
+def bound_summary(data: ReportData) -> list[str]:
+    """One summary line: the whole bound's totals, vacuity and the n each needs (reconstructed)."""
+    if data.bound is None:
+        return []
+    b, need = data.bound.primary, data.bound.needed
+    parts = [f"{x.label} {mpmath.nstr(x.total, 6)} ({'vacuous' if x.vacuous else 'not vacuous'}; "
+             + (f"below 1 from n = {mpmath.nstr(need[x.name].n, 4)})" if need[x.name].n is not None else need[x.name].note + ")")
+             for x in (b.ours_sum, b.ours_rss, b.edelman)]
+    return [f"- Whole bound [reconstructed] at n = 1e9, delta = 0.05, margin 1: " + "; ".join(parts) + "."]
+
+
+def bound_section(data: ReportData) -> list[str]:
+    """``## The whole bound``: the printed lines of ``sabounds bound`` and the figure."""
+    if data.bound is None:
+        return []
+    from sabounds.commands.bound import report_lines
+    s = BOUND_SETTING
+    return ["## The whole bound", "",
+            f"`sabounds bound --n {s['n']:.0e} --delta {s['delta']} --margin {s['margin']}` on this model (reconstructed "
+            "Theorem 3.1 and Edelman et al. through the same margin bound; `bound/bound.json`):", "",
+            "```", *report_lines(data.bound), "```", "", "![whole bound against n](bound/bound_vs_n.png)", ""]
 
 
 def _write_json(path: Path, data) -> None:
@@ -110,6 +154,10 @@ def write_tables(data: ReportData, folder: Path) -> None:
     write_scaling_files(data.scaling, folder / "scaling", plots=True)
     _write_json(folder / "scaling" / "scaling.json", data.scaling.to_json())
     _write_json(folder / "provenance.json", provenance(data))
+    if data.bound is not None:
+        from sabounds.commands.bound import write_files
+        (folder / "bound").mkdir()
+        write_files(data.bound, folder / "bound")
 
 
 def provenance(data: ReportData) -> dict:
@@ -197,7 +245,7 @@ def markdown(data: ReportData) -> str:
         f"### The model (L = {a.shape.layers}, N = {a.shape.hidden}, H = {a.shape.heads})", "",
         *[f"- {line}" for line in summary_lines(a)],
         f"- Depth truncations 1..{a.shape.layers}: d log ours / d log L = {slope('ours')}, "
-        f"d log edelman / d log L = {slope('edelman')}.", "",
+        f"d log edelman / d log L = {slope('edelman')}.", *bound_summary(data), "",
         "### Regime table", "", data.regimes_markdown, "",
         "## The seed's claims in detail", "", *_claim_details(data),
         "## Checks", "",
@@ -217,6 +265,7 @@ def markdown(data: ReportData) -> str:
         *[f"| {Path(pt.model).name} | {pt.layers} | {pt.kind} | {pt.ours:.8g} | {pt.edelman:.6g} |"
           for pt in data.scaling.points], "",
         "![scaling](scaling/scaling.png)", "",
+        *bound_section(data),
         "## Reproduce", "",
         "```", f"sabounds report --model {data.model_dir} --precision {data.settings.precision} "
         f"--samples {data.settings.samples} --seed {data.settings.seed}", "```", "",
