@@ -169,14 +169,19 @@ def _mid(box: dict, integers: set) -> dict:
 
 
 def _gaps(lhs: sp.Expr, rhs: sp.Expr):
-    yield "rhs - lhs", lambda box: enclose(rhs, box) - enclose(lhs, box)
+    if lhs.is_positive and rhs.is_positive:
+        expanded = sp.expand(sp.expand_log(sp.log(rhs) - sp.log(lhs), force=True))
+        yield ("expand_log(log rhs - log lhs) (both sides positive)", lambda box: enclose(expanded, box),
+               expanded.free_symbols)
+    both = lhs.free_symbols | rhs.free_symbols
+    yield "rhs - lhs", lambda box: enclose(rhs, box) - enclose(lhs, box), both
 
     def log_form(box):
         lo, hi = enclose(lhs, box), enclose(rhs, box)
         if not (_positive(lo) and _positive(hi)):
             raise NotEnclosable("a side is not bounded away from 0")
         return iv.log(hi) - iv.log(lo)
-    yield "log rhs - log lhs", log_form
+    yield "log rhs - log lhs", log_form, both
 
 
 def prove_on_box(lhs: sp.Expr, rhs: sp.Expr, strict: bool, domain: Mapping[sp.Symbol, object],
@@ -192,8 +197,9 @@ def prove_on_box(lhs: sp.Expr, rhs: sp.Expr, strict: bool, domain: Mapping[sp.Sy
                 lo, hi = mpmath.ceil(lo), mpmath.floor(hi)
             root[s] = (lo, hi)
         boxes, reasons = 0, []
-        for form, gap in _gaps(lhs, rhs):
-            stack, used, pending, why = [root], 0, False, ""
+        for form, gap, used_symbols in _gaps(lhs, rhs):
+            start = {s: v for s, v in root.items() if s in used_symbols}
+            stack, used, pending, why = [start], 0, False, ""
             while stack:
                 box = stack.pop()
                 used += 1
