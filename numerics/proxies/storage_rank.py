@@ -35,16 +35,21 @@ def tensor_dtypes(model_dir: str | Path) -> dict[str, str]:
         sorted(model_dir.glob("*.safetensors"))
     out: dict[str, str] = {}
     for path in files:
-        try:
-            with open(path, "rb") as fh:
-                (length,) = struct.unpack("<Q", fh.read(8))
-                if length > _MAX_HEADER:
-                    raise ValueError(f"header of {length} bytes is larger than {_MAX_HEADER}")
-                header = json.loads(fh.read(length))
-            out.update({k: str(v.get("dtype")) for k, v in header.items() if k != "__metadata__" and isinstance(v, dict)})
-        except (OSError, struct.error, ValueError, RecursionError, AttributeError) as exc:
-            raise ValueError(f"{path}: safetensors header unreadable ({' '.join(str(exc).split())[:200]})") from None
+        out.update(tensor_dtypes_of_file(path))
     return out
+
+
+def tensor_dtypes_of_file(path: Path) -> dict[str, str]:
+    """Tensor name -> dtype from one safetensors header (bounded size; a bad header is a one-line ValueError)."""
+    try:
+        with open(path, "rb") as fh:
+            (length,) = struct.unpack("<Q", fh.read(8))
+            if length > _MAX_HEADER:
+                raise ValueError(f"header of {length} bytes is larger than {_MAX_HEADER}")
+            header = json.loads(fh.read(length))
+        return {k: str(v.get("dtype")) for k, v in header.items() if k != "__metadata__" and isinstance(v, dict)}
+    except (OSError, struct.error, ValueError, RecursionError, AttributeError) as exc:
+        raise ValueError(f"{path}: safetensors header unreadable ({' '.join(str(exc).split())[:200]})") from None
 
 
 def layer_unit_roundoff(dtypes: dict[str, str], layers: int) -> float:
@@ -126,12 +131,13 @@ def storage_aware(analysis, thresholds: list[dict[str, np.ndarray]], u: float) -
                        analysis.ours, worst)
 
 
-def storage_rank_of(model_dir: str | Path, analysis, allow_pickle: bool = False) -> StorageRank:
-    """Read the analysed layers again for their factors' Frobenius norms and dtypes; the storage-aware rank."""
-    from sabounds.numerics.checkpoints.bert import read_layer
-    from sabounds.numerics.proxies.model_analysis import open_checkpoint
-
-    checkpoint, depth = open_checkpoint(model_dir, analysis.shape.layers, allow_pickle)
-    u = layer_unit_roundoff(tensor_dtypes(checkpoint.model_dir), depth)
-    thresholds = [rounding_thresholds(read_layer(checkpoint, i), u) for i in range(depth)]
+def storage_rank_of(source, analysis) -> StorageRank:
+    """Read the analysed layers of an opened checkpoint again for their factors' Frobenius norms; the
+    storage-aware rank.  ``u`` is the coarsest float dtype in its safetensors headers (F64 when it has none)."""
+    files = [f for f in getattr(source, "files", ()) if str(f).endswith(".safetensors")]
+    dtypes: dict[str, str] = {}
+    for f in files:
+        dtypes.update(tensor_dtypes_of_file(Path(f)))
+    u = max((UNIT_ROUNDOFF[d] for d in dtypes.values() if d in UNIT_ROUNDOFF), default=UNIT_ROUNDOFF["F64"])
+    thresholds = [rounding_thresholds(source.layer(i), u) for i in range(analysis.shape.layers)]
     return storage_aware(analysis, thresholds, u)
