@@ -87,6 +87,25 @@ def decide_definition(step: Step, settings: Settings, key: str) -> Outcome:
     return replace(Outcome.proved("definition", "introduces notation; asserts nothing"), basis="definition")
 
 
+def assumed_domain(symbols) -> dict | None:
+    """A sampling box implied by the symbols' own assumptions (what an Identity or Inequality without a domain
+    quantifies over): positive -> log-uniform [1/10, 10], positive integer -> [1, 50], nonnegative -> [0, 10],
+    real -> [-10, 10]; ``None`` if some symbol has no usable assumption."""
+    out = {}
+    for s_ in sorted(symbols, key=str):
+        if s_.is_integer and s_.is_positive:
+            out[s_] = C.Interval(1, 50, integer=True)
+        elif s_.is_positive:
+            out[s_] = C.Interval(sp.Rational(1, 10), 10, log=True)
+        elif s_.is_nonnegative:
+            out[s_] = C.Interval(0, 10)
+        elif s_.is_real:
+            out[s_] = C.Interval(-10, 10)
+        else:
+            return None
+    return out
+
+
 def decide_identity(step: Step, settings: Settings, key: str) -> Outcome:
     stmt = step.statement
     if stmt.lhs == stmt.rhs:
@@ -108,6 +127,8 @@ def decide_identity(step: Step, settings: Settings, key: str) -> Outcome:
                            f"lhs = {sides['lhs']}, rhs = {sides['rhs']}: a false closed identity")
         return Outcome(Verdict.VERIFIED, "closed numbers evaluated at mpmath precision (sympy could not simplify)", dps, 1,
                        -float(err), sides, f"lhs and rhs agree to {dps - 10} digits")
+    if not domain:
+        domain = assumed_domain(stmt.lhs.free_symbols | stmt.rhs.free_symbols)
     if not domain:
         return Outcome.unresolved("sympy simplify", f"lhs - rhs simplifies to {sp.simplify(diff)}, not 0; no domain to sample")
     rng = rng_for(key, settings)
@@ -159,18 +180,19 @@ def decide_inequality(step: Step, settings: Settings, key: str) -> Outcome:
     ok, how = _symbolic_sign(g.doit(), strict)
     if ok:
         return Outcome.proved(f"sympy {how.split(' on ')[0]}", how)
-    if not step.check.domain:
+    domain = step.check.domain or assumed_domain(step.statement.free_symbols)
+    if not domain:
         return Outcome.unresolved("sympy sign inference", "sympy could not decide the sign and no domain was given to sample")
     tol = mpmath.mpf(10) ** (-(settings.precision // 2))
     rel = step.statement
     rel = type(rel)(rel.lhs.doit(), rel.rhs.doit(), evaluate=False)
-    certified = certify_inequality(rel, step.check.domain)
+    certified = certify_inequality(rel, domain)
     if certified.holds is True and ok is not False:
         return Outcome.proved("interval arithmetic (mpmath.iv, branch and bound)", certified.reason)
     if certified.holds is False:
         return Outcome(Verdict.REFUTED, "interval arithmetic (mpmath.iv): certified violation", 30, certified.boxes,
                        None, certified.witness, certified.reason)
-    out = _numeric_inequality(rel, step.check.domain, settings, key, tol, "adversarial search (random starts + pattern search)")
+    out = _numeric_inequality(rel, domain, settings, key, tol, "adversarial search (random starts + pattern search)")
     if out.verdict is Verdict.VERIFIED:
         out = replace(out, detail=f"{out.detail}; sampled because interval arithmetic could not settle it: {certified.reason}")
     if ok is False:
@@ -251,7 +273,7 @@ def decide_matrix_relation(step: Step, settings: Settings, key: str) -> Outcome:
         # relative to the operands' own scale, so sides that vanish in exact arithmetic compare as rounding
         scale = max(abs(lhs_v), abs(rhs_v), float(np.linalg.norm(w, 2)) * max(1.0, float(np.linalg.norm(x, axis=1).max())))
         margin = (rhs_v - lhs_v) / scale
-        ok = margin > 0 if strict else margin >= -spec.rtol
+        ok = margin > spec.rtol if strict else margin >= -spec.rtol
         sample = {"family": family, "d_in": d_in, "d_out": d_out, "T": x.shape[0],
                   **{str(s): int(b) if spec.domain[s].integer else float(b) for s, b in zip(spec.domain, scalars.values())},
                   "lhs": lhs_v, "rhs": rhs_v}
