@@ -18,7 +18,7 @@ import sympy as sp
 from sabounds.numerics.expressions.evaluate import evaluate
 from sabounds.numerics.expressions.matrix_atoms import substitute_atoms
 from sabounds.numerics.testbeds.random_matrices import draw, token_matrix
-from sabounds.proofs_check.interval import BoxResult, NotEnclosable, prove_on_box
+from sabounds.proofs_check.interval import BOX_BUDGET, BoxResult, NotEnclosable, prove_on_box
 from sabounds.proofs_check.search import adversarial_min, from_unit
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 from sabounds.theory import checks as C
@@ -106,16 +106,38 @@ def assumed_domain(symbols) -> dict | None:
     return out
 
 
+def _one_point_disagreement(stmt, domain, settings: Settings, key: str) -> Outcome | None:
+    """Both sides at one seeded point of the domain: a disagreement beyond rounding refutes at once (with the point and
+    both values as witness), before any slow symbolic attempt; agreement decides nothing."""
+    rng = rng_for(key + ".first", settings)
+    dps = settings.precision
+    try:
+        with mpmath.workdps(dps):
+            point = {s_: from_unit(rng.uniform(), iv) for s_, iv in domain.items()}
+            lhs, rhs = evaluate(stmt.lhs.doit(), point, dps), evaluate(stmt.rhs.doit(), point, dps)
+            err = abs(lhs - rhs) / max(abs(lhs), abs(rhs), 1)
+    except (ValueError, ZeroDivisionError, OverflowError, TypeError, ArithmeticError):
+        return None
+    if not err > mpmath.mpf(10) ** (-(dps - 10)):
+        return None
+    return Outcome(Verdict.REFUTED, "numeric evaluation at a seeded point", dps, 1, -float(mpmath.re(err)),
+                   {**_witness(point), "lhs": mpmath.nstr(lhs, 15), "rhs": mpmath.nstr(rhs, 15)},
+                   f"lhs = {mpmath.nstr(lhs, 15)}, rhs = {mpmath.nstr(rhs, 15)} at the witness")
+
+
 def decide_identity(step: Step, settings: Settings, key: str) -> Outcome:
     stmt = step.statement
     if stmt.lhs == stmt.rhs:
         return replace(Outcome.proved("both sides are the same expression as built", "true by construction"),
                        basis="construction")
+    domain = step.check.domain or assumed_domain(stmt.lhs.free_symbols | stmt.rhs.free_symbols)
+    quick = _one_point_disagreement(stmt, domain, settings, key) if domain else None
+    if quick is not None:
+        return quick
     how = prove_equal(stmt.lhs.doit(), stmt.rhs.doit())
     if how:
         return Outcome.proved(f"sympy: {how}")
     diff = (stmt.lhs - stmt.rhs).doit()
-    domain = step.check.domain
     if not (stmt.lhs.free_symbols | stmt.rhs.free_symbols):
         dps = settings.precision
         with mpmath.workdps(dps):
@@ -127,8 +149,6 @@ def decide_identity(step: Step, settings: Settings, key: str) -> Outcome:
                            f"lhs = {sides['lhs']}, rhs = {sides['rhs']}: a false closed identity")
         return Outcome(Verdict.VERIFIED, "closed numbers evaluated at mpmath precision (sympy could not simplify)", dps, 1,
                        -float(err), sides, f"lhs and rhs agree to {dps - 10} digits")
-    if not domain:
-        domain = assumed_domain(stmt.lhs.free_symbols | stmt.rhs.free_symbols)
     if not domain:
         return Outcome.unresolved("sympy simplify", f"lhs - rhs simplifies to {sp.simplify(diff)}, not 0; no domain to sample")
     rng = rng_for(key, settings)
@@ -164,13 +184,14 @@ def _numeric_inequality(relation: sp.Basic, domain, settings: Settings, key: str
                    f"smallest relative gap {mpmath.nstr(margin, 6)} in {found.evaluations} evaluations")
 
 
-def certify_inequality(relation: sp.Basic, domain) -> BoxResult:
-    """Branch and bound with interval arithmetic on the relation's box (``sabounds.proofs_check.interval``)."""
+def certify_inequality(relation: sp.Basic, domain, budget: int = BOX_BUDGET) -> BoxResult:
+    """Branch and bound with interval arithmetic on the relation's box (``sabounds.proofs_check.interval``);
+    ``budget`` boxes at most (``decide_inequality`` passes ``20 * samples``, at least 200)."""
     less = isinstance(relation, (sp.LessThan, sp.StrictLessThan))
     small, large = (relation.lhs, relation.rhs) if less else (relation.rhs, relation.lhs)
     strict = isinstance(relation, (sp.StrictLessThan, sp.StrictGreaterThan))
     try:
-        return prove_on_box(small, large, strict, domain)
+        return prove_on_box(small, large, strict, domain, budget=budget)
     except (NotEnclosable, ValueError, TypeError, ZeroDivisionError, OverflowError) as exc:
         return BoxResult(None, 0, None, f"no interval extension: {exc}")
 
@@ -186,7 +207,7 @@ def decide_inequality(step: Step, settings: Settings, key: str) -> Outcome:
     tol = mpmath.mpf(10) ** (-(settings.precision // 2))
     rel = step.statement
     rel = type(rel)(rel.lhs.doit(), rel.rhs.doit(), evaluate=False)
-    certified = certify_inequality(rel, domain)
+    certified = certify_inequality(rel, domain, budget=max(200, 20 * settings.samples))
     if certified.holds is True and ok is not False:
         return Outcome.proved("interval arithmetic (mpmath.iv, branch and bound)", certified.reason)
     if certified.holds is False:
@@ -230,7 +251,7 @@ def decide_limit(step: Step, settings: Settings, key: str) -> Outcome:
         if computed == value or sp.simplify(computed - value) == 0:
             return Outcome.proved("sympy.limit", f"limit = {computed}; {numeric}")
         return Outcome(Verdict.REFUTED, "sympy.limit", detail=f"sympy.limit gives {computed}, not {value}; {numeric}",
-                       witness=_witness(point))
+                       witness={**_witness(point), "limit": str(computed), "stated": str(value)})
     converging = errs[1] <= errs[0] and errs[1] < mpmath.mpf(10) ** (-(dps // 8))
     verdict = Verdict.VERIFIED if converging else Verdict.REFUTED
     return Outcome(verdict, "numeric approach to the limit point (sympy.limit failed)", dps, 2,
