@@ -96,6 +96,12 @@ def enclose(expr: sp.Expr, box: Mapping[sp.Symbol, object]):
         return iv.exp(enclose(e, box) * iv.log(b))
     if isinstance(expr, sp.exp):
         return iv.exp(enclose(expr.args[0], box))
+    if isinstance(expr, sp.sin):
+        return iv.sin(enclose(expr.args[0], box))
+    if isinstance(expr, sp.cos):
+        return iv.cos(enclose(expr.args[0], box))
+    if isinstance(expr, sp.tanh):
+        return 1 - 2 / (iv.exp(2 * enclose(expr.args[0], box)) + 1)
     if isinstance(expr, sp.log):
         v = enclose(expr.args[0], box)
         if not _positive(v):
