@@ -18,9 +18,11 @@ from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 CHECK_MODULES = (
     "sabounds.proofs_check.thm41",
     "sabounds.proofs_check.thm31",
+    "sabounds.proofs_check.whole_bound",
     "sabounds.proofs_check.attention",
     "sabounds.proofs_check.claims",
     "sabounds.proofs_check.grid",
+    "sabounds.proofs_check.architecture",
 )
 
 

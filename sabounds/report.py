@@ -14,7 +14,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from sabounds.numerics.proxies.model_analysis import ModelAnalysis, analyze_spectra, measure, open_checkpoint
+import mpmath
+
+from sabounds.numerics.proxies.model_analysis import ModelAnalysis, analyze_measured, measure_model, open_checkpoint
 from sabounds.numerics.proxies.scaling import ScalingResult, truncation_points, with_fits
 from sabounds.proofs_check.registry import Check, all_checks, run_all
 from sabounds.proofs_check.report import failing_steps, outcome_record, summary
@@ -41,12 +43,27 @@ class ReportData:
     digests: dict[str, str]
     versions: dict[str, str]
     seconds: float
+    bound: object = None
+    """The whole bound (``sabounds.numerics.bound.analysis.BoundAnalysis``) at ``BOUND_SETTING``."""
 
 
 def stage_sizes(model_dir: Path) -> dict[str, int]:
     """How many progress steps each stage takes: one per check, one for the regimes, one per layer read."""
-    checkpoint, depth = open_checkpoint(model_dir)
-    return {"checks": len(all_checks()), "regimes": 1, "layers": depth}
+    second = second_trained_model(model_dir)
+    return {"checks": len(all_checks()), "regimes": 1, "bound": 1, "layers": open_checkpoint(model_dir).shape.layers
+            + (open_checkpoint(second).shape.layers if second is not None else 0)}
+
+
+def second_trained_model(model_dir: Path) -> Path | None:
+    """paraphrase-MiniLM-L3-v2 (ONNX) beside the bundled all-MiniLM-L6-v2, when both are the ones in use and installed:
+    the scaling study then shows two models trained at different depths beside the truncations."""
+    from sabounds.numerics.checkpoints.reader import CheckpointError, default_model_dir, minilm_l3_onnx
+    try:
+        if Path(model_dir).resolve() != default_model_dir().resolve():
+            return None
+        return minilm_l3_onnx()
+    except CheckpointError:
+        return None
 
 
 def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData:
@@ -60,12 +77,59 @@ def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData
     results = table(None, ARCHITECTURES["single_head"]())
     regimes, table_md = json_data(results), regimes_markdown(results)
     advance("regime tables")
-    checkpoint, depth = open_checkpoint(model_dir)
-    spectra = measure(checkpoint, depth, lambda note: advance(f"reading {note}"))
-    analysis = analyze_spectra(spectra, checkpoint.shape)
-    depth_scaling = with_fits(truncation_points(str(checkpoint.model_dir), spectra, checkpoint.shape, range(1, depth + 1)))
+    checkpoint = open_checkpoint(model_dir)
+    measured = measure_model(checkpoint, None, lambda note: advance(f"reading {note}"))
+    analysis = analyze_measured(measured)
+    depth = checkpoint.shape.layers
+    depth_scaling = with_fits(truncation_points(checkpoint.label, measured.layers, checkpoint.shape, range(1, depth + 1)))
+    second = second_trained_model(model_dir)
+    if second is not None:  # fits stay those of the main model's truncations; the second model's points sit beside
+        other = open_checkpoint(second)
+        spectra = measure_model(other, None, lambda note: advance(f"reading {second.stem} {note}")).layers
+        extra = truncation_points(second.stem, spectra, other.shape, range(1, other.shape.layers + 1))
+        depth_scaling = ScalingResult(depth_scaling.points + extra, depth_scaling.fits)
+    whole = whole_bound(measured.layers, checkpoint)
+    advance("whole bound")
     return ReportData(checks, regimes, table_md, analysis, depth_scaling, Path(model_dir), settings,
-                      checkpoint_digests(model_dir), package_versions(), time.perf_counter() - start)
+                      checkpoint_digests(model_dir), package_versions(), time.perf_counter() - start, whole)
+
+
+BOUND_SETTING = {"n": 10**9, "delta": 0.05, "margin": 1.0}
+"""The report's whole bound: n = 1e9 samples, delta = 0.05, margin 1, B = 1, T = max_position_embeddings."""
+
+
+def whole_bound(spectra, checkpoint):
+    """The whole bound of the measured layers (the same numbers as ``sabounds bound`` with ``BOUND_SETTING``)."""
+    from sabounds.bound_api import config_tokens
+    from sabounds.numerics.bound.analysis import analyze_bound
+    from sabounds.numerics.bound.slots import build_model
+    from sabounds.numerics.bound.source import layer_inputs
+    from sabounds.numerics.bound.whole import Setting
+    model = build_model(layer_inputs(spectra, checkpoint.shape.intermediate), checkpoint.shape.hidden)
+    return analyze_bound(model, Setting(**BOUND_SETTING, tokens=config_tokens(checkpoint.model_dir)), curve_points=17)
+
+
+def bound_summary(data: ReportData) -> list[str]:
+    """One summary line: the whole bound's totals, vacuity and the n each needs (reconstructed)."""
+    if data.bound is None:
+        return []
+    b, need = data.bound.primary, data.bound.needed
+    parts = [f"{x.label} {mpmath.nstr(x.total, 6)} ({'vacuous' if x.vacuous else 'not vacuous'}; "
+             + (f"below 1 from n = {mpmath.nstr(need[x.name].n, 4)})" if need[x.name].n is not None else need[x.name].note + ")")
+             for x in (b.ours_sum, b.ours_rss, b.edelman)]
+    return [f"- Whole bound [reconstructed] at n = 1e9, delta = 0.05, margin 1: " + "; ".join(parts) + "."]
+
+
+def bound_section(data: ReportData) -> list[str]:
+    """``## The whole bound``: the printed lines of ``sabounds bound`` and the figure."""
+    if data.bound is None:
+        return []
+    from sabounds.commands.bound import report_lines
+    s = BOUND_SETTING
+    return ["## The whole bound", "",
+            f"`sabounds bound --n {s['n']:.0e} --delta {s['delta']} --margin {s['margin']}` on this model (reconstructed "
+            "Theorem 3.1 and Edelman et al. through the same margin bound; `bound/bound.json`):", "",
+            "```", *report_lines(data.bound), "```", "", "![whole bound against n](bound/bound_vs_n.png)", ""]
 
 
 def _write_json(path: Path, data) -> None:
@@ -90,6 +154,10 @@ def write_tables(data: ReportData, folder: Path) -> None:
     write_scaling_files(data.scaling, folder / "scaling", plots=True)
     _write_json(folder / "scaling" / "scaling.json", data.scaling.to_json())
     _write_json(folder / "provenance.json", provenance(data))
+    if data.bound is not None:
+        from sabounds.commands.bound import write_files
+        (folder / "bound").mkdir()
+        write_files(data.bound, folder / "bound")
 
 
 def provenance(data: ReportData) -> dict:
@@ -177,7 +245,7 @@ def markdown(data: ReportData) -> str:
         f"### The model (L = {a.shape.layers}, N = {a.shape.hidden}, H = {a.shape.heads})", "",
         *[f"- {line}" for line in summary_lines(a)],
         f"- Depth truncations 1..{a.shape.layers}: d log ours / d log L = {slope('ours')}, "
-        f"d log edelman / d log L = {slope('edelman')}.", "",
+        f"d log edelman / d log L = {slope('edelman')}.", *bound_summary(data), "",
         "### Regime table", "", data.regimes_markdown, "",
         "## The seed's claims in detail", "", *_claim_details(data),
         "## Checks", "",
@@ -191,9 +259,13 @@ def markdown(data: ReportData) -> str:
         "![contribution against p](analysis/contribution_vs_p.png)", "",
         "![p_opt per layer](analysis/p_opt_per_layer.png)", "",
         "## Depth scaling", "",
-        "| L | ours | edelman |", "| --- | --- | --- |",
-        *[f"| {pt.layers} | {pt.ours:.8g} | {pt.edelman:.6g} |" for pt in data.scaling.points], "",
+        "A truncation is the first L layers of a deeper model, not a model trained at depth L; the figure fills the "
+        "markers of trained models and leaves truncations hollow. Slopes are fitted to the main model's truncations.", "",
+        "| model | L | kind | ours | edelman |", "| --- | --- | --- | --- | --- |",
+        *[f"| {Path(pt.model).name} | {pt.layers} | {pt.kind} | {pt.ours:.8g} | {pt.edelman:.6g} |"
+          for pt in data.scaling.points], "",
         "![scaling](scaling/scaling.png)", "",
+        *bound_section(data),
         "## Reproduce", "",
         "```", f"sabounds report --model {data.model_dir} --precision {data.settings.precision} "
         f"--samples {data.settings.samples} --seed {data.settings.seed}", "```", "",
