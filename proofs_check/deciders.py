@@ -211,8 +211,11 @@ def decide_inequality(step: Step, settings: Settings, key: str) -> Outcome:
     if certified.holds is True and ok is not False:
         return Outcome.proved("interval arithmetic (mpmath.iv, branch and bound)", certified.reason)
     if certified.holds is False:
+        point = {s_: sp.Float(certified.witness[str(s_)], 30) for s_ in domain if str(s_) in certified.witness}
+        with mpmath.workdps(settings.precision):
+            margin = float(relative_gap(rel, point, settings.precision))
         return Outcome(Verdict.REFUTED, "interval arithmetic (mpmath.iv): certified violation", 30, certified.boxes,
-                       None, certified.witness, certified.reason)
+                       margin, certified.witness, certified.reason)
     out = _numeric_inequality(rel, domain, settings, key, tol, "adversarial search (random starts + pattern search)")
     if out.verdict is Verdict.VERIFIED:
         out = replace(out, detail=f"{out.detail}; sampled because interval arithmetic could not settle it: {certified.reason}")
