@@ -19,7 +19,7 @@ import mpmath
 from sabounds.numerics.proxies.model_analysis import ModelAnalysis, analyze_measured, measure_model, open_checkpoint
 from sabounds.numerics.proxies.scaling import ScalingResult, truncation_points, with_fits
 from sabounds.proofs_check.registry import Check, all_checks, run_all
-from sabounds.proofs_check.report import failing_steps, outcome_record, summary
+from sabounds.proofs_check.report import failing_steps, outcome_record, summary, summary_text
 from sabounds.proofs_check.verdict import Outcome, Settings
 from sabounds import __version__
 from sabounds.commands.analyze import summary_lines
@@ -207,7 +207,8 @@ def _claim_rows(data: ReportData) -> list[str]:
     rows = ["| claim | verdict | conditions |", "| --- | --- | --- |"]
     for check, outcome in _claims(data):
         w = outcome.witness or {}
-        rows.append(f"| {check.claim} | **{outcome.verdict.value}** | {_conditions(w)} |")
+        headline = f" ({w['headline']})" if w.get("headline") and w["headline"] != "holds" else ""
+        rows.append(f"| {check.claim} | **{outcome.verdict.value}**{headline} | {_conditions(w)} |")
     return rows
 
 
@@ -239,7 +240,7 @@ def markdown(data: ReportData) -> str:
         "## Summary", "",
         "### The seed's claims", "", *_claim_rows(data), "",
         "### Checks", "",
-        "Derivation steps and claims: " + ", ".join(f"{n} {v}" for v, n in counts.items()) + ". "
+        "Derivation steps and claims: " + summary_text(counts) + ". "
         + ("No derivation step is refuted or unresolved." if not failing else
            "Failing derivation steps: " + ", ".join(c.id for c in failing) + "."), "",
         f"### The model (L = {a.shape.layers}, N = {a.shape.hidden}, H = {a.shape.heads})", "",
