@@ -254,7 +254,9 @@ def prove_on_box(lhs: sp.Expr, rhs: sp.Expr, strict: bool, domain: Mapping[sp.Sy
                 except (NotEnclosable, ZeroDivisionError, ValueError, OverflowError):
                     gp = None
                 if may_refute and gp is not None and (gp[1] < 0 or (strict and gp[1] <= 0)):
-                    witness = {str(s): float(v[0]) for s, v in point.items()}
+                    # symbols the form does not contain take any value: the midpoint of their range
+                    full = {**_mid(root, integers), **point}
+                    witness = {str(s): float(v[0]) for s, v in full.items()}
                     return BoxResult(False, boxes + used, witness, f"{form} <= {mpmath.nstr(gp[1], 6)} < 0 at the witness "
                                      f"(interval arithmetic, {dps} digits)", form)
                 halves = _split(box, logs, integers)
