@@ -89,7 +89,13 @@ def scaling_figure(result: ScalingResult, directory: Path) -> Path:
             for i, key in enumerate(sorted({getattr(p, group) for p in result.points}, key=str)):
                 pts = sorted((p for p in result.points if getattr(p, group) == key), key=lambda p: getattr(p, var))
                 ax.loglog([getattr(p, var) for p in pts], [getattr(p, quantity) for p in pts], style, color=colour,
-                          label=name if i == 0 else None)
+                          mfc="none", label=name if i == 0 else None)
+                trained = [p for p in pts if getattr(p, "kind", "trained") == "trained"]
+                ax.loglog([getattr(p, var) for p in trained], [getattr(p, quantity) for p in trained], style[0],
+                          color=colour, ms=8)
+        if any(getattr(p, "kind", "trained") == "truncation" for p in result.points):
+            ax.plot([], [], "ko", ms=8, label="filled: a model trained at this depth")
+            ax.plot([], [], "ko", mfc="none", label="hollow: depth truncation (first L layers)")
         ticks = sorted({getattr(p, var) for p in result.points})
         ax.set_xticks(ticks, [str(t) for t in ticks])
         ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())

@@ -16,7 +16,7 @@ from typing import Callable
 
 import mpmath
 
-from sabounds.numerics.proxies.model_analysis import ModelAnalysis, analyze_spectra, measure, open_checkpoint
+from sabounds.numerics.proxies.model_analysis import ModelAnalysis, analyze_measured, measure_model, open_checkpoint
 from sabounds.numerics.proxies.scaling import ScalingResult, truncation_points, with_fits
 from sabounds.proofs_check.registry import Check, all_checks, run_all
 from sabounds.proofs_check.report import failing_steps, outcome_record, summary
@@ -49,8 +49,21 @@ class ReportData:
 
 def stage_sizes(model_dir: Path) -> dict[str, int]:
     """How many progress steps each stage takes: one per check, one for the regimes, one per layer read."""
-    checkpoint, depth = open_checkpoint(model_dir)
-    return {"checks": len(all_checks()), "regimes": 1, "layers": depth, "bound": 1}
+    second = second_trained_model(model_dir)
+    return {"checks": len(all_checks()), "regimes": 1, "bound": 1, "layers": open_checkpoint(model_dir).shape.layers
+            + (open_checkpoint(second).shape.layers if second is not None else 0)}
+
+
+def second_trained_model(model_dir: Path) -> Path | None:
+    """paraphrase-MiniLM-L3-v2 (ONNX) beside the bundled all-MiniLM-L6-v2, when both are the ones in use and installed:
+    the scaling study then shows two models trained at different depths beside the truncations."""
+    from sabounds.numerics.checkpoints.reader import CheckpointError, default_model_dir, minilm_l3_onnx
+    try:
+        if Path(model_dir).resolve() != default_model_dir().resolve():
+            return None
+        return minilm_l3_onnx()
+    except CheckpointError:
+        return None
 
 
 def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData:
@@ -64,11 +77,18 @@ def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData
     results = table(None, ARCHITECTURES["single_head"]())
     regimes, table_md = json_data(results), regimes_markdown(results)
     advance("regime tables")
-    checkpoint, depth = open_checkpoint(model_dir)
-    spectra = measure(checkpoint, depth, lambda note: advance(f"reading {note}"))
-    analysis = analyze_spectra(spectra, checkpoint.shape)
-    depth_scaling = with_fits(truncation_points(str(checkpoint.model_dir), spectra, checkpoint.shape, range(1, depth + 1)))
-    whole = whole_bound(spectra, checkpoint)
+    checkpoint = open_checkpoint(model_dir)
+    measured = measure_model(checkpoint, None, lambda note: advance(f"reading {note}"))
+    analysis = analyze_measured(measured)
+    depth = checkpoint.shape.layers
+    depth_scaling = with_fits(truncation_points(checkpoint.label, measured.layers, checkpoint.shape, range(1, depth + 1)))
+    second = second_trained_model(model_dir)
+    if second is not None:  # fits stay those of the main model's truncations; the second model's points sit beside
+        other = open_checkpoint(second)
+        spectra = measure_model(other, None, lambda note: advance(f"reading {second.stem} {note}")).layers
+        extra = truncation_points(second.stem, spectra, other.shape, range(1, other.shape.layers + 1))
+        depth_scaling = ScalingResult(depth_scaling.points + extra, depth_scaling.fits)
+    whole = whole_bound(measured.layers, checkpoint)
     advance("whole bound")
     return ReportData(checks, regimes, table_md, analysis, depth_scaling, Path(model_dir), settings,
                       checkpoint_digests(model_dir), package_versions(), time.perf_counter() - start, whole)
@@ -239,8 +259,11 @@ def markdown(data: ReportData) -> str:
         "![contribution against p](analysis/contribution_vs_p.png)", "",
         "![p_opt per layer](analysis/p_opt_per_layer.png)", "",
         "## Depth scaling", "",
-        "| L | ours | edelman |", "| --- | --- | --- |",
-        *[f"| {pt.layers} | {pt.ours:.8g} | {pt.edelman:.6g} |" for pt in data.scaling.points], "",
+        "A truncation is the first L layers of a deeper model, not a model trained at depth L; the figure fills the "
+        "markers of trained models and leaves truncations hollow. Slopes are fitted to the main model's truncations.", "",
+        "| model | L | kind | ours | edelman |", "| --- | --- | --- | --- | --- |",
+        *[f"| {Path(pt.model).name} | {pt.layers} | {pt.kind} | {pt.ours:.8g} | {pt.edelman:.6g} |"
+          for pt in data.scaling.points], "",
         "![scaling](scaling/scaling.png)", "",
         *bound_section(data),
         "## Reproduce", "",

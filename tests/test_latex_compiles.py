@@ -29,7 +29,7 @@ def test_regime_table_compiles_inside_a_table_environment(tmp_path, capsys):
     _compile(out, tmp_path)
 
 
-@pytest.mark.parametrize("name", ["thm41", "thm31", "edelman"])
+@pytest.mark.parametrize("name", ["thm41", "thm31", "edelman", "arch.pre_ln", "arch.gated_mlp", "arch.gqa", "arch.activation"])
 def test_derivation_table_compiles(name, tmp_path, capsys):
     assert main(["derivation", name, "--format", "latex"]) == 0
     _compile("\\small\n" + capsys.readouterr().out, tmp_path)

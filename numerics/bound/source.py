@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from sabounds.numerics.bound.slots import LayerInput, Model, build_model
-from sabounds.numerics.proxies.model_analysis import measure, open_checkpoint
+from sabounds.numerics.proxies.model_analysis import measure_model, open_checkpoint
 from sabounds.numerics.spectra import RANK_TOL
 
 
@@ -24,7 +24,7 @@ def model_from_checkpoint(model_dir: str | Path, layers: int | None = None, allo
                           grid_m: int | None = None, rank_tol: float = RANK_TOL,
                           progress: Callable[[str], None] | None = None) -> tuple[Model, dict]:
     """The bound's :class:`Model` of a checkpoint's first ``layers`` layers, and its ``config.json`` fields used."""
-    checkpoint, depth = open_checkpoint(model_dir, layers, allow_pickle)
-    spectra = measure(checkpoint, depth, progress)
+    checkpoint = open_checkpoint(model_dir, allow_pickle=allow_pickle)
+    spectra = measure_model(checkpoint, layers, progress).layers
     shape = checkpoint.shape
     return build_model(layer_inputs(spectra, shape.intermediate), shape.hidden, grid_m, rank_tol), {"model_dir": str(checkpoint.model_dir)}
