@@ -230,6 +230,15 @@ def test_version_imports_neither_numpy_nor_sympy():
     assert "sympy" not in out and "distributed" not in out
 
 
+def test_version_read_at_start_up_is_the_installed_one():
+    from importlib.metadata import version
+
+    import sabounds
+    assert sabounds.__version__ == version("sabounds")
+    out = subprocess.run([sys.executable, "-m", "sabounds", "--version"], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == f"sabounds {version('sabounds')}"
+
+
 def test_help_lists_every_command_without_importing_them():
     start = time.perf_counter()
     out = subprocess.run([sys.executable, "-m", "sabounds", "--help"], capture_output=True, text=True, check=True)
