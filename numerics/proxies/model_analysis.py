@@ -86,12 +86,12 @@ def measure_layer(source: CheckpointSource, index: int,
     spectrum = certified_values if spectrum is None else spectrum
     layer = source.layer(index)
     try:
-        return _layer_spectra(source, layer, index)
+        return _layer_spectra(source, layer, index, spectrum)
     except ValueError as exc:  # a spectrum or norm beyond float64: name the layer
         raise CheckpointError(f"{source.label}: layer {index}: {exc}") from None
 
 
-def _layer_spectra(source, layer, index: int) -> "LayerSpectra":
+def _layer_spectra(source, layer, index: int, spectrum) -> "LayerSpectra":
     gated = layer.m_gate is not None
     return LayerSpectra(
         index=index,

@@ -68,13 +68,16 @@ def _frobenius(x: np.ndarray) -> np.ndarray:
 
 
 def rounding_thresholds(layer, u: float) -> dict[str, np.ndarray]:
-    """``tau`` per matrix of one layer (``LayerMatrices`` of numerics/checkpoints/bert.py): per head for QK, Vt."""
+    """``tau`` per matrix of one layer (``LayerMatrices`` of numerics/checkpoints/layers.py): per head for QK, Vt."""
     a = u / (1.0 - u)
     product = 2.0 * a + a * a
-    return {"QK": product * _frobenius(layer.qk_left) * _frobenius(layer.qk_right),
-            "V_tilde": product * _frobenius(layer.vt_left) * _frobenius(layer.vt_right),
-            "M_in": np.array([a * float(_frobenius(layer.m_in))]),
-            "M_out": np.array([a * float(_frobenius(layer.m_out))])}
+    out = {"QK": product * _frobenius(layer.qk_left) * _frobenius(layer.qk_right),
+           "V_tilde": product * _frobenius(layer.vt_left) * _frobenius(layer.vt_right),
+           "M_in": np.array([a * float(_frobenius(layer.m_in))]),
+           "M_out": np.array([a * float(_frobenius(layer.m_out))])}
+    if getattr(layer, "m_gate", None) is not None:
+        out["M_gate"] = np.array([a * float(_frobenius(layer.m_gate))])
+    return out
 
 
 def published_threshold(sigma: np.ndarray, tol: float) -> float:
