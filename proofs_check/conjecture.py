@@ -240,7 +240,7 @@ class AttentionLipschitz(ConstantFamily):
             if search_best > float(value) + 1e-9:
                 return Outcome.unresolved("derivation attention vs search", f"the search exceeds the proved constant; {cross}")
             return Outcome(Verdict.PROVED, "derivation attention (sabounds.theory.attention_lipschitz): hand proof of c <= 2, "
-                           "every step decided", None, search_evals, float((value - AL.constant) / value),
+                           "every step decided", None, search_evals, _relative_margin(value, AL.constant),
                            None, f"steps: {steps}; premise: value_term (convex combination); {cross}")
         witness, detail = self._tight_witness(value, settings)
         advance("witness certified")
@@ -248,7 +248,7 @@ class AttentionLipschitz(ConstantFamily):
             return Outcome.unresolved("tight family", detail + "; " + cross)
         return Outcome(Verdict.REFUTED, "tight family (opposite tokens, tied scores, W = sigma diag(1, -1)), "
                        "certified by interval arithmetic (mpmath.iv)", settings.precision, 1,
-                       float((value - witness["constant"]) / value), witness, f"{detail}; {cross}")
+                       _relative_margin(value, witness["constant"]), witness, f"{detail}; {cross}")
 
     @staticmethod
     def _tight_witness(value: sp.Rational, settings: Settings):
@@ -620,3 +620,9 @@ def declare(name: str, lo, hi, integer: bool = False, log: bool = False) -> tupl
     if integer and sp.ceiling(lo_r) > sp.floor(hi_r):
         raise ValueError(f"integer range of {name} [{lo}, {hi}] contains no integer")
     return sp.Symbol(name, **assumptions), Interval(lo_r, hi_r, integer=integer, log=log)
+
+
+def _relative_margin(value, constant) -> float:
+    """``(value - constant) / |value|`` (negative = violated); the absolute difference when ``value = 0``."""
+    diff = value - constant
+    return float(diff / abs(value)) if value != 0 else float(diff)

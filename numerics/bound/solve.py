@@ -9,6 +9,7 @@ form (``sabounds.theory.whole_bound.proxy_break_even``), the whole bound's by bi
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 import mpmath
@@ -203,4 +204,4 @@ def _first_crossing(gap) -> float | None:
             hi = mid
         else:
             lo = mid
-    return math.exp(hi)
+    return math.exp(hi) if hi < math.log(sys.float_info.max) else None  # beyond float64: no factor to report
