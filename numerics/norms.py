@@ -1,4 +1,4 @@
-"""The (2,1)-norm of THEORY.md section 1: the sum over columns of the columns' l2 norms (row-vector orientation)."""
+"""The (2,1)-norm of docs/definitions.md: the sum over columns of the columns' l2 norms (row-vector orientation)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The seed's five claims (THEORY.md section 7), decided from the regime tables and the derivations.
+"""The paper's five claims (docs/checks.md), decided from the regime tables and the derivations.
 
 Each check reports the precise conditions (regime, aggregation, alpha model) under which the claim
 holds and those under which it fails; a claim that holds only under some of them is ``refuted`` as

@@ -25,7 +25,11 @@ COMMANDS = {
     "analyze": "spectra, post hoc p and the paper's proxies of a trained BERT checkpoint",
     "scaling": "growth of the proxies with depth and width across checkpoints",
     "regimes": "closed-form regime tables: exponents in L, N and the T dependence of each bound",
+    "docs": "regenerate the generated pages of docs/ (derivations, checks, LaTeX preamble) from the code",
 }
+
+DOCS_POINTER = ("Definitions of every quantity (ours, edelman, alpha, gamma, scale, S_p) and of the verdicts: "
+                "docs/definitions.md; derivations and checks: docs/derivations.md, docs/checks.md.")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -35,13 +39,13 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="sabounds", description="Verify, evaluate and test the spectrum-adaptive generalization "
-                     "bounds for trained deep Transformers (Sakai and Imaizumi, 2026).")
+                     "bounds for trained deep Transformers (Sakai and Imaizumi, 2026).", epilog=DOCS_POINTER)
     parser.add_argument("--version", action="version", version=f"sabounds {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name, help_text in COMMANDS.items():
         module = importlib.import_module(f"sabounds.commands.{name}")
-        cmd = sub.add_parser(name, help=help_text, description=(module.__doc__ or help_text).strip())
+        cmd = sub.add_parser(name, help=help_text, description=(module.__doc__ or help_text).strip(), epilog=DOCS_POINTER)
         module.add_arguments(cmd)
         cmd.set_defaults(_run=module.run)
     return parser

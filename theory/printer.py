@@ -83,8 +83,16 @@ def text(expr: sp.Basic) -> str:
     return _Text().doprint(expr)
 
 
+def statement_text(step: Step) -> str:
+    """Plain text of a step's statement; a minimisation step reads ``value = min_r (objective)``."""
+    st = step.statement
+    if isinstance(step.check, Minimum) and isinstance(st, sp.Equality):
+        return f"{text(st.lhs)} = min_{text(step.check.var)} ({text(st.rhs)})"
+    return text(st)
+
+
 def step_text(step: Step) -> str:
-    return f"{step.name}: {text(step.statement)}    [{step.check.kind}; {step.justification}]"
+    return f"{step.name}: {statement_text(step)}    [{step.check.kind}; {step.justification}]"
 
 
 def derivation_text(derivation: Derivation) -> str:

@@ -1,4 +1,4 @@
-"""Measure a trained BERT-family checkpoint: per-matrix spectra, post hoc p and the paper's proxies (THEORY.md s. 6).
+"""Measure a trained BERT-family checkpoint: per-matrix spectra, post hoc p and the paper's proxies (docs/definitions.md).
 
 MODEL_DIR holds config.json and model.safetensors (or a sharded model.safetensors.index.json); without it, the
 bundled all-MiniLM-L6-v2 checkpoint is used.  Exit status 0 on success, 2 for a bad argument or checkpoint.
