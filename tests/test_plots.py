@@ -121,3 +121,14 @@ def test_bad_figure_options_are_one_line_errors(args, tmp_path, capsys):
     except SystemExit as exc:
         rc = exc.code
     assert rc == 2 and capsys.readouterr().err.count("\n") == 1 and not (tmp_path / "o").exists()
+
+
+def test_the_inspection_catches_a_figure_without_colour_bar_or_labels():
+    """The checks above fail on a mutant: an unlabelled line plot coloured by layer with no colour bar."""
+    fig, ax = matplotlib.pyplot.subplots()
+    ax.plot([1, 2], [3, 4], color=matplotlib.pyplot.cm.viridis(0.5))
+    assert _colourbars(fig) == []
+    assert ax.get_lines()[0].get_label().startswith("_")
+    with pytest.raises(AssertionError):
+        _assert_labelled(fig)
+    matplotlib.pyplot.close(fig)
