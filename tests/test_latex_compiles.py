@@ -111,3 +111,8 @@ def test_no_statement_is_evaluated_into_a_tautology():
             if isinstance(st, sp.Equality) and not st.free_symbols:
                 assert sp.srepr(st.lhs) != sp.srepr(st.rhs), step.name
             assert not isinstance(st, sp.logic.boolalg.BooleanAtom), step.name
+
+
+def test_standalone_without_latex_is_a_one_line_error(capsys):
+    assert main(["derivation", "thm41", "--standalone"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 
+from sabounds.errors import UserError
 from sabounds.theory.catalog import DERIVATIONS
 from sabounds.theory.printer import derivation_latex, derivation_text, standalone
 
@@ -21,6 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
+    if args.standalone and args.format != "latex":
+        raise UserError("--standalone needs --format latex")
     d = DERIVATIONS[args.name]()
     if args.format == "latex":
         body = derivation_latex(d) + (f"\n\n\\noindent {latex_note(d.notes)}\n" if d.notes else "")
