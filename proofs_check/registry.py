@@ -18,8 +18,11 @@ from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 CHECK_MODULES = (
     "sabounds.proofs_check.thm41",
     "sabounds.proofs_check.thm31",
+    "sabounds.proofs_check.whole_bound",
+    "sabounds.proofs_check.attention",
     "sabounds.proofs_check.claims",
     "sabounds.proofs_check.grid",
+    "sabounds.proofs_check.architecture",
 )
 
 
@@ -39,7 +42,7 @@ class Check:
             outcome = self.decide(settings)
         except Exception as exc:  # a decider that breaks must not hide the other verdicts
             outcome = Outcome(Verdict.UNRESOLVED, "decider raised", detail=f"{type(exc).__name__}: {exc}")
-        return outcome.with_seconds(time.perf_counter() - start)
+        return outcome.checked().with_seconds(time.perf_counter() - start)
 
 
 _REGISTRY: dict[str, Check] = {}

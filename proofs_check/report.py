@@ -22,12 +22,18 @@ def outcome_record(check: Check, outcome: Outcome) -> dict:
         "margin": outcome.margin,
         "witness": dict(outcome.witness) if outcome.witness else None,
         "is_step": check.is_step,
+        "basis": outcome.grounds,
     }
 
 
 def summary(results: list[tuple[Check, Outcome]]) -> dict:
+    """Counts per verdict, plus ``basis``: the same checks split so definitions and statements true by construction
+    are counted apart from ``proved``."""
     counts = Counter(outcome.verdict for _, outcome in results)
-    return {v.value: counts.get(v, 0) for v in Verdict}
+    out = {v.value: counts.get(v, 0) for v in Verdict}
+    grounds = Counter(outcome.grounds for _, outcome in results)
+    out["basis"] = {k: grounds.get(k, 0) for k in (*(v.value for v in Verdict), "definition", "construction")}
+    return out
 
 
 def failing_steps(results: list[tuple[Check, Outcome]]) -> list[Check]:

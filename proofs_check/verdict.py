@@ -53,9 +53,24 @@ class Outcome:
     witness: Mapping[str, Any] | None = None
     detail: str = ""
     seconds: float = 0.0
+    basis: str = ""
+    """What the verdict rests on when it is not the verdict itself: ``definition`` (notation, asserts nothing) or
+    ``construction`` (sympy evaluated the statement to True when it was built); empty means the verdict."""
+
+    @property
+    def grounds(self) -> str:
+        """``proved``/``verified``/``refuted``/``unresolved``, or ``definition``/``construction`` counted apart from proofs."""
+        return self.basis or self.verdict.value
 
     def with_seconds(self, seconds: float) -> "Outcome":
         return replace(self, seconds=seconds)
+
+    def checked(self) -> "Outcome":
+        """A ``refuted`` without a witness is not a refutation a reader can check: it becomes ``unresolved``."""
+        if self.verdict is Verdict.REFUTED and not self.witness:
+            return replace(self, verdict=Verdict.UNRESOLVED,
+                           detail=f"refutation without a witness, reported as unresolved; {self.detail}")
+        return self
 
     @staticmethod
     def proved(method: str, detail: str = "") -> "Outcome":

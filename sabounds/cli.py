@@ -25,6 +25,8 @@ COMMANDS = {
     "analyze": "spectra, post hoc p and the paper's proxies of a trained BERT checkpoint",
     "scaling": "growth of the proxies with depth and width across checkpoints",
     "regimes": "closed-form regime tables: exponents in L, N and the T dependence of each bound",
+    "sweep": "many checkpoints as Dask tasks per layer, with cached certified spectra: tidy table, fits, figures",
+    "bound": "the whole bound on a checkpoint as a number: every term, vacuity, n needed, break-even",
     "docs": "regenerate the generated pages of docs/ (derivations, checks, LaTeX preamble) from the code",
 }
 
@@ -37,13 +39,25 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def chosen_command(argv: list[str] | None) -> str | None:
+    """The command named on the line (the first word that is one), so only its module is imported."""
+    words = sys.argv[1:] if argv is None else argv
+    return next((w for w in words if w in COMMANDS), None)
+
+
+def build_parser(argv: list[str] | None = None, every_command: bool = True) -> argparse.ArgumentParser:
+    """The parser; with ``every_command=False`` only the command named in ``argv`` is imported and given its
+    options (``--version`` and ``--help`` import no command: start-up without numpy or sympy)."""
     parser = _Parser(prog="sabounds", description="Verify, evaluate and test the spectrum-adaptive generalization "
                      "bounds for trained deep Transformers (Sakai and Imaizumi, 2026).", epilog=DOCS_POINTER)
     parser.add_argument("--version", action="version", version=f"sabounds {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
+    wanted = None if every_command else chosen_command(argv)
     for name, help_text in COMMANDS.items():
+        if not every_command and name != wanted:
+            sub.add_parser(name, help=help_text)
+            continue
         module = importlib.import_module(f"sabounds.commands.{name}")
         cmd = sub.add_parser(name, help=help_text, description=(module.__doc__ or help_text).strip(), epilog=DOCS_POINTER)
         module.add_arguments(cmd)
@@ -52,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser(argv, every_command=False).parse_args(argv)
     try:
         return int(args._run(args) or 0)
     except UserError as exc:

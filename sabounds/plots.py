@@ -202,11 +202,20 @@ def scaling_figure_object(result: ScalingResult):
             if model in growth:
                 label += f": {_growth_label(growth[model])}"
             ax.semilogy([p.layers for p in pts], [getattr(p, quantity) for p in pts], style, color=colour,
-                        alpha=1 - 0.5 * i / max(1, len(models)), label=label)
+                        mfc="none", alpha=1 - 0.5 * i / max(1, len(models)), label=label)
+            trained = [p for p in pts if getattr(p, "kind", "trained") == "trained"]
+            ax.scatter([p.layers for p in trained], [getattr(p, quantity) for p in trained], marker=style[0],
+                       color=colour, s=49, zorder=3)
     depths = sorted({p.layers for p in points})
     ax.set_xticks(depths)
     ax.set(xlabel=r"depth $L$", ylabel="proxy value (log scale)", title=r"against depth $L$")
-    ax.legend(fontsize=8)
+    handles, _ = ax.get_legend_handles_labels()
+    if any(getattr(p, "kind", "trained") == "truncation" for p in points):
+        from matplotlib.lines import Line2D
+        handles += [Line2D([], [], marker="o", color="k", ls="none", ms=7, label="filled: a model trained at this depth"),
+                    Line2D([], [], marker="o", color="k", mfc="none", ls="none", ms=7,
+                           label="hollow: depth truncation (first L layers)")]
+    ax.legend(handles=handles, fontsize=8)
     if by_width:
         ax = axes[0][1]
         fits = {f.quantity: f for f in result.fits}

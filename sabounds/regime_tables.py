@@ -8,7 +8,7 @@ from sabounds.theory.asymptotics import Growth
 from sabounds.theory.printer import latex
 from sabounds.theory.regimes import BoundResult, Exponent, RegimeResult
 
-BOUNDS = ("edelman", "ours_sum", "ours_rss", "ours_best_p")
+BOUNDS = ("edelman", "ours_sum", "ours_rss", "ours_sum_sharp", "ours_rss_sharp", "ours_best_p_crude", "ours_best_p")
 
 
 def _num(x: sp.Expr) -> str:

@@ -14,7 +14,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from sabounds.numerics.proxies.model_analysis import ModelAnalysis, analyze_spectra, measure, open_checkpoint
+import mpmath
+
+from sabounds.numerics.proxies.model_analysis import ModelAnalysis, analyze_measured, measure_model, open_checkpoint
 from sabounds.numerics.proxies.scaling import ScalingResult, truncation_points, with_fits
 from sabounds.proofs_check.registry import Check, all_checks, run_all
 from sabounds.proofs_check.report import failing_steps, outcome_record, summary
@@ -41,12 +43,27 @@ class ReportData:
     digests: dict[str, str]
     versions: dict[str, str]
     seconds: float
+    bound: object = None
+    """The whole bound (``sabounds.numerics.bound.analysis.BoundAnalysis``) at ``BOUND_SETTING``."""
 
 
 def stage_sizes(model_dir: Path) -> dict[str, int]:
     """How many progress steps each stage takes: one per check, one for the regimes, one per layer read."""
-    checkpoint, depth = open_checkpoint(model_dir)
-    return {"checks": len(all_checks()), "regimes": 1, "layers": depth}
+    second = second_trained_model(model_dir)
+    return {"checks": len(all_checks()), "regimes": 1, "bound": 1, "layers": open_checkpoint(model_dir).shape.layers
+            + (open_checkpoint(second).shape.layers if second is not None else 0)}
+
+
+def second_trained_model(model_dir: Path) -> Path | None:
+    """paraphrase-MiniLM-L3-v2 (ONNX) beside the bundled all-MiniLM-L6-v2, when both are the ones in use and installed:
+    the scaling study then shows two models trained at different depths beside the truncations."""
+    from sabounds.numerics.checkpoints.reader import CheckpointError, default_model_dir, minilm_l3_onnx
+    try:
+        if Path(model_dir).resolve() != default_model_dir().resolve():
+            return None
+        return minilm_l3_onnx()
+    except CheckpointError:
+        return None
 
 
 def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData:
@@ -60,12 +77,59 @@ def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData
     results = table(None, ARCHITECTURES["single_head"]())
     regimes, table_md = json_data(results), regimes_markdown(results)
     advance("regime tables")
-    checkpoint, depth = open_checkpoint(model_dir)
-    spectra = measure(checkpoint, depth, lambda note: advance(f"reading {note}"))
-    analysis = analyze_spectra(spectra, checkpoint.shape)
-    depth_scaling = with_fits(truncation_points(str(checkpoint.model_dir), spectra, checkpoint.shape, range(1, depth + 1)))
+    checkpoint = open_checkpoint(model_dir)
+    measured = measure_model(checkpoint, None, lambda note: advance(f"reading {note}"))
+    analysis = analyze_measured(measured)
+    depth = checkpoint.shape.layers
+    depth_scaling = with_fits(truncation_points(checkpoint.label, measured.layers, checkpoint.shape, range(1, depth + 1)))
+    second = second_trained_model(model_dir)
+    if second is not None:  # fits stay those of the main model's truncations; the second model's points sit beside
+        other = open_checkpoint(second)
+        spectra = measure_model(other, None, lambda note: advance(f"reading {second.stem} {note}")).layers
+        extra = truncation_points(second.stem, spectra, other.shape, range(1, other.shape.layers + 1))
+        depth_scaling = ScalingResult(depth_scaling.points + extra, depth_scaling.fits)
+    whole = whole_bound(measured.layers, checkpoint)
+    advance("whole bound")
     return ReportData(checks, regimes, table_md, analysis, depth_scaling, Path(model_dir), settings,
-                      checkpoint_digests(model_dir), package_versions(), time.perf_counter() - start)
+                      checkpoint_digests(model_dir), package_versions(), time.perf_counter() - start, whole)
+
+
+BOUND_SETTING = {"n": 10**9, "delta": 0.05, "margin": 1.0}
+"""The report's whole bound: n = 1e9 samples, delta = 0.05, margin 1, B = 1, T = max_position_embeddings."""
+
+
+def whole_bound(spectra, checkpoint):
+    """The whole bound of the measured layers (the same numbers as ``sabounds bound`` with ``BOUND_SETTING``)."""
+    from sabounds.bound_api import config_tokens
+    from sabounds.numerics.bound.analysis import analyze_bound
+    from sabounds.numerics.bound.slots import build_model
+    from sabounds.numerics.bound.source import layer_inputs
+    from sabounds.numerics.bound.whole import Setting
+    model = build_model(layer_inputs(spectra, checkpoint.shape.intermediate), checkpoint.shape.hidden)
+    return analyze_bound(model, Setting(**BOUND_SETTING, tokens=config_tokens(checkpoint.model_dir)), curve_points=17)
+
+
+def bound_summary(data: ReportData) -> list[str]:
+    """One summary line: the whole bound's totals, vacuity and the n each needs (reconstructed)."""
+    if data.bound is None:
+        return []
+    b, need = data.bound.primary, data.bound.needed
+    parts = [f"{x.label} {mpmath.nstr(x.total, 6)} ({'vacuous' if x.vacuous else 'not vacuous'}; "
+             + (f"below 1 from n = {mpmath.nstr(need[x.name].n, 4)})" if need[x.name].n is not None else need[x.name].note + ")")
+             for x in (b.ours_sum, b.ours_rss, b.edelman)]
+    return [f"- Whole bound [reconstructed] at n = 1e9, delta = 0.05, margin 1: " + "; ".join(parts) + "."]
+
+
+def bound_section(data: ReportData) -> list[str]:
+    """``## The whole bound``: the printed lines of ``sabounds bound`` and the figure."""
+    if data.bound is None:
+        return []
+    from sabounds.commands.bound import report_lines
+    s = BOUND_SETTING
+    return ["## The whole bound", "",
+            f"`sabounds bound --n {s['n']:.0e} --delta {s['delta']} --margin {s['margin']}` on this model (reconstructed "
+            "Theorem 3.1 and Edelman et al. through the same margin bound; `bound/bound.json`):", "",
+            "```", *report_lines(data.bound), "```", "", "![whole bound against n](bound/bound_vs_n.png)", ""]
 
 
 def _write_json(path: Path, data) -> None:
@@ -90,6 +154,10 @@ def write_tables(data: ReportData, folder: Path, figures=None) -> None:
     write_scaling_files(data.scaling, folder / "scaling", plots=True, figures=_with_png(figures))
     _write_json(folder / "scaling" / "scaling.json", data.scaling.to_json())
     _write_json(folder / "provenance.json", provenance(data))
+    if data.bound is not None:
+        from sabounds.commands.bound import write_files
+        (folder / "bound").mkdir()
+        write_files(data.bound, folder / "bound")
 
 
 def provenance(data: ReportData) -> dict:
@@ -105,7 +173,7 @@ def provenance(data: ReportData) -> dict:
 PRIVATE_WORDS = ("seed", "ours_best_p", "ours_sum", "ours_rss", "sum min", "THEORY" ".md", "V_tilde")
 """Words of the code and of the project's notes that a reader of the report would not know; :func:`plain` removes them."""
 
-_PLAIN = (("ours_best_p", "ours (better aggregation)"), ("ours_sum", "ours (sum aggregation)"),
+_PLAIN = (("ours_best_p", "ours (better aggregation)"), ("seed's word", "paper's word"), ("ours_sum", "ours (sum aggregation)"),
           ("ours_rss", "ours (rss aggregation)"), ("V_tilde", "Vt"), ("The seed's", "The paper's"),
           ("the seed's", "the paper's"), ("seed", "random state"))
 
@@ -126,47 +194,61 @@ def _keys(conditions: list[str]) -> list[tuple[str, ...]] | None:
     """``regime/alpha/aggregation`` keys of conditions written ``key: note``; None when they are not keyed."""
     keys = []
     for c in conditions:
-        head = c.split(":", 1)[0]
-        parts = tuple(head.split("/"))
-        if len(parts) != len(_COORDINATES) or " " in head:
+        parts = tuple(c.split(":", 1)[0].split("/"))
+        if len(parts) != len(_COORDINATES) or " " in parts[0] + parts[1]:
             return None
         keys.append(parts)
     return keys
 
 
+def _value_words(i: int, values: set[str]) -> str:
+    words = [_VALUE_WORDS.get(_COORDINATES[i], {}).get(v, v.replace("_", " ")) for v in sorted(values)]
+    if _COORDINATES[i] == "regime":
+        return ("the " + ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "the " + words[0]) + \
+            (" regimes" if len(words) > 1 else " regime")
+    return " or ".join(words)
+
+
 def describe_conditions(subset: list[tuple[str, ...]], universe: list[tuple[str, ...]]) -> str:
-    """Words for a set of condition keys: the coordinates that pin it down within ``universe`` (``with bounded
-    alpha and rss aggregation, in every regime``), else how many it is."""
-    sub, everything = set(subset), set(universe)
-    fixed = {i: next(iter({k[i] for k in sub})) for i in range(len(_COORDINATES))
-             if len({k[i] for k in sub}) == 1 and len({k[i] for k in everything}) > 1}
-    if sub and sub == {k for k in everything if all(k[i] == v for i, v in fixed.items())}:
-        words = [_VALUE_WORDS.get(_COORDINATES[i], {}).get(v, f"the {v} regime") for i, v in fixed.items()]
-        spread = [f"every {_COORDINATES[i]}" for i in range(len(_COORDINATES)) if i not in fixed
-                  and len({k[i] for k in everything}) > 1 and _COORDINATES[i] == "regime"]
-        return "with " + " and ".join(words) + (f" ({spread[0]})" if spread else "")
-    return f"under {len(sub)} of {len(everything)} conditions"
+    """Words for a set of condition keys (``with bounded alpha and the better aggregation, in the frobenius, rank and
+    spectral regimes``) when it is a product of values per coordinate; else how many of the universe it is."""
+    sub, everything = set(subset), set(universe) | set(subset)
+    values = [{k[i] for k in sub} for i in range(len(_COORDINATES))]
+    size = 1
+    for v in values:
+        size *= len(v)
+    if not sub or size != len(sub):
+        return f"under {len(sub)} of {len(everything)} conditions"
+    words, regime = [], ""
+    for i, v in enumerate(values):
+        if v == {k[i] for k in everything}:
+            regime = "in every regime" if _COORDINATES[i] == "regime" else regime
+            continue
+        if _COORDINATES[i] == "regime":
+            regime = "in " + _value_words(i, v)
+        else:
+            words.append(_value_words(i, v))
+    return ", ".join(x for x in ("with " + " and ".join(words) if words else "", regime) if x)
 
 
 def claim_conditions(outcome: Outcome) -> str:
-    """One line: where a claim holds, holds only up to a log factor, and fails; a counterexample when refuted."""
+    """One line: the verdict's headline, where the claim holds as stated, and a reading that fails, if any."""
     w = outcome.witness or {}
     holds, partial, fails = w.get("holds", []), w.get("holds_up_to_log", []), w.get("fails", [])
-    keyed = [_keys(x) for x in (holds, partial, fails)]
-    if all(k is not None for k in keyed) and (holds or partial or fails):
-        universe = [k for ks in keyed for k in ks]
-        parts = []
-        if holds:
-            parts.append("holds " + ("in every condition checked" if not (partial or fails) else describe_conditions(keyed[0], universe)))
-        if partial:
-            parts.append("holds only up to a log factor, " + describe_conditions(keyed[1], universe))
-        if fails:
-            parts.append("fails " + ("in every other condition" if holds or partial else "in every condition") +
-                         f" (e.g. {plain(fails[0])})")
-        return plain("; ".join(parts))
+    scope = w.get("in_scope", holds + partial)
+    head = w.get("headline", "")
+    keys, universe = _keys(scope), _keys(holds + partial + fails)
+    if keys and universe is not None:
+        where = describe_conditions(keys, universe)
+    else:
+        where = f"in all {len(scope)} cases checked" if scope else ""
+    parts = [" ".join(x for x in (head, where) if x)]
     if fails:
-        return plain(f"holds in {len(holds)} of {len(holds) + len(fails)} cases checked; counterexample: {fails[0]}")
-    return f"holds in all {len(holds)} cases checked" if holds else plain(outcome.detail.split(". ")[0])
+        parts.append(f"{'other readings fail' if scope else 'fails'}, e.g. {fails[0]}")
+    return plain("; ".join(p for p in parts if p)) or plain(outcome.detail.split(". ")[0])
+
+
+_VALUE_WORDS["aggregation"]["best"] = "the better aggregation (rss)"
 
 
 def _claims(data: ReportData) -> list[tuple[Check, Outcome]]:
@@ -219,9 +301,12 @@ def summary_section(data: ReportData) -> list[str]:
         f"({', '.join(f'{plain(k)} {z}/{n}' for k, (z, n) in counts.items())})"
         + (f": ours is the rank count sum sqrt(rank(W) N) + sqrt(L)." if zero == total else "."),
     ]
+    several = len({g.model for fits in growth.values() for g in fits}) > 1
     for q in ("ours", "edelman"):
         for g in growth[q]:
-            lines.append(f"- Over truncations to {g.depths[0]}..{g.depths[-1]} layers, {q} {g.describe()}.")
+            who = f" of {Path(g.model).name}" if several else ""
+            lines.append(f"- Over truncations{who} to {g.depths[0]}..{g.depths[-1]} layers, {q} {g.describe()}.")
+    lines += bound_summary(data)
     lines += ["", "Definitions of every quantity: `docs/definitions.md` in the sabounds repository.", ""]
     return lines
 
@@ -304,8 +389,11 @@ def scaling_section(data: ReportData) -> list[str]:
              "ours and edelman of the model truncated to its first L layers (each truncation analysed as an L-layer "
              "model). A bound that grows exponentially is described by its factor per layer (least-squares fit of its "
              "logarithm against L), a polynomial one by its power of L (fit against log L); the better fit is given.", "",
-             "| L | ours | edelman |", "| --- | --- | --- |",
-             *[f"| {pt.layers} | {pt.ours:.8g} | {pt.edelman:.4g} |" for pt in data.scaling.points], ""]
+             "A truncation is the first L layers of a deeper model, not a model trained at depth L; the figure fills the "
+             "markers of trained models and leaves truncations hollow. Growth laws are fitted to each model's points.", "",
+             "| model | L | kind | ours | edelman |", "| --- | --- | --- | --- | --- |",
+             *[f"| {Path(pt.model).name} | {pt.layers} | {pt.kind} | {pt.ours:.8g} | {pt.edelman:.4g} |"
+               for pt in data.scaling.points], ""]
     for q, fits in _fits(data).items():
         lines += [f"- {q}: {g.describe()} (power fit residual {g.rss_power:.3g}, exponential fit residual "
                   f"{g.rss_exponential:.3g}, in log value)" for g in fits]
@@ -325,7 +413,8 @@ def reproduce_section(data: ReportData) -> list[str]:
 
 
 Section = Callable[[ReportData], list[str]]
-DETAIL_SECTIONS: list[Section] = [claims_section, checks_section, regimes_section, model_section, scaling_section]
+DETAIL_SECTIONS: list[Section] = [claims_section, checks_section, regimes_section, model_section, scaling_section,
+                                  bound_section]
 """The report's sections after the summary, in order; a new section is one function appended here (before
 :func:`reproduce_section`, which always comes last)."""
 

@@ -134,8 +134,8 @@ def _indivisible_heads(d):
 
 
 def _not_bert(d):
-    (d / "config.json").write_text(json.dumps(config(model_type="gpt2")))
-    return "config.json", "model_type"
+    (d / "config.json").write_text(json.dumps(config(model_type="t5")))
+    return "config.json", "--mapping"
 
 
 def _config_not_json(d):

@@ -10,7 +10,7 @@ from sabounds.cli import main
 def test_json_schema_and_thm41_checks(capsys):
     assert main(["verify", "--json", "--only", "thm41.*", "--samples", "20", "--precision", "30"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out["summary"]) == {"proved", "verified", "refuted", "unresolved"}
+    assert set(out["summary"]) == {"proved", "verified", "refuted", "unresolved", "basis"}
     thm = [c for c in out["checks"] if c["id"].startswith("thm41.")]
     assert len(thm) >= 12
     for c in thm:

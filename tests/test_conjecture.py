@@ -50,13 +50,32 @@ def test_softmax_linf_l1_constant_0_9_refuted_and_1_proved():
     assert one.verdict is Verdict.PROVED and 0.99 < one.witness["ratio"] <= 1.0
 
 
-def test_attention_constant_2_survives_and_constant_1_is_refuted():
-    """A hand proof gives 2 (docstring of AttentionLipschitz); the search finds constants above 1."""
-    settings = Settings(samples=40)
+def test_attention_constant_2_is_proved_and_every_smaller_constant_refuted():
+    """The derivation proves c <= 2; the tight family refutes 1, 1.9 and 1.99 with certified witnesses."""
+    settings = Settings(samples=20)
     two = AttentionLipschitz(sp.Integer(2)).decide(settings)
-    assert two.verdict is Verdict.VERIFIED and 1.0 < two.witness["constant"] <= 2.0
-    one = AttentionLipschitz(sp.Integer(1)).decide(settings)
-    assert one.verdict is Verdict.REFUTED and one.witness["constant"] > 1.0
+    assert two.verdict is Verdict.PROVED and "derivation attention" in two.method
+    for value in (sp.Integer(1), sp.Rational(19, 10), sp.Rational(199, 100)):
+        low = AttentionLipschitz(value).decide(settings)
+        assert low.verdict is Verdict.REFUTED, value
+        lo, hi = (float(v) for v in low.witness["constant_interval"])
+        assert float(value) < lo <= hi < 2 and low.witness["constant_float_witness"] > float(value)
+
+
+def test_attention_refutation_is_identical_across_runs(capsys):
+    first = _json(["attention-lipschitz", "--value", "1.99", "--samples", "20"], capsys)[1]
+    second = _json(["attention-lipschitz", "--value", "1.99", "--samples", "20"], capsys)[1]
+    assert first["verdict"] == "refuted" and first["witness"] == second["witness"] and first["detail"] == second["detail"]
+
+
+def test_attention_proof_is_not_fooled_by_a_mutated_step():
+    """A mutant of the proof's softmax constant (1 -> 1/2) is refuted by the step's own check."""
+    from dataclasses import replace as _replace
+    from sabounds.proofs_check.deciders import decide
+    from sabounds.theory import attention_lipschitz as AL
+    step = AL.derivation()["softmax_jacobian"]
+    mutant = _replace(step, statement=sp.Le(AL.softmax_jacobian_norm, sp.Rational(1, 2)))
+    assert decide(mutant, Settings(samples=20)).verdict is Verdict.REFUTED
 
 
 def test_free_form_refutation_has_a_witness_and_exit_0(capsys):

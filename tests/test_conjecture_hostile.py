@@ -80,3 +80,30 @@ def test_hostile_expression_is_decided_within_5_seconds(expr, capsys):
     code, seconds, _ = _run(expr, capsys)
     assert code in (0, 1)
     assert seconds < 5.0
+
+
+# Issue 10 item 6: values whose size or precision once hung the built-in families.
+HANGS = [
+    (["softmax-linf-l1", "--value", "0." + "9" * 60], "refuted"),
+    (["covering-constant", "--value", "2", "--var", "p:0:1.23456789"], "proved"),
+    (["covering-constant", "--value", "1.5", "--var", "p:0:1.23456789"], "refuted"),
+]
+REFUSED_VALUES = ["1e999999999", "1e-5000", "-1e401", "1e", "0x10", "1/0", "nan", "inf"]
+
+
+@pytest.mark.parametrize("argv,verdict", HANGS)
+def test_family_value_that_once_hung_is_decided_within_10_seconds(argv, verdict, capsys):
+    import json
+    start = time.perf_counter()
+    code = main(["conjecture", *argv, "--json", "--samples", "20"])
+    out = capsys.readouterr().out
+    assert code == 0 and json.loads(out)["verdict"] == verdict
+    assert time.perf_counter() - start < 10
+
+
+@pytest.mark.parametrize("value", REFUSED_VALUES)
+def test_value_beyond_the_caps_is_a_one_line_refusal(value, capsys):
+    start = time.perf_counter()
+    code = main(["conjecture", "gelu-lipschitz", f"--value={value}"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and time.perf_counter() - start < 2

@@ -179,7 +179,9 @@ def test_cli_json_matches_api(model_dir, capsys):
     assert main(["analyze", str(model_dir), "--layers", "2", "--json"]) == 0
     record = json.loads(capsys.readouterr().out)
     api = real_analysis(2).to_json()
-    assert record["model"] == {"L": 2, "N": 384, "heads": 12, "head_dim": 32, "intermediate": 1536}
+    assert record["model"] == {"L": 2, "N": 384, "heads": 12, "head_dim": 32, "intermediate": 1536, "kv_heads": 12,
+                               "family": "bert", "layout": "post_ln", "activation": "gelu", "gated": False}
+    assert record["proxy"] == "published" and record["departures"] == []
     assert record["totals"] == api["totals"]
     assert set(record["matrices"][0]) == {"layer", "head", "type", "rank", "spectral_norm", "frobenius_norm",
                                           "norm_21", "stable_rank", "alpha", "gamma", "scale", "p_opt",

@@ -33,7 +33,8 @@ def test_json_lists_five_regimes_with_both_alphas(capsys):
     pairs = {(r["name"], r["alpha"]) for r in data["regimes"]}
     assert pairs == {(n, a) for n in ALL for a in ("bounded", "exponential")}
     for r in data["regimes"]:
-        assert set(r["bounds"]) == {"edelman", "ours_sum", "ours_rss", "ours_best_p"}
+        assert set(r["bounds"]) == {"edelman", "ours_sum", "ours_rss", "ours_sum_sharp", "ours_rss_sharp",
+                                    "ours_best_p_crude", "ours_best_p"}
         for b in r["bounds"].values():
             assert {"expr", "latex", "depth_exponent", "width_exponent", "token_dependence"} <= set(b)
             assert re.fullmatch(r"-?\d+(/\d+)?|exponential", b["depth_exponent"])
@@ -62,14 +63,27 @@ def test_latex_table_structure(capsys):
     begins, ends = re.findall(r"\\begin\{(\w+)\}", tex), re.findall(r"\\end\{(\w+)\}", tex)
     assert begins == ["table", "tabular"] and ends == ["tabular", "table"]
     rows = [line for line in tex.splitlines() if line.rstrip().endswith(r"\\")]
-    assert len(rows) == 1 + len(ALL) * 2 * 4
+    assert len(rows) == 1 + len(ALL) * 2 * 7
     for line in rows:
         assert line.count("&") == 5 and line.count("$") % 2 == 0
 
 
 def test_markdown_has_one_row_per_regime_alpha_bound(capsys):
     md = _run(capsys)
-    assert len([l for l in md.splitlines() if l.startswith("| ") and "regime" not in l]) == len(ALL) * 2 * 4
+    assert len([l for l in md.splitlines() if l.startswith("| ") and "regime" not in l]) == len(ALL) * 2 * 7
+
+
+def test_sharp_tail_brings_the_width_exponent_to_one_half(capsys):
+    """Issue 9: with the better of Theorem 4.1's two tails, frobenius/bounded reaches N^(1/2) (the crude tail alone
+    gives N^(3/4)), and power_law/bounded reaches N^(1/2) with a smaller log power than Edelman's."""
+    data = json.loads(_run(capsys, "--format", "json"))
+    get = {(r["name"], r["alpha"]): r["bounds"] for r in data["regimes"]}
+    frob = get[("frobenius", "bounded")]
+    assert frob["ours_best_p"]["width_exponent"] == "1/2" and "sharp" in frob["ours_best_p"]["width"]["attained"]
+    assert frob["ours_best_p_crude"]["width_exponent"] == "3/4"
+    power = get[("power_law", "bounded")]
+    assert power["ours_best_p"]["width_exponent"] == "1/2" == power["edelman"]["width_exponent"]
+    assert sp.Rational(power["ours_best_p"]["width"]["log_power"]) < sp.Rational(power["edelman"]["width"]["log_power"])
 
 
 def test_unknown_regime_is_a_one_line_error(capsys):

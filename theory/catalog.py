@@ -12,3 +12,8 @@ DERIVATIONS: dict[str, Callable[[], Derivation]] = {
     "thm31": thm31.derivation,
     "edelman": edelman.derivation,
 }
+
+from sabounds.theory.architecture import DEPARTURES, extension_derivation  # noqa: E402
+
+DERIVATIONS.update({f"arch.{d}": (lambda _d=d: extension_derivation(_d)) for d in DEPARTURES})
+"""The labelled extensions for families whose layer departs from the published one (``arch.*``)."""

@@ -24,7 +24,8 @@ import sympy as sp
 from sabounds.theory import edelman as E
 from sabounds.theory.architecture import SPECTRAL, Architecture, single_head
 from sabounds.theory.asymptotics import Domain, Growth, compare, growth, minimise_over_p
-from sabounds.theory.thm31 import L, Delta, dudley_constant, post_hoc, slot_log_cover
+from sabounds.theory.thm31 import (L, Delta, dudley_constant, dudley_constant_sharp, dudley_cut_value, post_hoc, slot_log_cover,
+                                   slot_log_cover_sharp)
 from sabounds.theory.thm41 import N, T, p
 
 s, b_F, r_rank, tau, C = sp.symbols("s b r tau C", positive=True)
@@ -152,18 +153,42 @@ def _post_hoc(arch: Architecture) -> sp.Expr:
     return post_hoc(_slots(arch), L + sp.log(N) + 1, j_max)
 
 
-def ours(arch: Architecture, regime: Regime, alpha: AlphaModel, p_: sp.Expr, branch: sp.Expr, aggregation: str) -> sp.Expr:
-    """Theorem 3.1 at one p for every slot, in this regime: Dudley term (sum or rss aggregation) plus post hoc term."""
+ROUTES = ("crude", "sharp")
+"""Theorem 4.1's two tails: crude ``(D - r) sigma_{r+1}^2`` (cover ``A eps^{-q}``, ``q = 2p/(p+2)``) and sharp
+``sigma_{r+1}^{2-p} S_p`` (cover ``A' eps^{-p}``, Dudley constant ``1/(1 - p/2)``; Maurey with a cut Dudley integral at
+p = 2).  Saturation (``r = D``, the parametric count ``a D``) is the crude route's p = 0 cover with ``S_0 <= D``
+replaced by ``D``, never smaller, so it adds no column."""
+
+
+def ours(arch: Architecture, regime: Regime, alpha: AlphaModel, p_: sp.Expr, branch: sp.Expr, aggregation: str,
+         route: str = "crude") -> sp.Expr:
+    """Theorem 3.1 at one p for every slot, in this regime: Dudley term (sum or rss aggregation) plus post hoc term.
+
+    ``route`` picks Theorem 4.1's tail for every slot (``ROUTES``); the sharp route at p = 0 is the crude one."""
+    if route not in ROUTES:
+        raise ValueError(f"route must be one of {ROUTES}, got {route!r}")
+    if route == "sharp" and p_ == 0:
+        route = "crude"
     K = _slots(arch)
-    covers = [(count, slot_log_cover(d_in, d_out, regime.schatten(p_, sp.Min(d_in, d_out), branch), K, gamma * alpha_l).subs(p, p_))
-              for count, d_in, d_out, gamma, _ in _kinds(arch)]
+
+    def cover(d_in, d_out, gamma):
+        schatten = regime.schatten(p_, sp.Min(d_in, d_out), branch)
+        if route == "crude":
+            return slot_log_cover(d_in, d_out, schatten, K, gamma * alpha_l).subs(p, p_)
+        return slot_log_cover_sharp(d_in, d_out, schatten, K, gamma * alpha_l, p_)
+
+    covers = [(count, cover(d_in, d_out, gamma)) for count, d_in, d_out, gamma, _ in _kinds(arch)]
     if aggregation == "sum":
-        dudley = _layer_total(sp.Add(*(count * sp.sqrt(A) for count, A in covers)), alpha)
+        root = _layer_total(sp.Add(*(count * sp.sqrt(A) for count, A in covers)), alpha)
     elif aggregation == "rss":
-        dudley = sp.sqrt(_layer_total(sp.Add(*(count * A for count, A in covers)), alpha))
+        root = sp.sqrt(_layer_total(sp.Add(*(count * A for count, A in covers)), alpha))
     else:
         raise ValueError(f"aggregation must be 'sum' or 'rss', got {aggregation!r}")
-    return dudley_constant.subs(p, p_) * dudley + _post_hoc(arch)
+    if route == "crude":
+        return dudley_constant.subs(p, p_) * root + _post_hoc(arch)
+    if p_ == 2:
+        return dudley_cut_value(root) + _post_hoc(arch)
+    return dudley_constant_sharp.subs(p, p_) * root + _post_hoc(arch)
 
 
 def edelman(arch: Architecture, regime: Regime, alpha: AlphaModel) -> sp.Expr:
@@ -237,7 +262,24 @@ def _exponent_fixed(expr: sp.Expr, v: sp.Symbol) -> Exponent:
     return Exponent(growth(_for_growth(expr), v).simplified())
 
 
-def _exponent_over_p(exprs: dict[Piece, sp.Expr], v: sp.Symbol) -> Exponent:
+_t_in = sp.Symbol("t_piece", positive=True)
+
+
+def _interior_growth(e: sp.Expr, v: sp.Symbol, piece: Piece, sharp: bool = False):
+    """Growth for p in the open piece; for the sharp route, whose exponents (``1/2 - p/4``) sympy's limits cannot
+    sign on their own, substitute ``p = lo + (hi - lo) t/(1 + t)`` (t > 0 ranges over exactly the piece), then map t back to p."""
+    if not sharp:
+        return growth(e, v, Domain(p, piece.lo, piece.hi)).simplified()
+    try:
+        return growth(e, v, Domain(p, piece.lo, piece.hi)).simplified()
+    except (NotImplementedError, ArithmeticError):
+        pass
+    g = growth(e.subs(p, piece.lo + (piece.hi - piece.lo) * _t_in / (1 + _t_in)), v)
+    back = (p - piece.lo) / (piece.hi - p)
+    return Growth(*(sp.factor(sp.cancel(part.subs(_t_in, back))) for part in g.parts)).simplified()
+
+
+def _exponent_over_p(exprs: dict[Piece, sp.Expr], v: sp.Symbol, sharp: bool = False) -> Exponent:
     """Growth at each piece; its infimum (and supremum) over p, with the p attaining it.
 
     An infimum approached only as a one-sided limit is labelled "infimum, not attained".
@@ -249,12 +291,17 @@ def _exponent_over_p(exprs: dict[Piece, sp.Expr], v: sp.Symbol) -> Exponent:
             g = growth(e, v).simplified()
             lo_g, lo_arg, hi_g = g, piece.lo, g
         else:
-            g = growth(e, v, Domain(p, piece.lo, piece.hi)).simplified()
+            g = _interior_growth(e, v, piece, sharp)
             lo_g, lo_arg = minimise_over_p(g, p, piece.lo, piece.hi)
             hi_neg, _ = minimise_over_p(g.scale(-1), p, piece.lo, piece.hi)
             hi_g = hi_neg.scale(-1)
         rows.append((piece.label, g))
         is_attained = piece.is_point or lo_arg is None or lo_arg not in (piece.lo, piece.hi)
+        if not is_attained:
+            mid = growth(e.subs(p, piece.branch), v).simplified()
+            if best is None or _leading(mid, best, True, attained) == -1:
+                best, attained = mid, True
+                arg = f"p = {piece.branch} (interior point; the infimum p -> {lo_arg} is not attained)"
         if best is None or _leading(lo_g, best, is_attained, attained) == -1:
             best, attained = lo_g, is_attained
             arg = (f"p = {lo_arg}" if is_attained and lo_arg is not None else
@@ -279,41 +326,66 @@ def _leading(candidate: Growth, best: Growth, candidate_attained: bool, best_att
     return -1 if candidate_attained else 1
 
 
-def _ours_bound(arch, regime, alpha, aggregation) -> BoundResult:
-    exprs = {piece: ours(arch, regime, alpha, piece.lo if piece.is_point else p, piece.branch, aggregation)
+def _ours_bound(arch, regime, alpha, aggregation, route="crude") -> BoundResult:
+    exprs = {piece: ours(arch, regime, alpha, piece.lo if piece.is_point else p, piece.branch, aggregation, route)
              for piece in pieces(regime)}
     interior = [(pc, e) for pc, e in exprs.items() if not pc.is_point]
     points = [(e, sp.Eq(p, pc.lo)) for pc, e in exprs.items() if pc.is_point]
     expr = interior[0][1] if len(interior) == 1 else sp.Piecewise(
         *points, *[(e, p < pc.hi) for pc, e in interior[:-1]], (interior[-1][1], True))
-    return BoundResult(f"ours_{aggregation}", expr, _exponent_over_p(exprs, L), _exponent_over_p(exprs, N),
-                       _exponent_over_p(exprs, T), note=f"{aggregation} aggregation, one p for every slot")
+    name = f"ours_{aggregation}" if route == "crude" else f"ours_{aggregation}_{route}"
+    sharp = route == "sharp"
+    return BoundResult(name, expr, _exponent_over_p(exprs, L, sharp), _exponent_over_p(exprs, N, sharp),
+                       _exponent_over_p(exprs, T, sharp), note=f"{aggregation} aggregation, one p for every slot, {route} tail of Theorem 4.1")
 
 
-def _best_of(a: Exponent, b: Exponent, names: tuple[str, str]) -> Exponent:
-    """The better of the two aggregations' infima, rss (``b``) on ties since rss <= sum at every p; ``worst`` is the
-    smaller of the two suprema (an upper bound on the supremum over p of the minimum)."""
-    c = compare(b.best, a.best, Domain())
-    pick, name = (b, names[1]) if c is not None and c <= 0 else (a, names[0])
-    worst = a.worst if compare(a.worst, b.worst, Domain()) == -1 else b.worst
+def _best_of_many(candidates: list[tuple[str, Exponent]]) -> Exponent:
+    """The smallest infimum among ``candidates`` (name, exponent), earlier names on ties; ``worst`` is the smallest
+    supremum (an upper bound on the supremum over p of the minimum)."""
+    pick, name = candidates[0][1], candidates[0][0]
+    for cand_name, cand in candidates[1:]:
+        c = compare(cand.best, pick.best, Domain())
+        if c is not None and c < 0:
+            pick, name = cand, cand_name
+    worst = candidates[0][1].worst
+    for _, cand in candidates[1:]:
+        if compare(cand.worst, worst, Domain()) == -1:
+            worst = cand.worst
     return Exponent(pick.best, f"{pick.argmin} ({name})", (), worst)
 
 
+def _best_of(a: Exponent, b: Exponent, names: tuple[str, str]) -> Exponent:
+    """The better of two aggregations' infima, rss (``b``) on ties since rss <= sum at every p."""
+    return _best_of_many([(names[1], b), (names[0], a)])
+
+
 def regime_result(regime: Regime, alpha: AlphaModel, arch: Architecture | None = None) -> RegimeResult:
-    """All four bounds of one regime and alpha model, with their exponents in L and N and their T dependence."""
+    """Every bound of one regime and alpha model, with its exponents in L and N and its T dependence.
+
+    ``ours_best_p`` (the headline) is the best over both tails of Theorem 4.1 and both aggregations;
+    ``ours_best_p_crude`` keeps the crude tail only, so a reader sees what the sharp tail changes."""
     arch = arch or single_head()
     ed = edelman(arch, regime, alpha)
     out = {"edelman": BoundResult("edelman", ed, _exponent_fixed(ed, L), _exponent_fixed(ed, N), _exponent_fixed(ed, T),
                                   note="theory form, Dudley cut at Delta/n")}
-    for agg in ("sum", "rss"):
-        out[f"ours_{agg}"] = _ours_bound(arch, regime, alpha, agg)
-    s_, r_ = out["ours_sum"], out["ours_rss"]
-    names = ("sum", "rss")
-    out["ours_best_p"] = BoundResult("ours_best_p", sp.Min(s_.expr, r_.expr),
-                                     _best_of(s_.depth, r_.depth, names), _best_of(s_.width, r_.width, names),
-                                     _best_of(s_.token, r_.token, names),
-                                     note="expr: min(ours_sum, ours_rss) at one p; exponents: infimum over p in [0, 2] of "
-                                          "the better aggregation, each variable separately")
+    for route in ROUTES:
+        for agg in ("sum", "rss"):
+            b = _ours_bound(arch, regime, alpha, agg, route)
+            out[b.name] = b
+    order = [("rss", "ours_rss"), ("sum", "ours_sum"), ("rss, sharp tail", "ours_rss_sharp"), ("sum, sharp tail", "ours_sum_sharp")]
+
+    def best(keys, name, note):
+        chosen = [(label, out[k]) for label, k in order if k in keys]
+        return BoundResult(name, sp.Min(*(b.expr for _, b in chosen)),
+                           *(_best_of_many([(label, getattr(b, v)) for label, b in chosen]) for v in ("depth", "width", "token")),
+                           note=note)
+
+    out["ours_best_p_crude"] = best({"ours_sum", "ours_rss"}, "ours_best_p_crude",
+                                    "crude tail only: expr min(ours_sum, ours_rss) at one p; exponents: infimum over p in "
+                                    "[0, 2] of the better aggregation, each variable separately")
+    out["ours_best_p"] = best({k for _, k in order}, "ours_best_p",
+                              "best of both tails of Theorem 4.1 (crude, sharp) and both aggregations: expr their minimum at "
+                              "one p; exponents: infimum over p in [0, 2], each variable separately")
     return RegimeResult(regime, alpha, arch.name, out)
 
 

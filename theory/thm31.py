@@ -19,8 +19,8 @@ import sympy as sp
 
 from sabounds.theory.checks import Identity, Inequality, Interval, Limit, Minimum, Premise
 from sabounds.theory.derivation import Derivation, Step
-from sabounds.theory.thm41 import (B, D, K_M, M, N, P_RANGE, a_general, b_general, c_of_p, closed_form, d_in, d_out, ell_M,
-                          ell_par, eps, minimum, n, p, s, T, a, b)
+from sabounds.theory.thm41 import (B, D, K_M, M, N, P_RANGE, a_general, b_general, b_general_sharp, c_of_p, c_sharp, closed_form,
+                          d_in, d_out, ell_M, ell_par, eps, minimum, minimum_sharp_general, n, p, s, T, a, b)
 
 K, rho, Delta, kappa, u = sp.symbols("K rho Delta kappa u", positive=True)
 ell_delta = sp.Symbol("ell_delta", positive=True)
@@ -51,8 +51,34 @@ def parametric_log(scale: sp.Expr) -> sp.Expr:
 maurey_log = sp.log(2 * d_in * d_out * n * T)
 """``ell_M = log(2 d_in d_out n T)``: the only place the token length T enters."""
 
-dudley_constant = 12 / sp.sqrt(n) * (p + 2) / 2 * Delta ** (2 / (p + 2))
-"""``12/sqrt(n) int_0^Delta eps^{-q/2} d eps = 12/sqrt(n) (p+2)/2 Delta^{2/(p+2)}``."""
+def _dudley(exponent: sp.Expr) -> sp.Expr:
+    """``12/sqrt(n) int_0^Delta eps^{-exponent/2} d eps``, integrated by sympy (derived, not typed; exponent < 2)."""
+    return 12 / sp.sqrt(n) * sp.simplify(sp.integrate(eps ** (-exponent / 2), (eps, 0, Delta), conds="none"))
+
+
+allocation_factor = (K * rho) ** q
+"""``eps_k = eps/(K rho_k)`` turns ``A eps_k^{-q}`` into ``A (K rho_k)^q eps^{-q}`` (step 'allocated_scale')."""
+
+dudley_constant = _dudley(q)
+"""Crude route: ``12/sqrt(n) int_0^Delta eps^{-q/2} d eps = 12/sqrt(n) (p+2)/2 Delta^{2/(p+2)}``."""
+
+# The sharp route (THEORY.md section 5, last item): Theorem 4.1 with the sharp tail sigma_{r+1}^{2-p} S_p.
+slot_coefficient_sharp = c_sharp * a_general ** (1 - p / 2) * (K_M * ell_M * d_out * B**2) ** (p / 2) * M
+"""``A'`` with ``log N_k(eps) <= A' eps^{-p}`` (sharp tail, 0 < p < 2): covering exponent p instead of q."""
+maurey_coefficient = K_M * ell_M * d_out * B**2 * M
+"""The sharp route at p = 2 (its limit p -> 2-): Maurey's ``K_M ell_M d_out S_2 B^2 eps^{-2}``."""
+allocation_factor_sharp = (K * rho) ** p
+dudley_constant_sharp = sp.cancel(_dudley(p) * (2 - p)) / (2 - p)
+"""(written with the positive factor ``1/(2 - p)`` so that growth orders see a positive term)"""
+"""Sharp route: ``12/sqrt(n) int_0^Delta eps^{-p/2} d eps = 12/sqrt(n) Delta^{1-p/2} / (1 - p/2)``, finite for p < 2."""
+dudley_cut = 4 * Delta / n + 12 / sp.sqrt(n) * sp.log(n)
+"""At p = 2 the entropy integral diverges at 0: cut at ``Delta/n``, ``R_n <= 4 Delta/n + 12/sqrt(n) sqrt(A) ln n``
+(written as ``dudley_cut`` with the ``sqrt(A)`` factor applied to its second term by ``dudley_cut_value``)."""
+
+
+def dudley_cut_value(root: sp.Expr) -> sp.Expr:
+    """``4 Delta/n + 12/sqrt(n) sqrt(A) ln n`` for ``root = sqrt(A)``: Dudley's integral cut at ``Delta/n``."""
+    return 4 * Delta / n + 12 / sp.sqrt(n) * sp.log(n) * root
 
 proxy_summand = M ** (1 / (p + 2)) * (rho * L) ** (p / (p + 2)) * N ** ((p + 1) / (p + 2))
 """Section 6: ``S_p^{1/(p+2)} (gamma alpha L)^{p/(p+2)} N^{(p+1)/(p+2)}`` with ``M = S_p``, ``rho = gamma alpha``."""
@@ -60,11 +86,15 @@ proxy_summand = M ** (1 / (p + 2)) * (rho * L) ** (p / (p + 2)) * N ** ((p + 1) 
 grid_size = 2 * m_grid + 1
 grid_m = sp.ceiling(L + sp.log(N))
 """``m = ceil(L + ln N)``, the grid ``P_m = {0, 1/m, ..., 2}`` of the post hoc choice of p."""
+peeling_bound = 2 * sp.log(j_peel + 1)
+"""``ln(j(j+1)) <= 2 ln(j+1)``: the cost of dyadic shell j (step 'peeling_cost')."""
 
 
 def post_hoc(slots: sp.Expr, m: sp.Expr, j_max: sp.Expr) -> sp.Expr:
-    """``sqrt((K ln(2m+1) + 2K ln(j+1) + ln(1/delta)) / n)``: union over ``P_m^K`` and over dyadic radii ``<= 2^j``."""
-    return sp.sqrt((slots * sp.log(2 * m + 1) + 2 * slots * sp.log(j_max + 1) + ell_delta) / n)
+    """``sqrt((K ln(2m+1) + 2K ln(j+1) + ln(1/delta)) / n)``: union over ``P_m^K`` and over dyadic radii ``<= 2^j``.
+
+    Built from ``grid_size`` and ``peeling_bound``, the objects the steps 'grid_size' and 'peeling_cost' check."""
+    return sp.sqrt((slots * sp.log(grid_size.subs(m_grid, m)) + slots * peeling_bound.subs(j_peel, j_max) + ell_delta) / n)
 
 
 single_scale_objective = eps + sp.sqrt(a * (kappa / eps) ** p / n)
@@ -104,7 +134,7 @@ def _steps() -> tuple[Step, ...]:
              "eps_k = eps/(K rho_k): the slot errors, multiplied by their own rho_k, sum to eps at the output",
              Identity()),
         Step("allocated_scale",
-             sp.Eq(slot_coefficient * (eps / (K * rho)) ** (-q), slot_coefficient * (K * rho) ** q * eps ** (-q), evaluate=False),
+             sp.Eq(slot_coefficient * (eps / (K * rho)) ** (-q), slot_coefficient * allocation_factor * eps ** (-q), evaluate=False),
              "log N_k(eps/(K rho_k)) = A_k (K rho_k)^q eps^{-q}: the factor rho_k enters with power q/2 = p/(p+2) after the square root",
              Identity({**_SLOT, K: Interval(1, 1000, log=True), rho: _POS})),
         Step("rescaled_log_factor",
@@ -120,9 +150,39 @@ def _steps() -> tuple[Step, ...]:
              "Gamma(3/2) Delta per slot, free of K and rho_k, so the regime tables keep ell_par_k = log(c s B K rho_k / Delta)",
              Identity({Delta: _POS})),
         Step("dudley_integral",
-             sp.Eq(sp.Integral(sp.sqrt(A) * eps ** (-q / 2), (eps, 0, Delta)), F),
+             sp.Eq(12 / sp.sqrt(n) * sp.Integral(sp.sqrt(A) * eps ** (-q / 2), (eps, 0, Delta)), sp.sqrt(A) * dudley_constant),
              "int_0^Delta eps^{-p/(p+2)} = (p+2)/2 Delta^{2/(p+2)}; sum aggregation applies it per slot, rss (equal p) to A = sum_k A_k",
-             Identity({A: _POS, Delta: _POS, p: P_RANGE})),
+             Identity({A: _POS, Delta: _POS, p: P_RANGE, n: Interval(1, 10**6, log=True)})),
+        Step("dudley_constant_value",
+             sp.Eq(dudley_constant, 12 / sp.sqrt(n) * (p + 2) / 2 * Delta ** (2 / (p + 2))),
+             "the crude route's Dudley constant is 12/sqrt(n) (p+2)/2 Delta^{2/(p+2)} = 12/sqrt(n) Delta^{1-q/2}/(1-q/2)",
+             Identity({Delta: _POS, p: P_RANGE, n: Interval(1, 10**6, log=True)})),
+        Step("slot_covering_sharp",
+             sp.Eq(minimum_sharp_general.subs({a: a_general, b: b_general_sharp}), slot_coefficient_sharp * eps ** (-p)),
+             "sharp route: Theorem 4.1's minimum c2(p) a^{1-p/2} b^{p/2} with a = (d_in + d_out) ell_par, "
+             "b = K_M ell_M d_out M^{2/p} B^2/eps^2 is A' eps^{-p}: covering exponent p",
+             Identity({**_SLOT, p: _P_OPEN})),
+        Step("sharp_maurey_endpoint",
+             sp.Eq(sp.Limit(slot_coefficient_sharp, p, 2, "-"), maurey_coefficient),
+             "p -> 2-: A' tends to Maurey's K_M ell_M d_out B^2 S_2 (the tables use this value at p = 2)",
+             Limit({k_: v for k_, v in _SLOT.items() if k_ not in (p, D)})),
+        Step("allocated_scale_sharp",
+             sp.Eq(slot_coefficient_sharp * (eps / (K * rho)) ** (-p), slot_coefficient_sharp * allocation_factor_sharp * eps ** (-p),
+                   evaluate=False),
+             "sharp route: log N_k(eps/(K rho_k)) = A'_k (K rho_k)^p eps^{-p}; rho_k enters with power p/2 after the square root",
+             Identity({**_SLOT, p: _P_OPEN, K: Interval(1, 1000, log=True), rho: _POS})),
+        Step("dudley_integral_sharp",
+             sp.Eq(12 / sp.sqrt(n) * sp.Integral(sp.sqrt(A) * eps ** (-p / 2), (eps, 0, Delta)), sp.sqrt(A) * dudley_constant_sharp),
+             "sharp route: int_0^Delta eps^{-p/2} = Delta^{1-p/2}/(1 - p/2), finite for p < 2 (the regime tables' constant)",
+             Identity({A: _POS, Delta: _POS, p: _P_OPEN, n: Interval(1, 10**6, log=True)})),
+        Step("dudley_constant_sharp_value",
+             sp.Eq(dudley_constant_sharp, 12 / sp.sqrt(n) * Delta ** (1 - p / 2) / (1 - p / 2)),
+             "the sharp route's Dudley constant is 12/sqrt(n) Delta^{1-p/2}/(1 - p/2): it blows up as p -> 2",
+             Identity({Delta: _POS, p: _P_OPEN, n: Interval(1, 10**6, log=True)})),
+        Step("dudley_cut_at_2",
+             sp.Eq(4 * Delta / n + 12 / sp.sqrt(n) * sp.Integral(sp.sqrt(A) / eps, (eps, Delta / n, Delta)), dudley_cut_value(sp.sqrt(A))),
+             "at p = 2 (Maurey, eps^{-2}) cut Dudley's integral at Delta/n: 4 Delta/n + 12/sqrt(n) sqrt(A) ln n",
+             Identity({A: _POS, Delta: _POS, n: Interval(2, 10**6, log=True)})),
         Step("sum_aggregation",
              sp.Le(sp.sqrt(x1 + x2 + x3), sp.sqrt(x1) + sp.sqrt(x2) + sp.sqrt(x3)),
              "sqrt(sum_k f_k) <= sum_k sqrt(f_k) (triangle inequality): the rss form is never larger at equal p",
@@ -184,7 +244,7 @@ def _steps() -> tuple[Step, ...]:
              "weights 1/(j(j+1)) over dyadic shells (2^{j-1}, 2^j] sum to 1: shell j costs ln(j(j+1)) <= 2 ln(j+1)",
              Identity()),
         Step("peeling_cost",
-             sp.Le(sp.log(j_peel * (j_peel + 1)), 2 * sp.log(j_peel + 1)),
+             sp.Le(sp.log(j_peel * (j_peel + 1)), peeling_bound),
              "shell j costs ln(j(j+1)) <= 2 ln(j+1), since j < j + 1",
              Inequality({j_peel: Interval(1, 10**6, integer=True, log=True)})),
         Step("post_hoc_term",
@@ -219,7 +279,18 @@ def slot_log_cover(d_in_k: sp.Expr, d_out_k: sp.Expr, schatten: sp.Expr, slots: 
     and the allocated parametric log factor ``ell_par_k = log(c s B K rho_k / Delta)`` (step 'rescaled_log_factor')."""
     values = {d_in: d_in_k, d_out: d_out_k, D: sp.Min(d_in_k, d_out_k), M: schatten,
               ell_par: parametric_log(Delta / (slots * rho_k))}
-    return (slot_coefficient.subs(values).subs(ell_M, maurey_log.subs(values)) * (slots * rho_k) ** q)
+    return (slot_coefficient.subs(values).subs(ell_M, maurey_log.subs(values)) * allocation_factor.subs({K: slots, rho: rho_k}))
+
+
+def slot_log_cover_sharp(d_in_k: sp.Expr, d_out_k: sp.Expr, schatten: sp.Expr, slots: sp.Expr, rho_k: sp.Expr,
+                         p_value: sp.Expr) -> sp.Expr:
+    """``A'_k (K rho_k)^p`` at ``p = p_value``: the sharp route's eps^{-p} coefficient after allocation (Maurey's
+    coefficient at p = 2, step 'sharp_maurey_endpoint')."""
+    values = {d_in: d_in_k, d_out: d_out_k, D: sp.Min(d_in_k, d_out_k), M: schatten,
+              ell_par: parametric_log(Delta / (slots * rho_k))}
+    coefficient = maurey_coefficient if p_value == 2 else slot_coefficient_sharp
+    return (coefficient.subs(values).subs(ell_M, maurey_log.subs(values))
+            * allocation_factor_sharp.subs({K: slots, rho: rho_k})).subs(p, p_value)
 
 
 proxy_post_hoc = sp.sqrt(L)

@@ -11,7 +11,7 @@ which with ``a = N``, ``b = N^2 M^{2/p} B^2 / eps^2`` is
     c(p) = ((p+2)^{p+2} / (4 p^p))^{1/(p+2)}.
 
 Constants stay symbolic (``ell_par``, ``K_M``, ``ell_M``) so a user can substitute tighter ones with
-``derivation().subs({K_M: ...})``.  docs/definitions.md is the specification.
+``derivation().subs({K_M: ...})``.  THEORY.md section 4 is the specification.
 """
 
 from __future__ import annotations
@@ -62,6 +62,11 @@ b_width_sharp = N * M ** (2 / p) * B**2 / eps**2
 closed_form_sharp = c_sharp * M * (B / eps) ** p * N
 """``log N(eps) <= c2(p) M (B/eps)^p N`` with ``c2(p) = (2/(2-p)) ((2-p)/p)^{p/2}`` for ``0 < p < 2``."""
 
+b_general_sharp = K_M * ell_M * d_out * M ** (2 / p) * B**2 / eps**2
+"""The sharp tail's coefficient: ``||W_{>r}||_F^2 <= sigma_{r+1}^{2-p} S_p <= M^{2/p} r^{-(2-p)/p}`` (no factor D)."""
+minimum_sharp_general = c_sharp * a ** (1 - p / 2) * b ** (p / 2)
+"""``min_r (a r + b r^{-(2-p)/p}) = c2(p) a^{1-p/2} b^{p/2}``: the sharp route's minimum for general a, b."""
+
 u_cross = (c_of_p / c_sharp) ** ((p + 2) / p)
 """The sharper tail wins iff ``u = M (B/eps)^p / N < u_cross``."""
 
@@ -73,6 +78,12 @@ _SAMPLE_WIDTH = {p: P_RANGE, M: Interval(1, 1000, log=True), B: _POS, eps: _EPS,
 
 
 _R_SPLIT = Interval(0, MinDim(W), integer=True)
+
+
+def _unevaluated_subs(expr: sp.Expr, mapping: dict) -> sp.Expr:
+    """``expr.subs(mapping)`` without sympy's automatic evaluation, so the checker (not construction) decides the step."""
+    with sp.evaluate(False):
+        return expr.subs(mapping)
 
 
 def schatten_sum(sigmas: sp.Expr | list, power: sp.Expr) -> sp.Expr:
@@ -146,7 +157,7 @@ def _steps() -> tuple[Step, ...]:
              "(p+2)^{p+2} -> 4 and p^p -> 1 as p -> 0+, so c(p) -> (4/4)^{1/2} = 1",
              Limit()),
         Step("constant_at_2",
-             sp.Eq(sp.Subs(c_of_p, p, 2), 2),
+             sp.Eq(_unevaluated_subs(c_of_p, {p: 2}), 2, evaluate=False),
              "c(2) = (4^4 / 16)^{1/4} = 2",
              Identity()),
         Step("constant_a_2N",
@@ -158,7 +169,7 @@ def _steps() -> tuple[Step, ...]:
              "p -> 0+: with M = S_0 = rank(W) the bound is rank * N (rank-based covering)",
              Limit({M: _POS, B: _POS, eps: _EPS, N: _WIDTH})),
         Step("norm_endpoint",
-             sp.Eq(sp.Subs(closed_form, (p, M), (2, sp.Symbol("F", positive=True) ** 2)),
+             sp.Eq(_unevaluated_subs(closed_form, {p: 2, M: sp.Symbol("F", positive=True) ** 2}),
                    2 * sp.Symbol("F", positive=True) * B * N ** sp.Rational(3, 2) / eps, evaluate=False),
              "p = 2: with M = S_2 = ||W||_F^2 = F^2 the bound is 2 ||W||_F B N^{3/2} / eps (norm-based)",
              Identity()),
@@ -187,6 +198,19 @@ def _steps() -> tuple[Step, ...]:
              "the sharper closed form equals a direct numeric minimisation over r",
              Minimum(var=r, var_range=Interval(sp.Rational(1, 10**12), 10**12),
                      domain={p: Interval(sp.Rational(1, 10), sp.Rational(19, 10)), M: _POS, B: _POS, eps: Interval(sp.Rational(1, 10), 1, log=True), N: _WIDTH})),
+        Step("sharp_tail_relaxation",
+             sp.Le(K_M * ell_M * d_out * B**2 * (M / (r + 1)) ** ((2 - p) / p) * M / eps**2, b_general_sharp * r ** (-(2 - p) / p)),
+             "steps 3 (sharp form) and 5 with sigma_{r+1} <= (M/(r+1))^{1/p}, S_p <= M, then (r+1)^{-(2-p)/p} <= r^{-(2-p)/p}",
+             Inequality({p: Interval(sp.Rational(1, 20), sp.Rational(39, 20)), r: Interval(1, 10**4, log=True),
+                         M: _POS, B: _POS, eps: _EPS, K_M: _POS, ell_M: _POS, d_out: _WIDTH})),
+        Step("sharp_tail_minimum",
+             sp.Eq(minimum_sharp, minimum_sharp_general),
+             "the sharp minimum (2/(2-p)) a r* with r* = ((2-p) b/(p a))^{p/2} is c2(p) a^{1-p/2} b^{p/2}",
+             Identity({p: Interval(sp.Rational(1, 20), sp.Rational(39, 20)), a: _POS, b: _POS})),
+        Step("sharp_tail_maurey_endpoint",
+             sp.Eq(sp.Limit(minimum_sharp_general, p, 2, "-"), b),
+             "p -> 2-: c2(p) -> 1 and a^{1-p/2} -> 1, so the sharp route tends to Maurey's bound b = K_M ell_M d_out S_2 B^2/eps^2",
+             Limit({a: _POS, b: _POS})),
         Step("tail_crossover",
              sp.Eq(closed_form_sharp.subs(M, u_cross * N * (eps / B) ** p), closed_form.subs(M, u_cross * N * (eps / B) ** p)),
              "both interpolations agree at u = M (B/eps)^p / N = (c(p)/c2(p))^{(p+2)/p}; below it the sharper tail is smaller",
@@ -196,6 +220,6 @@ def _steps() -> tuple[Step, ...]:
 
 @lru_cache(maxsize=1)
 def derivation() -> Derivation:
-    """The Theorem 4.1 derivation (docs/definitions.md), each step decided by ``proofs_check``."""
+    """The Theorem 4.1 derivation (THEORY.md section 4), each step decided by ``proofs_check``."""
     return Derivation("thm41", "Theorem 4.1: matrix-valued parametric interpolation", _steps(),
                       notes="Steps 'rank_part_cover' and 'tail_cover' are cited premises, not checked here.")

@@ -1,8 +1,12 @@
-"""Spectra and section-6 proxies of a BERT checkpoint: per-matrix rank, norms, p_opt, and the totals.
+"""The one pipeline from weights to the paper's proxies: open -> measure -> analyse, for every family and source.
 
-Two stages, so depth truncations reuse one pass over the weights: ``measure`` reads one layer at a time and
-keeps only singular values and (2,1)-norms (QK_h and Vt_h through their d_h x d_h cores, M_in and M_out
-through LAPACK); ``analyze_spectra`` evaluates the proxies of ``sabounds.numerics.proxies.published`` for the first L layers.
+``open_checkpoint(source, mapping)`` opens a folder, ONNX file, dict of arrays or torch weights
+(``sabounds.numerics.checkpoints``); ``measure_model`` reads one layer at a time (``measure_layer``) and keeps only
+singular values and (2,1)-norms (QK_h and Vt_h through their d_h x d_h cores, the MLP matrices through LAPACK);
+``analyze_measured`` evaluates the proxies for the first L layers: the published proxy of
+``sabounds.numerics.proxies.published`` where the family's layer is the published one (post-LN, GELU, ungated,
+one K/V per head), the labelled extension of ``sabounds.numerics.proxies.layer_factors`` elsewhere.  The CLI's
+``analyze``, ``scaling`` and ``report`` all go through these functions.
 """
 
 from __future__ import annotations
@@ -14,18 +18,24 @@ from typing import Callable
 
 import numpy as np
 
-from sabounds.numerics.checkpoints.bert import read_layer
-from sabounds.numerics.checkpoints.reader import BertShape, Checkpoint, CheckpointError
+from sabounds.numerics.checkpoints.errors import CheckpointError
+from sabounds.numerics.checkpoints.source import CheckpointSource, ModelShape, open_source
+from sabounds.numerics.proxies.layer_factors import activation_constant, departures, extension_factors, mlp_radius
 from sabounds.numerics.norms import norm_21, product_norm_21
 from sabounds.numerics.proxies.published import L_PHI, LayerNorms, alphas, default_grid_m, edelman, gammas, minimise, p_grid
 from sabounds.numerics.spectra import RANK_TOL, product_singular_values, schatten_grid, singular_values
 
 TYPES = ("QK", "V_tilde", "M_in", "M_out")
+ALL_TYPES = TYPES + ("M_gate",)
+"""Matrix types: ``M_gate`` only in a gated MLP (its up projection is ``M_in``, its down projection ``M_out``)."""
+PUBLISHED = "published"
+
 
 
 @dataclass(frozen=True)
 class LayerSpectra:
-    """Singular values (each padded to ``min(d_in, d_out) = N``) and (2,1)-norms of one layer's matrices."""
+    """Singular values (each padded to ``min(d_in, d_out)``) and (2,1)-norms of one layer's matrices;
+    ``m_gate`` and ``mlp_radius`` only for a gated MLP."""
 
     index: int
     qk: np.ndarray
@@ -36,35 +46,52 @@ class LayerSpectra:
     vt_21: np.ndarray
     m_in_21: float
     m_out_21: float
+    m_gate: np.ndarray | None = None
+    m_gate_21: float | None = None
+    mlp_radius: float | None = None
 
     def norms(self) -> LayerNorms:
         return LayerNorms(qk_spectral=self.qk[:, 0], vt_spectral=self.vt[:, 0], m_in_spectral=float(self.m_in[0]),
                           m_out_spectral=float(self.m_out[0]), qk_21=self.qk_21, vt_21=self.vt_21,
                           m_in_21=self.m_in_21, m_out_21=self.m_out_21)
 
+    def spectral(self) -> dict:
+        """Spectral norms per type (arrays over heads for QK and V_tilde)."""
+        out = {"QK": self.qk[:, 0], "V_tilde": self.vt[:, 0], "M_in": float(self.m_in[0]),
+               "M_out": float(self.m_out[0])}
+        if self.m_gate is not None:
+            out["M_gate"] = float(self.m_gate[0])
+        return out
+
     def matrices(self):
-        """``(head, type, sigma)`` in table order: QK heads, V_tilde heads, M_in, M_out (head -1)."""
+        """``(head, type, sigma)`` in table order: QK heads, V_tilde heads, M_in, M_out, M_gate (head -1)."""
         for h, s in enumerate(self.qk):
             yield h, "QK", s
         for h, s in enumerate(self.vt):
             yield h, "V_tilde", s
         yield -1, "M_in", self.m_in
         yield -1, "M_out", self.m_out
+        if self.m_gate is not None:
+            yield -1, "M_gate", self.m_gate
 
 
-def measure_layer(checkpoint: Checkpoint, index: int) -> LayerSpectra:
+def measure_layer(source: CheckpointSource, index: int) -> LayerSpectra:
     """Read one layer and reduce it to spectra and (2,1)-norms; its weights are dropped on return."""
-    layer = read_layer(checkpoint, index)
+    layer = source.layer(index)
+    gated = layer.m_gate is not None
     return LayerSpectra(
         index=index,
         qk=product_singular_values(layer.qk_left, layer.qk_right),
         vt=product_singular_values(layer.vt_left, layer.vt_right),
         m_in=singular_values(layer.m_in), m_out=singular_values(layer.m_out),
         qk_21=product_norm_21(layer.qk_left, layer.qk_right), vt_21=product_norm_21(layer.vt_left, layer.vt_right),
-        m_in_21=float(norm_21(layer.m_in)), m_out_21=float(norm_21(layer.m_out)))
+        m_in_21=float(norm_21(layer.m_in)), m_out_21=float(norm_21(layer.m_out)),
+        m_gate=singular_values(layer.m_gate) if gated else None,
+        m_gate_21=float(norm_21(layer.m_gate)) if gated else None,
+        mlp_radius=mlp_radius(source.shape, layer.mlp_norm) if gated else None)
 
 
-def measure(checkpoint: Checkpoint, layers: int, progress: Callable[[str], None] | None = None) -> list[LayerSpectra]:
+def measure(checkpoint: CheckpointSource, layers: int, progress: Callable[[str], None] | None = None) -> list[LayerSpectra]:
     """Spectra of the first ``layers`` layers, one layer resident at a time; ``progress(note)`` after each."""
     out = []
     for index in range(layers):
@@ -75,8 +102,32 @@ def measure(checkpoint: Checkpoint, layers: int, progress: Callable[[str], None]
 
 
 @dataclass(frozen=True)
+class MeasuredModel:
+    """The spectra of a model's first ``len(layers)`` layers, with its shape and where it came from."""
+
+    label: str
+    shape: ModelShape
+    layers: list[LayerSpectra]
+    model_dir: Path | None = None
+
+    def truncated(self, depth: int) -> "MeasuredModel":
+        """Its first ``depth`` layers (a depth truncation, not a model trained at that depth)."""
+        if not 1 <= depth <= len(self.layers):
+            raise ValueError(f"depth {depth} outside 1..{len(self.layers)}")
+        return MeasuredModel(self.label, self.shape.truncated(depth), self.layers[:depth], self.model_dir)
+
+
+def measure_model(source: CheckpointSource, layers: int | None = None,
+                  progress: Callable[[str], None] | None = None) -> MeasuredModel:
+    """Measure the first ``layers`` layers (all by default) of an opened checkpoint."""
+    depth = check_depth(source, layers)
+    return MeasuredModel(source.label, source.shape.truncated(depth), measure(source, depth, progress),
+                         source.model_dir)
+
+
+@dataclass(frozen=True)
 class MatrixResult:
-    """One matrix's row of the analysis (``layer`` 0-based, ``head`` -1 for M_in and M_out)."""
+    """One matrix's row of the analysis (``layer`` 0-based, ``head`` -1 for the MLP matrices)."""
 
     layer: int
     head: int
@@ -111,9 +162,13 @@ class Variants:
 
 @dataclass(frozen=True)
 class ModelAnalysis:
-    """Everything ``sabounds analyze`` reports for an ``L``-layer model (or a depth truncation)."""
+    """Everything ``sabounds analyze`` reports for an ``L``-layer model (or a depth truncation).
 
-    shape: BertShape
+    ``proxy`` is ``"published"`` when the published proxy applies unchanged, else ``"extension"`` and
+    ``departures`` lists what departs from the published layer (``sabounds.numerics.proxies.layer_factors``).
+    """
+
+    shape: ModelShape
     grid_m: int
     lphi: float
     rank_tol: float
@@ -122,6 +177,8 @@ class ModelAnalysis:
     ours: float
     edelman: float
     variants: Variants
+    proxy: str = PUBLISHED
+    departures: tuple[str, ...] = ()
 
     @property
     def rank_count(self) -> float:
@@ -129,15 +186,22 @@ class ModelAnalysis:
         n = self.shape.hidden
         return sum(math.sqrt(m.rank * n) for m in self.matrices) + math.sqrt(self.shape.layers)
 
+    def types(self) -> tuple[str, ...]:
+        """The matrix types present (``M_gate`` only for a gated MLP)."""
+        present = {m.type for m in self.matrices}
+        return tuple(t for t in ALL_TYPES if t in present)
+
     def p_zero_counts(self) -> dict[str, tuple[int, int]]:
         """Per type: (how many matrices chose p = 0, how many there are)."""
         return {t: (sum(m.p_opt == 0.0 for m in self.matrices if m.type == t),
-                    sum(m.type == t for m in self.matrices)) for t in TYPES}
+                    sum(m.type == t for m in self.matrices)) for t in self.types()}
 
     def to_json(self) -> dict:
         s = self.shape
         return {"model": {"L": s.layers, "N": s.hidden, "heads": s.heads, "head_dim": s.head_dim,
-                          "intermediate": s.intermediate},
+                          "intermediate": s.intermediate, "kv_heads": s.kv_heads, "family": s.family,
+                          "layout": s.layout, "activation": s.activation, "gated": s.gated},
+                "proxy": self.proxy, "departures": list(self.departures),
                 "grid_m": self.grid_m,
                 "matrices": [m.to_json() for m in self.matrices],
                 "totals": {"ours": self.ours, "edelman": self.edelman},
@@ -146,37 +210,75 @@ class ModelAnalysis:
                 "settings": {"lphi": self.lphi, "rank_tol": self.rank_tol}}
 
 
-def analyze_spectra(spectra: list[LayerSpectra], shape: BertShape, lphi: float = L_PHI, grid_m: int | None = None,
-                    rank_tol: float = RANK_TOL) -> ModelAnalysis:
+def _factors(spectra: list[LayerSpectra], shape: ModelShape, lphi: float):
+    """Per layer: alpha, and per matrix (in ``matrices()`` order) gamma, gamma's variant and Edelman's factor."""
+    if shape.published:
+        norms = [s.norms() for s in spectra]
+        alpha = alphas(norms, lphi)
+        per_layer = []
+        for s, nl in zip(spectra, norms):
+            pub, var = gammas(nl), gammas(nl, lphi_in_gamma=lphi)
+            by = {"QK": (pub.qk, var.qk), "V_tilde": (pub.vt, var.vt), "M_in": ([pub.m_in], [var.m_in]),
+                  "M_out": ([pub.m_out], [var.m_out])}
+            per_layer.append([(float(by[k][0][max(h, 0)]), float(by[k][1][max(h, 0)])) for h, k, _ in s.matrices()])
+        return alpha, per_layer, norms
+    factors = [extension_factors(s.spectral(), shape, lphi, s.mlp_radius) for s in spectra]
+    alpha = np.ones(len(spectra))
+    with np.errstate(over="ignore"):  # an overflow to inf is refused below, in one line
+        for l in range(len(spectra) - 2, -1, -1):
+            alpha[l] = alpha[l + 1] * factors[l + 1].lip
+    per_layer = []
+    for s, f in zip(spectra, factors):
+        rows = []
+        for h, k, _ in s.matrices():
+            g = f.gamma[k]
+            g = float(g[h]) if h >= 0 else float(g)
+            rows.append((g, g))
+        per_layer.append(rows)
+    return alpha, per_layer, None
+
+
+def _norm_21_of(s: LayerSpectra, head: int, kind: str) -> float:
+    return float({"QK": lambda: s.qk_21[head], "V_tilde": lambda: s.vt_21[head], "M_in": lambda: s.m_in_21,
+                  "M_out": lambda: s.m_out_21, "M_gate": lambda: s.m_gate_21}[kind]())
+
+
+def analyze_measured(measured: MeasuredModel, *, layers: int | None = None, lphi: float | None = None,
+                     grid_m: int | None = None, rank_tol: float = RANK_TOL) -> ModelAnalysis:
+    """The section-6 proxies of the first ``layers`` measured layers (all by default) as an ``L = layers`` model.
+
+    ``lphi`` defaults to the activation's constant (GELU: the published 1.13).  The published proxy where the
+    family's layer is the published one, the labelled extension (``layer_factors``) elsewhere.
+    """
+    spectra = measured.layers if layers is None else measured.truncated(layers).layers
+    return analyze_spectra(spectra, measured.shape, lphi, grid_m, rank_tol)
+
+
+def analyze_spectra(spectra: list[LayerSpectra], shape: ModelShape, lphi: float | None = L_PHI,
+                    grid_m: int | None = None, rank_tol: float = RANK_TOL) -> ModelAnalysis:
     """The section-6 proxies of the model made of ``spectra`` (its ``L = len(spectra)`` first layers)."""
     shape = shape.truncated(len(spectra))
+    lphi = activation_constant(shape.activation) if lphi is None else lphi
     depth, n = shape.layers, shape.hidden
     m = default_grid_m(depth, n) if grid_m is None else grid_m
     ps = p_grid(m)
-    norms = [s.norms() for s in spectra]
-    alpha = alphas(norms, lphi)
+    alpha, per_layer, norms = _factors(spectra, shape, lphi)
     rows, gamma_pub, gamma_var, sigmas, norm21 = [], [], [], [], []
-    for s, nl, a in zip(spectra, norms, alpha):
-        pub, var = gammas(nl), gammas(nl, lphi_in_gamma=lphi)
-        by_type = {"QK": (pub.qk, var.qk, s.qk_21), "V_tilde": (pub.vt, var.vt, s.vt_21),
-                   "M_in": ([pub.m_in], [var.m_in], [s.m_in_21]), "M_out": ([pub.m_out], [var.m_out], [s.m_out_21])}
-        for head, kind, sigma in s.matrices():
-            g_pub, g_var, n21 = by_type[kind]
-            i = max(head, 0)
+    for s, a, layer_gammas in zip(spectra, alpha, per_layer):
+        for (head, kind, sigma), (g_pub, g_var) in zip(s.matrices(), layer_gammas):
             rows.append((s.index, head, kind, float(a)))
-            gamma_pub.append(float(g_pub[i]))
-            gamma_var.append(float(g_var[i]))
-            norm21.append(float(n21[i]))
+            gamma_pub.append(g_pub)
+            gamma_var.append(g_var)
+            norm21.append(_norm_21_of(s, max(head, 0), kind))
             sigmas.append(sigma)
-    sigma_table = np.array(sigmas)
-    s_p = np.array([schatten_grid(sg, ps, rank_tol) for sg in sigma_table])
+    s_p = np.array([schatten_grid(sg, ps, rank_tol) for sg in sigmas])
     layer_alpha = np.array([r[3] for r in rows])
     scale = np.array(gamma_pub) * layer_alpha * depth
     table, best, minima = minimise(s_p, ps, scale, n)
     _, _, minima_var = minimise(s_p, ps, np.array(gamma_var) * layer_alpha * depth, n)
     matrices = []
     for i, (layer, head, kind, a) in enumerate(rows):
-        sg = sigma_table[i]
+        sg = np.asarray(sigmas[i])
         spectral, frob = float(sg[0]), float(math.sqrt(np.sum(sg * sg)))
         matrices.append(MatrixResult(
             layer=layer, head=head, type=kind, rank=int(s_p[i, 0]), spectral_norm=spectral, frobenius_norm=frob,
@@ -185,10 +287,26 @@ def analyze_spectra(spectra: list[LayerSpectra], shape: BertShape, lphi: float =
             sigma=sg, contributions=table[i]))
     _require_finite(alpha=alpha, scale=scale, contributions=minima)
     root_l = math.sqrt(depth)
-    return ModelAnalysis(shape=shape, grid_m=m, lphi=lphi, rank_tol=rank_tol, ps=ps, matrices=matrices,
-                         ours=float(np.sum(minima)) + root_l, edelman=edelman(norms, alpha),
-                         variants=Variants(ours_lphi_in_gamma=float(np.sum(minima_var)) + root_l,
-                                           edelman_qk_factor_2=edelman(norms, alpha, qk_factor=2.0)))
+    ours = float(np.sum(minima)) + root_l
+    if shape.published:
+        return ModelAnalysis(shape=shape, grid_m=m, lphi=lphi, rank_tol=rank_tol, ps=ps, matrices=matrices,
+                             ours=ours, edelman=edelman(norms, alpha),
+                             variants=Variants(ours_lphi_in_gamma=float(np.sum(minima_var)) + root_l,
+                                               edelman_qk_factor_2=edelman(norms, alpha, qk_factor=2.0)))
+    return ModelAnalysis(shape=shape, grid_m=m, lphi=lphi, rank_tol=rank_tol, ps=ps, matrices=matrices, ours=ours,
+                         edelman=_edelman_form(matrices, 1.0), proxy="extension",
+                         departures=tuple(departures(shape)),
+                         variants=Variants(ours_lphi_in_gamma=ours, edelman_qk_factor_2=_edelman_form(matrices, 2.0)))
+
+
+def _edelman_form(matrices: list[MatrixResult], qk_factor: float) -> float:
+    """``(1 + sum_l alpha_l^{2/3} sum_k (gammaE_k ||W_k||_{2,1})^{2/3})^{3/2}`` with Edelman's in-layer factor
+    ``gammaE = gamma`` except ``gamma_QK / 2 * qk_factor`` (the published form, for the extension's factors)."""
+    total = 1.0
+    for m in matrices:
+        g = m.gamma / 2.0 * qk_factor if m.type == "QK" else m.gamma
+        total += m.alpha ** (2 / 3) * (g * m.norm_21) ** (2 / 3)
+    return float(total ** 1.5)
 
 
 def _require_finite(**arrays: np.ndarray) -> None:
@@ -200,20 +318,30 @@ def _require_finite(**arrays: np.ndarray) -> None:
                              "factors exceeds 1.8e308); the proxies are not representable for these weights")
 
 
-def open_checkpoint(model_dir: str | Path, layers: int | None = None, allow_pickle: bool = False) -> tuple[Checkpoint, int]:
-    """Open a model directory and validate the requested depth ``1 <= layers <= L``."""
-    checkpoint = Checkpoint(model_dir, allow_pickle=allow_pickle)
-    total = checkpoint.shape.layers
+def check_depth(source: CheckpointSource, layers: int | None) -> int:
+    """``layers`` (all by default), refused in one line unless ``1 <= layers <= L``."""
+    total = source.shape.layers
     depth = total if layers is None else layers
-    if not 1 <= depth <= total:
-        raise CheckpointError(f"{checkpoint.model_dir / 'config.json'}: --layers {layers} outside 1..{total} "
-                              "(field num_hidden_layers)")
-    return checkpoint, depth
+    if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= total:
+        raise CheckpointError(f"{source.size_fields.get('layers', source.label)}: --layers {layers} outside 1..{total}")
+    return depth
 
 
-def analyze_model(model_dir: str | Path, layers: int | None = None, lphi: float = L_PHI, grid_m: int | None = None,
+def open_checkpoint(source, mapping=None, *, config=None, architecture=None,
+                    allow_pickle: bool = False) -> CheckpointSource:
+    """Open a model folder, ``.onnx`` file, dict of arrays, torch state_dict or module (see ``open_source``)."""
+    return open_source(source, mapping, config=config, architecture=architecture, allow_pickle=allow_pickle)
+
+
+def analyze_model(model_dir, layers: int | None = None, lphi: float | None = None, grid_m: int | None = None,
                   rank_tol: float = RANK_TOL, progress: Callable[[str], None] | None = None,
-                  allow_pickle: bool = False) -> ModelAnalysis:
-    """Analyse the first ``layers`` layers (all by default) of a checkpoint directory as an ``L = layers`` model."""
-    checkpoint, depth = open_checkpoint(model_dir, layers, allow_pickle)
-    return analyze_spectra(measure(checkpoint, depth, progress), checkpoint.shape, lphi, grid_m, rank_tol)
+                  allow_pickle: bool = False, mapping=None, architecture=None, config=None) -> ModelAnalysis:
+    """open -> measure -> analyse in one call: the first ``layers`` layers (all by default) as an ``L = layers`` model."""
+    source = open_checkpoint(model_dir, mapping, config=config, architecture=architecture, allow_pickle=allow_pickle)
+    return analyze_measured(measure_model(source, layers, progress), lphi=lphi, grid_m=grid_m, rank_tol=rank_tol)
+
+
+BertShape = ModelShape
+"""Backwards-compatible name of :class:`ModelShape`."""
+layer_spectra = measure_layer
+"""Backwards-compatible name of :func:`measure_layer`."""

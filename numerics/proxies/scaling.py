@@ -13,15 +13,17 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from sabounds.numerics.checkpoints.reader import Checkpoint, CheckpointError
-from sabounds.numerics.proxies.model_analysis import LayerSpectra, analyze_spectra, measure, open_checkpoint
-from sabounds.numerics.proxies.published import L_PHI
+from sabounds.numerics.checkpoints.errors import CheckpointError
+from sabounds.numerics.checkpoints.source import CheckpointSource
+from sabounds.numerics.proxies.model_analysis import (LayerSpectra, MeasuredModel, analyze_spectra, measure_model,
+                                                      open_checkpoint)
 from sabounds.numerics.spectra import RANK_TOL
 
 
 @dataclass(frozen=True)
 class ScalingPoint:
-    """The totals of one checkpoint at one depth."""
+    """The totals of one checkpoint at one depth; ``kind`` is ``trained`` at the checkpoint's own depth and
+    ``truncation`` below it (its first layers, not a model trained at that depth)."""
 
     model: str
     layers: int
@@ -29,6 +31,7 @@ class ScalingPoint:
     heads: int
     ours: float
     edelman: float
+    kind: str = "trained"
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,7 @@ def fit_loglog(points: Sequence[ScalingPoint], quantity: str) -> LogLogFit:
 class ScalingPlan:
     """Opened checkpoints and the depths to evaluate for each; ``layers_to_read`` sizes a progress bar."""
 
-    entries: list[tuple[Checkpoint, list[int]]]
+    entries: list[tuple[CheckpointSource, list[int]]]
 
     @property
     def layers_to_read(self) -> int:
@@ -73,37 +76,40 @@ class ScalingPlan:
 
 
 def plan_scaling(model_dirs: Sequence[str | Path], depths: Sequence[int] | None = None,
-                 allow_pickle: bool = False) -> ScalingPlan:
-    """Open every model directory and check every depth (its full depth when ``depths`` is None)."""
+                 allow_pickle: bool = False, mapping=None, architecture=None) -> ScalingPlan:
+    """Open every model (folder or .onnx file) and check every depth (its full depth when ``depths`` is None)."""
     entries = []
     for model_dir in model_dirs:
-        checkpoint, full = open_checkpoint(model_dir, None, allow_pickle)
+        checkpoint = open_checkpoint(model_dir, mapping, architecture=architecture, allow_pickle=allow_pickle)
+        full = checkpoint.shape.layers
         wanted = sorted(set(depths)) if depths else [full]
         bad = [d for d in wanted if not 1 <= d <= full]
         if bad:
-            raise CheckpointError(f"{checkpoint.model_dir / 'config.json'}: depth {bad[0]} outside 1..{full} "
-                                  "(field num_hidden_layers)")
+            raise CheckpointError(f"{checkpoint.size_fields.get('layers', checkpoint.label)}: depth {bad[0]} "
+                                  f"outside 1..{full}")
         entries.append((checkpoint, wanted))
     return ScalingPlan(entries)
 
 
-def scaling(plan: ScalingPlan, lphi: float = L_PHI, rank_tol: float = RANK_TOL,
+def scaling(plan: ScalingPlan, lphi: float | None = None, rank_tol: float = RANK_TOL,
             progress: Callable[[str], None] | None = None) -> ScalingResult:
     """Totals for every planned model and depth, with log-log fits (none for a single point)."""
     points = []
     for checkpoint, wanted in plan.entries:
-        spectra = measure(checkpoint, wanted[-1], progress)
-        points += truncation_points(str(checkpoint.model_dir), spectra, checkpoint.shape, wanted, lphi, rank_tol)
+        measured = measure_model(checkpoint, wanted[-1], progress)
+        points += truncation_points(checkpoint.label, measured.layers, checkpoint.shape, wanted, lphi, rank_tol)
     return with_fits(points)
 
 
 def truncation_points(model: str, spectra: Sequence[LayerSpectra], shape, depths: Sequence[int],
-                      lphi: float = L_PHI, rank_tol: float = RANK_TOL) -> list[ScalingPoint]:
-    """The totals of the depth truncations ``spectra[:d]`` of one measured checkpoint, for each d in ``depths``."""
+                      lphi: float | None = None, rank_tol: float = RANK_TOL) -> list[ScalingPoint]:
+    """The totals of the depth truncations ``spectra[:d]`` of one measured checkpoint, for each d in ``depths``
+    (``shape`` is the checkpoint's full shape: ``d = shape.layers`` is the trained model itself)."""
     points = []
     for depth in depths:
         a = analyze_spectra(spectra[:depth], shape, lphi, None, rank_tol)
-        points.append(ScalingPoint(model, depth, a.shape.hidden, a.shape.heads, a.ours, a.edelman))
+        kind = "trained" if depth == shape.layers else "truncation"
+        points.append(ScalingPoint(model, depth, a.shape.hidden, a.shape.heads, a.ours, a.edelman, kind))
     return points
 
 

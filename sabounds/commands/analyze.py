@@ -1,7 +1,10 @@
-"""Measure a trained BERT-family checkpoint: per-matrix spectra, post hoc p and the paper's proxies (docs/definitions.md).
+"""Measure a trained checkpoint: per-matrix spectra, post hoc p and the paper's proxies (docs/definitions.md).
 
-MODEL_DIR holds config.json and model.safetensors (or a sharded model.safetensors.index.json); without it, the
-bundled all-MiniLM-L6-v2 checkpoint is used.  Exit status 0 on success, 2 for a bad argument or checkpoint.
+MODEL is a folder with config.json and model.safetensors (or a sharded model.safetensors.index.json), or an
+.onnx file; without it, the bundled all-MiniLM-L6-v2 checkpoint is used.  Families (from config.json's
+model_type): BERT, DistilBERT, MPNet, GPT-2, LLaMA/Mistral/Qwen2, ViT; anything else through --mapping FILE.
+The published proxy is reported where the family's layer is the published one, a labelled extension elsewhere.
+Exit status 0 on success, 2 for a bad argument or checkpoint.
 """
 
 from __future__ import annotations
@@ -13,9 +16,10 @@ import math
 from rich.console import Console
 from rich.table import Table
 
+from sabounds.numerics.checkpoints.architectures import FAMILIES
 from sabounds.numerics.checkpoints.reader import CheckpointError, default_model_dir
-from sabounds.numerics.proxies.model_analysis import TYPES, ModelAnalysis, analyze_spectra, measure, open_checkpoint
-from sabounds.numerics.proxies.published import L_PHI
+from sabounds.numerics.proxies.model_analysis import (ModelAnalysis, analyze_measured, check_depth, measure_model,
+                                                      open_checkpoint)
 from sabounds.numerics.spectra import RANK_TOL
 from sabounds.errors import UserError
 from sabounds.progress import progress_bar
@@ -76,8 +80,9 @@ def figure_options(args):
 
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     """Options shared by ``analyze`` and ``scaling``."""
-    parser.add_argument("--lphi", type=positive_float, default=L_PHI, metavar="X",
-                        help="Lipschitz bound of GELU (default %(default)s)")
+    parser.add_argument("--lphi", type=positive_float, default=None, metavar="X",
+                        help="Lipschitz bound of the activation (default: GELU's published 1.13, or the derived "
+                             "constant of the family's activation)")
     parser.add_argument("--rank-tol", type=positive_float, default=RANK_TOL, metavar="T",
                         help="numerical-rank tolerance (default %(default)s)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -86,10 +91,15 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     add_figure_arguments(parser)
     parser.add_argument("--allow-pickle", action="store_true",
                         help="read pytorch_model.bin through PyTorch's weights-only loader (needs torch)")
+    parser.add_argument("--mapping", metavar="FILE",
+                        help="describe a model of no built-in family: tensor names and structure (TOML or JSON)")
+    parser.add_argument("--architecture", choices=sorted(FAMILIES), metavar="FAMILY",
+                        help=f"use this family instead of config.json's model_type ({', '.join(FAMILIES)})")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model_dir", nargs="?", metavar="MODEL_DIR", help="model directory (default: all-MiniLM-L6-v2)")
+    parser.add_argument("model_dir", nargs="?", metavar="MODEL",
+                        help="model directory or .onnx file (default: all-MiniLM-L6-v2)")
     parser.add_argument("--layers", type=positive_int, metavar="K", help="analyse the first K layers as an L = K model")
     parser.add_argument("--grid-m", type=grid_m, metavar="M", help="p grid {0, 1/M, ..., 2} (default ceil(L + ln N))")
     parser.add_argument("--plots", action="store_true", help="with --out, also write the figures (--figure-format)")
@@ -106,20 +116,23 @@ def model_dir_or_default(model_dir: str | None):
 def analyze(args) -> ModelAnalysis:
     """Run the analysis the arguments ask for, with a progress bar over layers; bad input becomes UserError."""
     try:
-        checkpoint, depth = open_checkpoint(model_dir_or_default(args.model_dir), args.layers, args.allow_pickle)
+        source = open_checkpoint(model_dir_or_default(args.model_dir), args.mapping, architecture=args.architecture,
+                                 allow_pickle=args.allow_pickle)
+        depth = check_depth(source, args.layers)
         with progress_bar("reading layers", total=depth, enabled=not args.json) as advance:
-            spectra = measure(checkpoint, depth, advance)
-        return analyze_spectra(spectra, checkpoint.shape, args.lphi, args.grid_m, args.rank_tol)
+            measured = measure_model(source, depth, advance)
+        return analyze_measured(measured, lphi=args.lphi, grid_m=args.grid_m, rank_tol=args.rank_tol)
     except (CheckpointError, ValueError) as exc:
         raise UserError(str(exc)) from None
 
 
 def type_table(analysis: ModelAnalysis) -> Table:
-    table = Table(title=f"L = {analysis.shape.layers}, N = {analysis.shape.hidden}, H = {analysis.shape.heads}, "
-                        f"grid m = {analysis.grid_m}", caption="rank, ||W||_2: range; stable rank: median")
+    table = Table(title=f"{analysis.shape.family}: L = {analysis.shape.layers}, N = {analysis.shape.hidden}, "
+                        f"H = {analysis.shape.heads}, grid m = {analysis.grid_m}, {analysis.proxy} proxy",
+                  caption="rank, ||W||_2: range; stable rank: median")
     for column in ("type", "count", "rank", "||W||_2", "stable rank", "p=0", "mean p", "sum min"):
         table.add_column(column, justify="left" if column == "type" else "right")
-    for kind in TYPES:
+    for kind in analysis.types():
         rows = [m for m in analysis.matrices if m.type == kind]
         ranks = [m.rank for m in rows]
         norms = [m.spectral_norm for m in rows]
@@ -132,7 +145,8 @@ def type_table(analysis: ModelAnalysis) -> Table:
 
 def summary_lines(analysis: ModelAnalysis) -> list[str]:
     """What a reader needs: ours against edelman, p = 0 counts per type, and why when every matrix chose p = 0."""
-    lines = [f"ours = {analysis.ours:.8g}   edelman = {analysis.edelman:.6g}   "
+    lines = [f"extension of the published proxy ({'; '.join(analysis.departures)})"] if analysis.departures else []
+    lines += [f"ours = {analysis.ours:.8g}   edelman = {analysis.edelman:.6g}   "
              f"(edelman / ours = {analysis.edelman / analysis.ours:.3g})",
              f"variants: ours with L_phi inside gamma = {analysis.variants.ours_lphi_in_gamma:.8g}; "
              f"edelman with the QK factor 2 = {analysis.variants.edelman_qk_factor_2:.6g}"]

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
-from fractions import Fraction
 
 import sympy as sp
 
@@ -45,28 +45,67 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds for a free-form decision (default 4, at most 60)")
 
 
+VALUE_CHARS = 200
+"""Longest accepted --value (and --var bound) text: at most 200 characters, so at most ~200 significant digits."""
+EXPONENT_CAP = 400
+"""Largest accepted decimal exponent magnitude of --value (and --var bounds): 1e400 and 1e-400 are accepted,
+1e401 and 1e-5000 are refused in one line before any number is built (no 10**999999999 expansion)."""
+_DECIMAL = re.compile(r"^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d{1,12}))?$")
+_FRACTION = re.compile(r"^([+-]?\d+)\s*/\s*([+-]?\d+)$")
+
+
+def exact_number(text: str, what: str) -> sp.Rational:
+    """A finite decimal (``1.13``, ``1e-3``) or a fraction (``113/100``) as the exact rational it spells.
+
+    The text is read by a regular expression, never evaluated; its exponent is checked against
+    ``EXPONENT_CAP`` *before* the rational is built, so a huge exponent costs nothing.
+    """
+    t = text.strip()
+    if len(t) > VALUE_CHARS:
+        raise UserError(f"{what} is limited to {VALUE_CHARS} characters")
+    frac = _FRACTION.match(t)
+    if frac:
+        num, den = int(frac.group(1)), int(frac.group(2))
+        if den == 0:
+            raise UserError(f"{what} {text!r} divides by zero")
+        return sp.Rational(num, den)
+    m = _DECIMAL.match(t)
+    if not m or not (m.group(2) or m.group(3)):
+        raise UserError(f"{what} {text!r} is not a finite decimal number or fraction")
+    sign, whole, part, exp = m.group(1), m.group(2) or "", m.group(3) or "", int(m.group(4) or 0)
+    digits = (whole + part).lstrip("0")
+    magnitude = exp + len(whole.lstrip("0")) if whole.lstrip("0") else exp - (len(part) - len(part.lstrip("0")))
+    if digits and abs(magnitude) > EXPONENT_CAP:
+        raise UserError(f"{what} {text!r}: its magnitude must lie within 1e-{EXPONENT_CAP} .. 1e{EXPONENT_CAP}")
+    if not digits:
+        return sp.Integer(0)
+    scale = exp - len(part)
+    value = sp.Integer(int(whole + part))
+    value = value * sp.Integer(10) ** scale if scale >= 0 else sp.Rational(value, sp.Integer(10) ** (-scale))
+    return -value if sign == "-" else value
+
+
 def parse_value(text: str) -> sp.Rational:
     """A finite decimal or fraction as the exact rational it spells (``1.13`` -> 113/100, ``1e-3``, ``113/100``)."""
-    if len(text) > 200:
-        raise UserError("--value is limited to 200 characters")
-    try:
-        f = Fraction(text.strip())
-    except (ValueError, ZeroDivisionError):
-        raise UserError(f"--value {text!r} is not a finite number") from None
+    f = exact_number(text, "--value")
     if abs(f) > 10**100:
         raise UserError(f"--value {text!r} exceeds 1e100 in absolute value")
-    return sp.Rational(f.numerator, f.denominator)
+    return f
 
 
 def parse_var(spec: str):
-    """``name:lo:hi`` with an optional ``:int`` or ``:log`` flag -> (symbol, interval)."""
+    """``name:lo:hi`` with an optional ``:int`` or ``:log`` flag -> (symbol, interval).
+
+    The bounds are the exact rationals their decimal strings spell (``1.23456789`` -> 123456789/10^8), capped as
+    ``--value`` is (``exact_number``), never routed through a float.
+    """
     parts = spec.split(":")
     if len(parts) not in (3, 4) or (len(parts) == 4 and parts[3] not in ("int", "log")):
         raise UserError(f"--var {spec!r}: expected NAME:LO:HI, optionally followed by :int or :log")
     name = parts[0]
+    lo, hi = exact_number(parts[1], f"--var {name} lower bound"), exact_number(parts[2], f"--var {name} upper bound")
     try:
         check_name(name)
-        lo, hi = float(parts[1]), float(parts[2])
         return declare(name, lo, hi, integer=parts[3:] == ["int"], log=parts[3:] == ["log"])
     except (ExpressionError, ValueError) as exc:
         raise UserError(f"--var {spec!r}: {exc}") from None

@@ -29,7 +29,8 @@ def depth_list(text: str) -> list[int]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model_dirs", nargs="*", metavar="MODEL_DIR", help="model directories (default: all-MiniLM-L6-v2)")
+    parser.add_argument("model_dirs", nargs="*", metavar="MODEL",
+                        help="model directories or .onnx files (default: all-MiniLM-L6-v2)")
     parser.add_argument("--depths", type=depth_list, metavar="1,2,...", help="depth truncations of every checkpoint")
     add_common_arguments(parser)
 
@@ -37,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     dirs = args.model_dirs or [model_dir_or_default(None)]
     try:
-        plan = plan_scaling(dirs, args.depths, args.allow_pickle)
+        plan = plan_scaling(dirs, args.depths, args.allow_pickle, args.mapping, args.architecture)
         with progress_bar("reading layers", total=plan.layers_to_read, enabled=not args.json) as advance:
             result = scaling(plan, args.lphi, args.rank_tol, advance)
     except (CheckpointError, ValueError) as exc:

@@ -1,0 +1,97 @@
+"""The whole bound's expressions from ``sabounds.theory.whole_bound``, compiled once per set of constants.
+
+Two forms of the same sympy expressions: natural logarithms in float64 (vectorised over slots and p, with
+``rho = exp(lrho)`` and ``S_p = exp(lM)`` substituted and the logs expanded, so nothing overflows however large
+alpha is) to *choose* p, and values in mpmath to *report* the chosen bound at the working precision.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+import sympy as sp
+
+from sabounds.theory import whole_bound as W
+from sabounds.theory.thm31 import K, Delta, rho
+from sabounds.theory.thm41 import B, D, M, T, d_in, d_out, n, p
+
+lrho, lM = sp.symbols("lrho lM", real=True)
+NUMPY = [{"gamma": np.vectorize(math.gamma, otypes=[np.float64])}, "numpy"]
+"""numpy has no vectorised Gamma function; ``math.gamma`` element-wise (its arguments here lie in [1, 2])."""
+SLOT_ARGS = (p, M, d_in, d_out, D, K, rho, Delta, B, T, n, W.ell0)
+LOG_ARGS = (p, lM, d_in, d_out, D, K, lrho, Delta, B, T, n, W.ell0)
+
+SLOT_EXPRESSIONS = {
+    "crude": W.crude_slot, "sharp": W.sharp_slot, "rank": W.rank_slot,
+    "crude_share": W.crude_share, "sharp_share": W.sharp_share, "rounding": W.rounding_slot,
+    "crude_cs": W.crude_slot_cs, "sharp_cs": W.sharp_slot_cs, "rank_cs": W.rank_slot_cs,
+    "crude_share_cs": W.crude_share_cs, "sharp_share_cs": W.sharp_share_cs, "rounding_cs": W.rounding_slot_cs,
+    "rss_main": W.rss_main, "rss_rem": W.rss_rem, "rss_round_main": W.rss_round_main, "rss_round_rem": W.rss_round_rem,
+}
+"""Log forms are taken of the shares (products); a slot's value ``share + rounding`` is ``logaddexp`` of the two."""
+
+
+def _log_form(expr: sp.Expr) -> sp.Expr:
+    """``log expr`` with ``rho = e^{lrho}``, ``M = e^{lM}`` and products, powers expanded (positive symbols)."""
+    return sp.expand_log(sp.log(expr.subs({rho: sp.exp(lrho), M: sp.exp(lM)})), force=True)
+
+
+class Compiled:
+    """The expressions with the constants substituted (``constants``: symbol name -> sympy number)."""
+
+    def __init__(self, constants: tuple[tuple[str, sp.Expr], ...]):
+        values = {W.CONSTANTS[name].symbol: value for name, value in constants}
+        self.values = values
+        self._log = {k: sp.lambdify(LOG_ARGS, _log_form(e.subs(values)), modules=NUMPY) for k, e in SLOT_EXPRESSIONS.items()}
+        # p = 0 substituted before taking logs: c(p) -> 1 there, but its log has p log p (nan at 0 in float64)
+        self._log.update({k + "@0": sp.lambdify(LOG_ARGS, _log_form(SLOT_EXPRESSIONS[k].subs(values).subs(p, 0)), modules=NUMPY)
+                          for k in ("rss_main", "rss_rem")})
+        self._mp = {k: sp.lambdify(SLOT_ARGS, e.subs(values), modules="mpmath") for k, e in SLOT_EXPRESSIONS.items()}
+        lr_ell0 = sp.expand_log(W.allocated_log.subs(values).subs(rho, sp.exp(lrho)), force=True)
+        self._ell0_log = sp.lambdify((sp.Symbol("s", positive=True), K, lrho, Delta, B), lr_ell0, modules=NUMPY)
+        self._ell0_mp = sp.lambdify((sp.Symbol("s", positive=True), K, rho, Delta, B), W.allocated_log.subs(values), modules="mpmath")
+        sums = (W.rss_equal_main, W.rss_equal_rem)
+        self.rss_equal = sp.lambdify((p, Delta, *sums), W.rss_equal.subs(values), modules="mpmath")
+        self.rss_rounding = sp.lambdify((Delta, W.rss_round_main_sum, W.rss_round_rem_sum), W.rss_rounding, modules="mpmath")
+        self.rss_cs = sp.lambdify((Delta, W.rss_cs_total), W.rss_cs.subs(values), modules="mpmath")
+        self.integrals = sp.lambdify((p, Delta), (W.power_log_integral(W.crude_t, 0), W.power_log_integral(W.crude_t, W.crude_e / 2)),
+                                     modules=NUMPY)
+        self.prefactor = sp.lambdify((W.margin, n), W.prefactor.subs(values), modules="mpmath")
+        self.post_hoc = sp.lambdify((W.cost, n), W.post_hoc_term.subs(values), modules="mpmath")
+        self.confidence = sp.lambdify((W.delta, n), W.confidence_term.subs(values), modules="mpmath")
+        d_max = sp.Symbol("d_max", positive=True)
+        edelman = W.edelman_dudley.subs(W.ell_E, W.edelman_log).subs(values)
+        self.edelman = sp.lambdify((W.W_E, B, Delta, W.margin, n, T, d_max), edelman, modules="mpmath")
+
+    def log_slot(self, kind: str, *args) -> np.ndarray:
+        """Natural log of a slot expression, element-wise over numpy arrays (arguments in ``LOG_ARGS`` order)."""
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return np.asarray(self._log[kind](*args), dtype=np.float64)
+
+    def slot(self, kind: str, *args):
+        """A slot expression in mpmath (arguments in ``SLOT_ARGS`` order)."""
+        return self._mp[kind](*args)
+
+    def ell0_log(self, s, k, lrho_, delta_, b):
+        with np.errstate(divide="ignore"):
+            return np.asarray(self._ell0_log(s, k, lrho_, delta_, b), dtype=np.float64)
+
+    def ell0(self, s, k, rho_, delta_, b):
+        return self._ell0_mp(s, k, rho_, delta_, b)
+
+
+@lru_cache(maxsize=8)
+def compiled(constants: tuple[tuple[str, sp.Expr], ...]) -> Compiled:
+    """The compiled expressions for these constants (cached: compiling takes about a second)."""
+    return Compiled(constants)
+
+
+def constants_key(overrides: dict[str, sp.Expr] | None = None) -> tuple[tuple[str, sp.Expr], ...]:
+    """Every constant's value, defaults replaced by ``overrides`` (name -> value), as a hashable key."""
+    overrides = overrides or {}
+    unknown = set(overrides) - set(W.CONSTANTS)
+    if unknown:
+        raise ValueError(f"unknown constant {sorted(unknown)[0]!r}; known: {', '.join(W.CONSTANTS)}")
+    return tuple((name, sp.nsimplify(overrides.get(name, c.default))) for name, c in W.CONSTANTS.items())

@@ -1,0 +1,161 @@
+"""A model as the bound sees it: one slot per matrix, with dyadic radii and propagation factors ``rho_k``.
+
+Every radius the bound depends on (spectral norm ``s_k``, ``S_p(W_k)`` for p > 0, ``||W_k||_{2,1}`` for Edelman)
+is rounded up to its dyadic shell ``2^z``, ``z = ceil(log2 v)``: the bound holds for the shell, and the union over
+shells costs ``ln(i(i+1))``, ``i = 2z`` (z >= 1) or ``1 - 2z`` (z <= 0).  ``rho_k = gamma_k alpha^(l)`` is built
+from the rounded spectral norms in mpmath (no overflow), under a :class:`Variant` of the constants.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import mpmath
+import numpy as np
+
+from sabounds.numerics.proxies.published import default_grid_m, p_grid
+from sabounds.numerics.spectra import RANK_TOL, schatten_grid
+
+
+def gelu_lipschitz_exact() -> mpmath.mpf:
+    """``sup GELU' = Phi(sqrt 2) + sqrt 2 phi(sqrt 2) = 1.1289041...`` at the working precision."""
+    r2 = mpmath.sqrt(2)
+    return mpmath.ncdf(r2) + r2 * mpmath.npdf(r2)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """Constants of the Lipschitz bookkeeping: ``L_phi`` and the attention constant ``c`` (layer factor
+    ``sum_h ||Vt_h|| (1 + c ||QK_h||)``, ``gamma_QK = (c/2) ||Vt|| ||M_out|| ||M_in||``); ``status`` says how settled."""
+
+    key: str
+    label: str
+    lphi: str
+    attention: int
+    status: str
+
+    def lphi_value(self) -> mpmath.mpf:
+        return gelu_lipschitz_exact() if self.lphi == "exact" else mpmath.mpf(self.lphi)
+
+
+PUBLISHED = Variant("published", "published constants (L_phi = 1.13, attention constant 4)", "1.13", 4, "published proxy")
+EXACT_GELU = Variant("exact_gelu", "exact GELU constant 1.1289041 (attention constant 4)", "exact", 4, "proved (sympy)")
+TIGHT = Variant("exact_gelu_attention_2", "exact GELU constant and attention constant 2", "exact", 2,
+                "attention constant 2: evidence (adversarial search), hand proof not machine-checked")
+VARIANTS = (PUBLISHED, EXACT_GELU, TIGHT)
+
+
+def shell(value: float) -> int:
+    """``z`` with ``value`` in ``(2^{z-1}, 2^z]``; 0 for a zero value (radius 1 covers it)."""
+    if value <= 0:
+        return 0
+    z = math.ceil(math.log2(value))
+    if 2.0 ** (z - 1) >= value:  # log2 rounding at exact powers of two
+        z -= 1
+    return z
+
+
+def shell_cost(z: int) -> float:
+    """``ln(i(i+1))`` with ``i = 2z`` (z >= 1) or ``1 - 2z`` (z <= 0): the weights ``1/(i(i+1))`` sum to 1 over Z."""
+    i = 2 * z if z >= 1 else 1 - 2 * z
+    return math.log(i * (i + 1))
+
+
+@dataclass(frozen=True)
+class LayerInput:
+    """Singular values (descending) and (2,1)-norms of one layer: per head ``qk[h]``, ``vt[h]``; ``m_in`` (N x F),
+    ``m_out`` (F x N), ``F = intermediate``."""
+
+    qk: list[np.ndarray]
+    vt: list[np.ndarray]
+    m_in: np.ndarray
+    m_out: np.ndarray
+    qk_21: list[float]
+    vt_21: list[float]
+    m_in_21: float
+    m_out_21: float
+    intermediate: int
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One matrix: where it sits, its sizes, ``rank``, ``log2`` of its rounded radii and the ``S_p`` grid."""
+
+    layer: int
+    head: int
+    type: str
+    d_in: int
+    d_out: int
+    rank: int
+    spectral_norm: float
+    s_shell: int
+    norm_21: float
+    w_shell: int
+    schatten: np.ndarray
+
+    @property
+    def dim(self) -> int:
+        return min(self.d_in, self.d_out)
+
+
+@dataclass(frozen=True)
+class Model:
+    """The slots of an ``L``-layer model of width ``N`` and the grid ``P_m`` the bound chooses p from."""
+
+    layers: int
+    hidden: int
+    heads: int
+    slots: tuple[Slot, ...]
+    grid_m: int
+    ps: np.ndarray
+
+    @property
+    def K(self) -> int:
+        return len(self.slots)
+
+
+def build_model(layers: list[LayerInput], hidden: int, grid_m: int | None = None, rank_tol: float = RANK_TOL) -> Model:
+    """Slots in table order (per layer: QK heads, V_tilde heads, M_in, M_out) from per-layer spectra."""
+    depth = len(layers)
+    m = default_grid_m(depth, hidden) if grid_m is None else grid_m
+    ps = p_grid(m)
+    slots = []
+    for l, layer in enumerate(layers):
+        entries = [(h, "QK", s, w, hidden, hidden) for h, (s, w) in enumerate(zip(layer.qk, layer.qk_21))]
+        entries += [(h, "V_tilde", s, w, hidden, hidden) for h, (s, w) in enumerate(zip(layer.vt, layer.vt_21))]
+        entries += [(-1, "M_in", layer.m_in, layer.m_in_21, hidden, layer.intermediate),
+                    (-1, "M_out", layer.m_out, layer.m_out_21, layer.intermediate, hidden)]
+        for head, kind, sigma, w21, d_in, d_out in entries:
+            sigma = np.asarray(sigma, dtype=np.float64)
+            sp_grid = schatten_grid(sigma, ps, rank_tol)
+            top = float(sigma[0]) if sigma.size else 0.0
+            slots.append(Slot(l, head, kind, d_in, d_out, int(sp_grid[0]), top, shell(top), float(w21), shell(float(w21)),
+                              sp_grid))
+    return Model(depth, hidden, len(layers[0].qk), tuple(slots), m, ps)
+
+
+def rhos(model: Model, variant: Variant, rounded: bool = True) -> list[mpmath.mpf]:
+    """``rho_k = gamma_k alpha^(l(k))`` from the dyadic spectral radii (``rounded``) or the norms themselves, in mpmath."""
+    c = mpmath.mpf(variant.attention)
+    lphi = variant.lphi_value()
+    radius = [mpmath.ldexp(1, s.s_shell) if rounded else mpmath.mpf(s.spectral_norm) for s in model.slots]
+    by_layer: dict[int, dict] = {}
+    for s, r in zip(model.slots, radius):
+        entry = by_layer.setdefault(s.layer, {"QK": {}, "V_tilde": {}})
+        if s.type in ("QK", "V_tilde"):
+            entry[s.type][s.head] = r
+        else:
+            entry[s.type] = r
+    lip = {l: lphi * e["M_in"] * e["M_out"] * mpmath.fsum(e["V_tilde"][h] * (1 + c * e["QK"][h]) for h in e["QK"])
+           for l, e in by_layer.items()}
+    alpha = {}
+    for l in sorted(by_layer, reverse=True):
+        alpha[l] = alpha[l + 1] * lip[l + 1] if l + 1 in by_layer else mpmath.mpf(1)
+    out = []
+    for s in model.slots:
+        e = by_layer[s.layer]
+        gamma = {"QK": c / 2 * e["V_tilde"].get(s.head, 0) * e["M_out"] * e["M_in"],
+                 "V_tilde": e["M_out"] * e["M_in"], "M_in": e["M_out"], "M_out": mpmath.mpf(1)}[s.type]
+        out.append(gamma * alpha[s.layer])
+    return out

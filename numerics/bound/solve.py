@@ -1,0 +1,206 @@
+"""The verdicts: the n at which a bound falls to a target (solved by bracketing), and break-even factors.
+
+``n_needed`` solves ``bound(n) = target`` for ``log n`` with a bracket found by doubling steps from the given n and
+the Illinois variant of regula falsi, both bounded by counts.  Break-even: the factor ``f`` by which a matrix's scale
+``gamma alpha L`` (proxy) or ``rho_k`` (whole bound) must shrink before some p > 0 beats p = 0; the proxy's in closed
+form (``sabounds.theory.whole_bound.proxy_break_even``), the whole bound's by bisection on ``log f``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from sabounds.numerics.bound.compiled import compiled
+from sabounds.numerics.bound.slots import PUBLISHED, Model, Variant, rhos
+from sabounds.numerics.bound.whole import (BoundValue, Setting, Tables, _logsumexp, choose, edelman, edelman_only, log_sum_shares,
+                                           objective_for, ours_rss, ours_sum, tables)
+from sabounds.theory import whole_bound as W
+from sabounds.theory.thm41 import M, N, p
+
+MAX_BRACKET_STEPS = 64
+MAX_ROOT_STEPS = 200
+BISECTION_STEPS = 45
+BOUNDS = {"ours_sum": ours_sum, "ours_rss": ours_rss, "edelman": edelman}
+
+
+def bound_at(model: Model, variant: Variant, setting: Setting, which: str) -> BoundValue:
+    """One bound (``ours_sum``, ``ours_rss`` or ``edelman``) at ``setting``."""
+    if which == "edelman":
+        return edelman_only(model, variant, setting)
+    comp = compiled(setting.constants)
+    return BOUNDS[which](comp, model, setting, tables(model, variant, setting, comp))
+
+
+@dataclass(frozen=True)
+class NNeeded:
+    """``n`` with ``bound(n) = target``: the bound is above the target at ``lo`` and below it at ``hi``."""
+
+    which: str
+    target: mpmath.mpf
+    n: mpmath.mpf | None
+    value: mpmath.mpf | None
+    lo: mpmath.mpf | None
+    hi: mpmath.mpf | None
+    evaluations: int
+    note: str = ""
+
+
+def n_needed(model: Model, variant: Variant, setting: Setting, which: str, target=1) -> NNeeded:
+    """Solve ``bound(n) = target`` in ``x = log n`` (each term decreases in n once n >= e^2)."""
+    count = 0
+    with mpmath.workdps(setting.dps):
+        target = mpmath.mpf(target)
+        if mpmath.mpf(setting.empirical) >= target:
+            return NNeeded(which, target, None, None, None, None, 0, "never: the empirical margin risk alone reaches the target")
+
+        def g(x):
+            nonlocal count
+            count += 1
+            return mpmath.log(bound_at(model, variant, setting.at_n(mpmath.exp(x)), which).total) - mpmath.log(target)
+
+        x0 = mpmath.log(mpmath.mpf(setting.n))
+        g0 = g(x0)
+        step = mpmath.mpf(1) if g0 > 0 else mpmath.mpf(-1)
+        lo, g_lo = x0, g0
+        for _ in range(MAX_BRACKET_STEPS):
+            hi = lo + step
+            g_hi = g(hi)
+            if (g_hi > 0) != (g0 > 0):
+                break
+            lo, g_lo, step = hi, g_hi, 2 * step
+            if step < 0 and mpmath.exp(lo + step) < 8:
+                return NNeeded(which, target, None, None, None, None, count, f"already below the target at n = {mpmath.nstr(mpmath.exp(lo), 3)}")
+        else:
+            return NNeeded(which, target, None, None, None, None, count, f"not reached by n = e^{mpmath.nstr(lo, 5)}")
+        a, fa, b, fb = (lo, g_lo, hi, g_hi) if g_lo > 0 else (hi, g_hi, lo, g_lo)
+        tol = mpmath.mpf(10) ** (-(setting.dps - 5))
+        side = 0
+        for _ in range(MAX_ROOT_STEPS):
+            c = (a * fb - b * fa) / (fb - fa)
+            fc = g(c)
+            if fc == 0 or abs(b - a) < tol * max(1, abs(c)):
+                break
+            if (fc > 0) == (fa > 0):
+                a, fa = c, fc
+                if side == -1:
+                    fb /= 2
+                side = -1
+            else:
+                b, fb = c, fc
+                if side == 1:
+                    fa /= 2
+                side = 1
+        n = mpmath.exp(c)
+        return NNeeded(which, target, n, bound_at(model, variant, setting.at_n(n), which).total,
+                       mpmath.exp(min(a, b)), mpmath.exp(max(a, b)), count)
+
+
+@dataclass(frozen=True)
+class BreakEven:
+    """Per slot: the factor (``None`` for a zero matrix); and the whole model's, with the slot that sets it."""
+
+    per_slot: list
+    model_factor: mpmath.mpf | None
+    model_slot: int | None
+    source: str
+
+
+def _model_min(per_slot: list) -> tuple:
+    known = [(f, i) for i, f in enumerate(per_slot) if f is not None]
+    if not known:
+        return None, None
+    f, i = min(known, key=lambda x: x[0])
+    return f, i
+
+
+def proxy_break_even(model: Model, dps: int = 30) -> BreakEven:
+    """Published proxy: ``f_k = min_{p > 0} kappa S_p^{1/p} N^{(p+1)/p} / (r N)^{(p+2)/(2p)}``, ``kappa = gamma alpha L``
+    from the unrounded norms with the published constants.  The model's factor is the smallest (the proxy is a sum)."""
+    f = sp.lambdify((W.scale, M, N, W.rank_, p), W.proxy_break_even, modules="mpmath")
+    with mpmath.workdps(dps):
+        kappas = [r * model.layers for r in rhos(model, PUBLISHED, rounded=False)]
+        out = []
+        for s, kappa in zip(model.slots, kappas):
+            if s.rank == 0:
+                out.append(None)
+                continue
+            out.append(min(f(kappa, mpmath.mpf(float(s.schatten[j])), model.hidden, s.rank, mpmath.mpf(j) / model.grid_m)
+                           for j in range(1, len(model.ps))))
+    return BreakEven(out, *_model_min(out), "published proxy")
+
+
+def whole_break_even(model: Model, variant: Variant, setting: Setting, t: Tables | None = None,
+                     choice: np.ndarray | None = None) -> BreakEven:
+    """Whole bound, sum aggregation: per slot k at p = 0, the factor ``f`` such that with ``rho_k / f`` (others as
+    chosen) some p > 0 lowers the whole bound (1 for a slot already at p > 0).  The model's factor: every rho shrunk
+    by f at once, the smallest f at which the bound's own choice puts some slot at p > 0 (bisection on log f below
+    the smallest slot factor).  It can be smaller than every slot's: the post hoc price is concave in the union's
+    size, so slots that move together pay less each."""
+    comp = compiled(setting.constants)
+    t = t or tables(model, variant, setting, comp)
+    obj = objective_for(comp, setting, "sum")
+    if choice is None:
+        choice = choose(t.log_sum, t.cost, t.base_cost, obj)
+    rows = np.arange(model.K)
+    chosen = t.log_sum[rows, choice]
+    chosen_cost = t.base_cost + t.cost[rows, choice].sum()
+    out = []
+    for k, s in enumerate(model.slots):
+        if s.rank == 0 or model.ps[choice[k]] != 0:
+            out.append(None if s.rank == 0 else mpmath.mpf(1))
+            continue
+        others = np.delete(chosen, k)
+        c_other = chosen_cost - t.cost[k, choice[k]]
+
+        def gap(x: float, k=k, others=others, c_other=c_other) -> float:
+            row = log_sum_shares(comp, model, setting, np.array([t.lrho[k] - x]), t.lM[k:k + 1], rows=[k])[0][0]
+            values = obj(_logsumexp(np.concatenate([np.broadcast_to(others, (len(row), len(others))), row[:, None]], axis=1)),
+                         c_other + t.cost[k])
+            return float(np.min(values[1:]) - values[0])
+
+        out.append(_first_crossing(gap))
+    smallest, _ = _model_min(out)
+    model_factor, model_slot = None, None
+    if smallest is not None:
+        def moved(x: float) -> np.ndarray:
+            log_v = log_sum_shares(comp, model, setting, t.lrho - x, t.lM)[0]
+            return model.ps[choose(log_v, t.cost, t.base_cost, obj)] > 0
+
+        lo, hi = 0.0, math.log(smallest) * (1 + 1e-12) + 1e-12
+        if moved(lo).any():
+            hi = lo
+        else:
+            for _ in range(BISECTION_STEPS):
+                mid = (lo + hi) / 2
+                lo, hi = (lo, mid) if moved(mid).any() else (mid, hi)
+        model_factor, model_slot = math.exp(hi), int(np.argmax(moved(hi)))
+    with mpmath.workdps(setting.dps):
+        out = [None if f is None else mpmath.mpf(f) for f in out]
+        model_factor = None if model_factor is None else mpmath.mpf(model_factor)
+    return BreakEven(out, model_factor, model_slot, "reconstructed (whole bound, sum aggregation)")
+
+
+def _first_crossing(gap) -> float | None:
+    """``exp(x)`` at the sign change of ``gap`` nearest to x = 0 going up (bisection, counted steps)."""
+    lo, step = 0.0, 1.0
+    if gap(lo) < 0:
+        return 1.0
+    for _ in range(MAX_BRACKET_STEPS):
+        hi = lo + step
+        if gap(hi) < 0:
+            break
+        lo, step = hi, 2 * step
+    else:
+        return None
+    for _ in range(BISECTION_STEPS):
+        mid = (lo + hi) / 2
+        if gap(mid) < 0:
+            hi = mid
+        else:
+            lo = mid
+    return math.exp(hi)

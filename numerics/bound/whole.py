@@ -1,0 +1,356 @@
+"""The whole bound on a model, term by term, with the per-matrix p chosen to minimise it [reconstructed].
+
+``evaluate(model, variant, setting)`` returns Theorem 3.1's bound under sum and rss aggregation and Edelman et al.
+(2022)'s through the same margin bound (``sabounds.theory.whole_bound``).  p is chosen per slot on the grid by
+coordinate descent on float64 logarithms of the whole bound (Dudley and post hoc terms together), from two starts
+(every slot at p = 0, and every slot at its own Dudley minimiser); the chosen bound is then evaluated in mpmath at
+``setting.dps`` digits.  No single-slot change of p lowers the result (a coordinate-wise minimum).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from sabounds.numerics.bound.compiled import Compiled, compiled, constants_key
+from sabounds.numerics.bound.slots import Model, Variant, rhos, shell, shell_cost
+
+MAX_SWEEPS = 50
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What the bound is evaluated at: ``n`` samples, confidence ``1 - delta``, ``margin`` gamma, token norm ``input_norm``
+    B, ``tokens`` T, the empirical margin risk ``empirical`` (0 when no data is given), constants and ``dps`` digits."""
+
+    n: mpmath.mpf | float | int
+    delta: float
+    margin: float
+    input_norm: float = 1.0
+    tokens: int = 512
+    empirical: float = 0.0
+    constants: tuple = field(default_factory=constants_key)
+    dps: int = 30
+
+    def at_n(self, n) -> "Setting":
+        return replace(self, n=n)
+
+
+@dataclass(frozen=True)
+class Term:
+    key: str
+    label: str
+    value: mpmath.mpf
+
+
+@dataclass(frozen=True)
+class BoundValue:
+    """One bound: its terms (which sum to ``total``), the p chosen per slot (None for Edelman) and the union's price."""
+
+    name: str
+    label: str
+    terms: tuple[Term, ...]
+    p_opt: np.ndarray | None
+    forms: tuple[str, ...] | None
+    cost_parts: dict[str, float]
+    source: str = "reconstructed"
+
+    @property
+    def total(self) -> mpmath.mpf:
+        return mpmath.fsum(t.value for t in self.terms)
+
+    @property
+    def vacuous(self) -> bool:
+        """At least 1: says nothing for a [0, 1]-bounded loss."""
+        return self.total >= 1
+
+
+@dataclass(frozen=True)
+class WholeBound:
+    ours_sum: BoundValue
+    ours_rss: BoundValue
+    edelman: BoundValue
+    variant: Variant
+    setting: Setting
+
+    @property
+    def ours(self) -> BoundValue:
+        """The smaller of the two aggregations (both bound the same Rademacher complexity)."""
+        return self.ours_sum if self.ours_sum.total <= self.ours_rss.total else self.ours_rss
+
+
+@dataclass
+class Tables:
+    """Per slot (rows) and grid point (columns): float64 logs of each slot's share, its form, and its union price."""
+
+    lrho: np.ndarray
+    rho: list
+    log_sum: np.ndarray
+    form_sum: np.ndarray
+    log_cs: np.ndarray
+    form_cs: np.ndarray
+    log_main: np.ndarray
+    log_rem: np.ndarray
+    cost: np.ndarray
+    lM: np.ndarray
+    base_cost: float
+    s_cost: float
+
+
+def _args(model: Model, setting: Setting, lrho: np.ndarray, ell0: np.ndarray, lM: np.ndarray, slots):
+    ps = np.broadcast_to(model.ps, lM.shape)
+    col = lambda v: np.array(v, dtype=np.float64)[:, None]  # noqa: E731
+    return (ps, lM, col([s.d_in for s in slots]), col([s.d_out for s in slots]), col([s.dim for s in slots]),
+            float(model.K), lrho[:, None], float(setting.margin), float(setting.input_norm), float(setting.tokens),
+            float(setting.n), ell0[:, None])
+
+
+def _log_forms(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray, lM: np.ndarray, rows, kinds):
+    slots = model.slots if rows is None else [model.slots[i] for i in rows]
+    s = np.array([2.0 ** x.s_shell for x in slots])
+    ell0 = comp.ell0_log(s, float(model.K), lrho, float(setting.margin), float(setting.input_norm))
+    args = _args(model, setting, lrho, ell0, lM, slots)
+    full = np.ones_like(lM)
+    return args[0], {k: np.nan_to_num(comp.log_slot(k, *args) * full, nan=np.inf) for k in kinds}
+
+
+def log_sum_shares(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray, lM: np.ndarray, rows=None):
+    """Float64 logs of each slot's share of the sum-aggregated Dudley integral at every grid point, and its form:
+    p = 0 the rank cover (``lM`` = log rank), p > 0 the smaller of the crude and the sharp (p < 2) cover."""
+    ps, out = _log_forms(comp, model, setting, lrho, lM, rows, ("crude_share", "sharp_share", "rounding", "rank"))
+    zero = ps == 0
+    with np.errstate(invalid="ignore"):
+        crude = np.where(zero, np.inf, np.logaddexp(out["crude_share"], out["rounding"]))
+        sharp = np.where(zero | (ps >= 2), np.inf, np.logaddexp(out["sharp_share"], out["rounding"]))
+    return np.where(zero, out["rank"], np.minimum(crude, sharp)), np.where(zero, "rank", np.where(sharp < crude, "sharp", "crude"))
+
+
+def log_shares(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray, lM: np.ndarray, rows=None):
+    """:func:`log_sum_shares`, the Cauchy-Schwarz (rss, unequal p) summands and forms (sharp needs p < 1 there,
+    crude p < 2), and the equal-p rss sums' summands."""
+    log_sum, form_sum = log_sum_shares(comp, model, setting, lrho, lM, rows)
+    ps, out = _log_forms(comp, model, setting, lrho, lM, rows,
+                         ("crude_share_cs", "sharp_share_cs", "rounding_cs", "rank_cs", "rss_main", "rss_rem", "rss_main@0", "rss_rem@0"))
+    zero = ps == 0
+    with np.errstate(invalid="ignore"):
+        crude_cs = np.where(zero | (ps >= 2), np.inf, np.logaddexp(out["crude_share_cs"], out["rounding_cs"]))
+        sharp_cs = np.where(zero | (ps >= 1), np.inf, np.logaddexp(out["sharp_share_cs"], out["rounding_cs"]))
+    log_cs = np.where(zero, out["rank_cs"], np.minimum(crude_cs, sharp_cs))
+    form_cs = np.where(zero, "rank", np.where(sharp_cs < crude_cs, "sharp", "crude"))
+    main = np.where(zero, out["rss_main@0"], out["rss_main"])
+    rem = np.where(zero, out["rss_rem@0"], out["rss_rem"])
+    return log_sum, form_sum, log_cs, form_cs, main, rem
+
+
+def tables(model: Model, variant: Variant, setting: Setting, comp: Compiled | None = None, shrink=None) -> Tables:
+    """Every slot's shares and prices at every grid point; ``shrink[k]`` (optional) divides ``rho_k`` (break-even)."""
+    comp = comp or compiled(setting.constants)
+    with mpmath.workdps(setting.dps):
+        rho = rhos(model, variant)
+        if shrink is not None:
+            rho = [r / mpmath.mpf(f) for r, f in zip(rho, shrink)]
+        lrho = np.array([float(mpmath.log(r)) for r in rho])
+    lM = np.zeros((model.K, len(model.ps)))
+    cost = np.zeros_like(lM)
+    for i, s in enumerate(model.slots):
+        for j, p in enumerate(model.ps):
+            if p == 0:  # a zero matrix is in the rank-1 class: the union runs over ranks 1..D
+                lM[i, j] = math.log(max(s.rank, 1))
+                cost[i, j] = math.log(s.dim)
+            else:  # S_p rounded up to its dyadic shell (a zero S_p to 1)
+                z = shell(float(s.schatten[j]))
+                lM[i, j] = z * math.log(2)
+                cost[i, j] = shell_cost(z)
+    log_sum, form_sum, log_cs, form_cs, main, rem = log_shares(comp, model, setting, lrho, lM)
+    s_cost = sum(shell_cost(s.s_shell) for s in model.slots)
+    base = model.K * math.log(2 * model.grid_m + 1) + s_cost
+    return Tables(lrho, rho, log_sum, form_sum, log_cs, form_cs, main, rem, cost, lM, base, s_cost)
+
+
+def _logsumexp(x: np.ndarray, axis=-1) -> np.ndarray:
+    top = np.max(x, axis=axis, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.squeeze(top, axis=axis) + np.log(np.sum(np.exp(x - top), axis=axis))
+
+
+@dataclass(frozen=True)
+class Objective:
+    """``log(exp(a + scale * logsumexp(shares)) + c_conf sqrt(cost / (2n)))``: float64 logs of the whole bound's
+    p-dependent part (``scale`` 1 for sum aggregation, 1/2 under the square root of rss)."""
+
+    log_prefactor: float
+    power: float
+    c_conf: float
+    n: float
+
+    def __call__(self, log_shares_total: np.ndarray, cost_total: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            post = np.log(self.c_conf) + 0.5 * (np.log(np.maximum(cost_total, 0)) - np.log(2 * self.n))
+        return np.logaddexp(self.log_prefactor + self.power * log_shares_total, post)
+
+
+def objective_for(comp: Compiled, setting: Setting, aggregation: str) -> Objective:
+    with mpmath.workdps(setting.dps):
+        log_pre = float(mpmath.log(comp.prefactor(mpmath.mpf(setting.margin), mpmath.mpf(setting.n))))
+        c_conf = float(comp.values[sp.Symbol("c_conf", positive=True)])
+    if aggregation == "sum":
+        return Objective(log_pre, 1.0, c_conf, float(setting.n))
+    return Objective(log_pre + 0.5 * math.log(setting.margin), 0.5, c_conf, float(setting.n))
+
+
+def coordinate_descent(log_v: np.ndarray, cost: np.ndarray, base_cost: float, objective: Objective,
+                       start: np.ndarray) -> tuple[np.ndarray, float]:
+    """Per slot, the grid index that minimises the objective given the others; sweeps until no slot moves."""
+    choice = start.copy()
+    rows = np.arange(len(choice))
+    best = float(objective(_logsumexp(log_v[rows, choice]), base_cost + cost[rows, choice].sum()))
+    for _ in range(MAX_SWEEPS):
+        moved = False
+        for k in range(len(choice)):
+            current = log_v[rows, choice]
+            others = np.delete(current, k)
+            cand = np.concatenate([np.broadcast_to(others, (log_v.shape[1], len(others))), log_v[k][:, None]], axis=1)
+            c_other = base_cost + cost[rows, choice].sum() - cost[k, choice[k]]
+            values = objective(_logsumexp(cand), c_other + cost[k])
+            j = int(np.argmin(values))
+            if values[j] < values[choice[k]] and values[j] < best:
+                choice[k], best, moved = j, float(values[j]), True
+        if not moved:
+            break
+    return choice, best
+
+
+def choose(log_v: np.ndarray, cost: np.ndarray, base_cost: float, objective: Objective) -> np.ndarray:
+    """The better of two descents: from every slot at p = 0, and from each slot's own minimiser of ``log_v``."""
+    zero = np.zeros(log_v.shape[0], dtype=int)
+    own = np.argmin(log_v, axis=1)
+    a, va = coordinate_descent(log_v, cost, base_cost, objective, zero)
+    b, vb = coordinate_descent(log_v, cost, base_cost, objective, own)
+    return a if va <= vb else b
+
+
+def _mp_slot(comp: Compiled, model: Model, setting: Setting, rho, i: int, j: int, kind: str):
+    s = model.slots[i]
+    p = model.ps[j]
+    if p == 0:  # the rank, exactly (a zero matrix counts as rank 1, as in :func:`tables`)
+        m = mpmath.mpf(max(s.rank, 1))
+    else:
+        m = mpmath.ldexp(1, shell(float(s.schatten[j])))
+    ell0 = comp.ell0(mpmath.ldexp(1, s.s_shell), mpmath.mpf(model.K), rho[i], mpmath.mpf(setting.margin),
+                     mpmath.mpf(setting.input_norm))
+    p_mp = mpmath.mpf(0) if p == 0 else mpmath.mpf(int(round(p * model.grid_m))) / model.grid_m
+    return comp.slot(kind, p_mp, m, s.d_in, s.d_out, s.dim, mpmath.mpf(model.K), rho[i], mpmath.mpf(setting.margin),
+                     mpmath.mpf(setting.input_norm), mpmath.mpf(setting.tokens), mpmath.mpf(setting.n), ell0)
+
+
+def _common_terms(comp: Compiled, setting: Setting, cost: float) -> list[Term]:
+    n = mpmath.mpf(setting.n)
+    return [Term("post_hoc", "post hoc: union over P_m per slot and dyadic shells of the radii", comp.post_hoc(mpmath.mpf(cost), n)),
+            Term("confidence", "confidence: c_conf sqrt(log(2/delta)/(2n))", comp.confidence(mpmath.mpf(setting.delta), n))]
+
+
+def _empirical(setting: Setting) -> Term:
+    label = "empirical margin risk" + (" (no data: 0)" if setting.empirical == 0 else "")
+    return Term("empirical", label, mpmath.mpf(setting.empirical))
+
+
+def _cost_parts(model: Model, t: Tables, choice: np.ndarray, grid: bool = True) -> dict[str, float]:
+    rows = np.arange(model.K)
+    chosen = t.cost[rows, choice]
+    zero = model.ps[choice] == 0
+    return {"grid_union": model.K * math.log(2 * model.grid_m + 1) if grid else 0.0, "spectral_shells": t.s_cost,
+            "rank_choices": float(chosen[zero].sum()), "schatten_shells": float(chosen[~zero].sum())}
+
+
+def ours_sum(comp: Compiled, model: Model, setting: Setting, t: Tables) -> BoundValue:
+    choice = choose(t.log_sum, t.cost, t.base_cost, objective_for(comp, setting, "sum"))
+    rows = np.arange(model.K)
+    forms = tuple(t.form_sum[rows, choice])
+    parts = _cost_parts(model, t, choice)
+    with mpmath.workdps(setting.dps):
+        shares = [_mp_slot(comp, model, setting, t.rho, i, j, f) for i, (j, f) in enumerate(zip(choice, forms))]
+        pre = comp.prefactor(mpmath.mpf(setting.margin), mpmath.mpf(setting.n))
+        by_type = {}
+        for s, v in zip(model.slots, shares):
+            by_type[s.type] = by_type.get(s.type, 0) + pre * v
+        terms = [_empirical(setting)]
+        terms += [Term(f"dudley_{k}", f"Dudley integral, {k} slots (sum aggregation)", v) for k, v in by_type.items()]
+        terms += _common_terms(comp, setting, sum(parts.values()))
+    return BoundValue("ours_sum", "Theorem 3.1, sum aggregation", tuple(terms), model.ps[choice], forms, parts)
+
+
+def ours_rss(comp: Compiled, model: Model, setting: Setting, t: Tables) -> BoundValue:
+    """The smaller of: all slots at one p (exact rss integral, crude tail) and unequal p (Cauchy-Schwarz)."""
+    rows = np.arange(model.K)
+    obj_cs = objective_for(comp, setting, "rss")
+    choice_cs = choose(t.log_cs, t.cost, t.base_cost, obj_cs)
+    best_cs = float(obj_cs(_logsumexp(t.log_cs[rows, choice_cs]), t.base_cost + t.cost[rows, choice_cs].sum()))
+    obj_eq = objective_for(comp, setting, "sum")
+    eq_values = []
+    with mpmath.workdps(setting.dps):
+        round_main = mpmath.fsum(_mp_slot(comp, model, setting, t.rho, i, 0, "rss_round_main") for i in range(model.K))
+        round_rem = mpmath.fsum(_mp_slot(comp, model, setting, t.rho, i, 0, "rss_round_rem") for i in range(model.K))
+        rounding = float(comp.rss_rounding(mpmath.mpf(setting.margin), round_main, round_rem))
+    for j, p in enumerate(model.ps):
+        i0, i1 = comp.integrals(p, float(setting.margin))
+        with np.errstate(divide="ignore"):
+            dudley = np.logaddexp(0.5 * _logsumexp(t.log_main[:, j]) + np.log(i0), 0.5 * _logsumexp(t.log_rem[:, j]) + np.log(i1))
+            if p > 0:
+                dudley = np.logaddexp(dudley, np.log(rounding))
+        eq_values.append(float(obj_eq(np.array(dudley), t.base_cost + t.cost[:, j].sum())))
+    j_eq = int(np.argmin(eq_values))
+    with mpmath.workdps(setting.dps):
+        pre = comp.prefactor(mpmath.mpf(setting.margin), mpmath.mpf(setting.n))
+        if eq_values[j_eq] <= best_cs:
+            choice = np.full(model.K, j_eq)
+            main = mpmath.fsum(_mp_slot(comp, model, setting, t.rho, i, j_eq, "rss_main") for i in range(model.K))
+            rem = mpmath.fsum(_mp_slot(comp, model, setting, t.rho, i, j_eq, "rss_rem") for i in range(model.K))
+            dudley = pre * comp.rss_equal(mpmath.mpf(j_eq) / model.grid_m, mpmath.mpf(setting.margin), main, rem)
+            if j_eq > 0:
+                dudley += pre * comp.rss_rounding(mpmath.mpf(setting.margin), round_main, round_rem)
+            forms = tuple(["rank" if j_eq == 0 else "crude"] * model.K)
+            label = f"Dudley integral, rss aggregation, every slot at p = {model.ps[j_eq]:.4g} (exact)"
+        else:
+            choice = choice_cs
+            forms = tuple(t.form_cs[rows, choice])
+            total = mpmath.fsum(_mp_slot(comp, model, setting, t.rho, i, j, f + "_cs") for i, (j, f) in enumerate(zip(choice, forms)))
+            dudley = pre * comp.rss_cs(mpmath.mpf(setting.margin), total)
+            label = "Dudley integral, rss aggregation, unequal p (Cauchy-Schwarz)"
+        parts = _cost_parts(model, t, choice)
+        terms = [_empirical(setting), Term("dudley", label, dudley), *_common_terms(comp, setting, sum(parts.values()))]
+    return BoundValue("ours_rss", "Theorem 3.1, rss aggregation", tuple(terms), model.ps[choice], forms, parts)
+
+
+def edelman_only(model: Model, variant: Variant, setting: Setting) -> BoundValue:
+    """:func:`edelman` without the tables of our bound (it needs only rho and the radii)."""
+    with mpmath.workdps(setting.dps):
+        rho = rhos(model, variant)
+    s_cost = sum(shell_cost(s.s_shell) for s in model.slots)
+    return edelman(compiled(setting.constants), model, setting, Tables(None, rho, *[None] * 8, 0.0, s_cost))
+
+
+def edelman(comp: Compiled, model: Model, setting: Setting, t: Tables) -> BoundValue:
+    """Edelman et al. (2022): ``W_E = (sum_k (rho_k w_k)^{2/3})^{3/2}`` over the dyadic (2,1)-radii ``w_k``."""
+    with mpmath.workdps(setting.dps):
+        w_e = mpmath.fsum((r * mpmath.ldexp(1, s.w_shell)) ** (mpmath.mpf(2) / 3) for r, s in zip(t.rho, model.slots)) ** 1.5
+        d_max = max(s.d_in * s.d_out for s in model.slots)
+        dudley = comp.edelman(w_e, mpmath.mpf(setting.input_norm), mpmath.mpf(setting.margin), mpmath.mpf(setting.margin),
+                              mpmath.mpf(setting.n), mpmath.mpf(setting.tokens), mpmath.mpf(d_max))
+        parts = {"spectral_shells": t.s_cost, "two_one_shells": sum(shell_cost(s.w_shell) for s in model.slots)}
+        terms = [_empirical(setting), Term("dudley", "Dudley integral, Edelman's norm-based cover (cut at Delta/n)", dudley),
+                 *_common_terms(comp, setting, sum(parts.values()))]
+        terms[2] = Term("post_hoc", "post hoc: dyadic shells of the spectral and (2,1) radii", terms[2].value)
+    return BoundValue("edelman", "Edelman et al. (2022), same margin bound", tuple(terms), None, None, parts)
+
+
+def evaluate(model: Model, variant: Variant, setting: Setting) -> WholeBound:
+    """Ours (sum and rss aggregation) and Edelman's, term by term, at ``setting``."""
+    comp = compiled(setting.constants)
+    t = tables(model, variant, setting, comp)
+    return WholeBound(ours_sum(comp, model, setting, t), ours_rss(comp, model, setting, t), edelman(comp, model, setting, t),
+                      variant, setting)

@@ -1,0 +1,247 @@
+"""A content-addressed disk cache of spectra, safe for several processes at once.
+
+Keys are SHA-256 digests of what determines a result: the bytes, dtype, shape and name of every tensor it reads, the
+method and ``CACHE_VERSION``.  An entry is one file ``<root>/entries/<key[:2]>/<key>.bin`` written as
+``MAGIC + sha256(payload) + payload`` (payload: a JSON header and raw little-endian arrays, see ``pack``) to a
+temporary name and renamed into place, so two workers writing the same key both leave a complete, identical entry.
+An entry whose checksum, format or contents do not verify is treated as missing and rewritten, never trusted.
+
+Tensor digests need the tensor bytes; so that a rerun reads no weights, the digests of a safetensors file's tensors
+are kept in ``<root>/files/`` under the file's identity (resolved path, size, mtime, ctime, inode) together with a
+digest of its header: a file changed in any of these is hashed again.
+
+The folder is ``platformdirs.user_cache_dir("sabounds")`` (e.g. ``~/.cache/sabounds`` on Linux), or the
+``SABOUNDS_CACHE_DIR`` environment variable, or ``--cache-dir``.  ``SABOUNDS_CACHE_DIR=off`` disables caching.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import mmap
+import os
+import re
+import struct
+import tempfile
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import numpy as np
+
+CACHE_VERSION = 2
+ENV_VAR = "SABOUNDS_CACHE_DIR"
+MAGIC = b"SABOUNDS-CACHE-2\n"
+_DIGEST = 32
+_LAYER_NUMBER = re.compile(r"(?:^|\.)(\d+)\.")
+
+
+def default_cache_dir() -> Path | None:
+    """``$SABOUNDS_CACHE_DIR`` if set (``off``: no cache), else the platform's user cache folder for sabounds."""
+    value = os.environ.get(ENV_VAR)
+    if value is not None:
+        return None if value.strip().lower() in ("", "off", "none", "0") else Path(value)
+    import platformdirs
+    return Path(platformdirs.user_cache_dir("sabounds", appauthor=False))
+
+
+def digest(*parts: bytes | str) -> str:
+    """SHA-256 of the parts, each length-prefixed so that no two different part lists collide by concatenation."""
+    h = hashlib.sha256()
+    for part in parts:
+        data = part.encode() if isinstance(part, str) else bytes(part)
+        h.update(struct.pack("<Q", len(data)))
+        h.update(data)
+    return h.hexdigest()
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and one ``os.replace``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+class SpectraCache:
+    """Entries of named float64/int/str arrays by key; ``get`` returns None for a missing or corrupt entry."""
+
+    def __init__(self, root: str | os.PathLike):
+        self.root = Path(root)
+        self.corrupt_seen = 0
+
+    def _entry(self, key: str) -> Path:
+        if not re.fullmatch(r"[0-9a-f]{64}", key):
+            raise ValueError(f"cache key must be a SHA-256 hex digest, got {key!r}")
+        return self.root / "entries" / key[:2] / f"{key}.bin"
+
+    def put(self, key: str, arrays: Mapping[str, np.ndarray]) -> None:
+        _atomic_write(self._entry(key), pack(arrays))
+
+    def get(self, key: str) -> dict[str, np.ndarray] | None:
+        try:
+            raw = self._entry(key).read_bytes()
+        except OSError:  # missing, or a folder that cannot exist or be read: not cached
+            return None
+        arrays = unpack(raw)
+        if arrays is None:
+            self.corrupt_seen += 1
+        return arrays
+
+    # tensor digests of safetensors files, by file identity ------------------------------------------------
+
+    def tensor_digests(self, path: Path, names: Iterable[str] | None = None, compute: bool = True,
+                       group: str = "all") -> dict[str, dict]:
+        """``{name: {"dtype", "shape", "digest"}}`` for the tensors of a safetensors file (all, or ``names``):
+        from the index when the file's identity and header are unchanged, else by hashing their bytes (with
+        ``compute=False``: only those already indexed).  ``group`` names the index file, so that processes
+        hashing different groups (layers) of one file never overwrite each other's digests."""
+        return _IndexedFile(self, Path(path)).digests(names, compute, group)
+
+
+class _IndexedFile:
+    """A safetensors file's identity (resolved path, size, mtime, ctime, inode), header and digest index folder."""
+
+    def __init__(self, cache: SpectraCache, path: Path):
+        self.path = Path(path).resolve()
+        stat = self.path.stat()
+        identity = digest(str(self.path), str(stat.st_size), str(stat.st_mtime_ns), str(stat.st_ctime_ns),
+                          str(stat.st_ino), str(CACHE_VERSION))
+        header_bytes, self.start = _safetensors_header(self.path)
+        self.header_digest = hashlib.sha256(header_bytes).hexdigest()
+        self.header = json.loads(header_bytes)
+        self.folder = cache.root / "files" / identity[:2] / identity
+
+    def names(self) -> list[str]:
+        return sorted(n for n in self.header if n != "__metadata__")
+
+    def digests(self, names: Iterable[str] | None, compute: bool, group: str) -> dict[str, dict]:
+        if not re.fullmatch(r"[A-Za-z0-9_-]+", group):
+            raise ValueError(f"index group must be a plain name, got {group!r}")
+        wanted = self.names() if names is None else sorted(names)
+        index_path = self.folder / f"{group}.json"
+        known: dict[str, dict] = {}
+        try:
+            record = json.loads(index_path.read_text(encoding="utf-8"))
+            if record.get("header") == self.header_digest and isinstance(record.get("tensors"), dict):
+                known = record["tensors"]
+        except (OSError, ValueError, UnicodeDecodeError, AttributeError):
+            pass
+        missing = [n for n in wanted if n not in known]
+        if missing and not compute:
+            return {n: known[n] for n in wanted if n in known}
+        if missing:
+            known = dict(known)
+            with open(self.path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as view:
+                for name in missing:
+                    entry = self.header[name]
+                    begin, end = entry["data_offsets"]
+                    known[name] = {"dtype": entry["dtype"], "shape": entry["shape"],
+                                   "digest": hashlib.sha256(view[self.start + begin:self.start + end]).hexdigest()}
+            _atomic_write(index_path, json.dumps({"path": str(self.path), "header": self.header_digest,
+                                                  "tensors": known}).encode())
+        return {n: known[n] for n in wanted}
+
+
+_DTYPES = {"f8": np.float64, "i8": np.int64, "u1": np.uint8}
+
+
+def pack(arrays: Mapping[str, np.ndarray]) -> bytes:
+    """``MAGIC + sha256(payload) + payload``; payload: an 8-byte header length, a JSON header (name, dtype, shape,
+    offset of each array; strings as a list) and the arrays' little-endian bytes.  Nothing executable."""
+    header, blobs, offset = {}, [], 0
+    for name, value in arrays.items():
+        value = np.asarray(value)
+        if value.dtype.kind in "US":
+            header[name] = {"strings": [str(v) for v in value.ravel()], "shape": list(value.shape)}
+            continue
+        code = {"f": "f8", "i": "i8", "u": "u1" if value.dtype == np.uint8 else "i8", "b": "i8"}[value.dtype.kind]
+        blob = np.ascontiguousarray(value, dtype=np.dtype(_DTYPES[code]).newbyteorder("<")).tobytes()
+        header[name] = {"dtype": code, "shape": list(value.shape), "offset": offset, "length": len(blob)}
+        blobs.append(blob)
+        offset += len(blob)
+    text = json.dumps(header).encode()
+    payload = struct.pack("<Q", len(text)) + text + b"".join(blobs)
+    return MAGIC + hashlib.sha256(payload).digest() + payload
+
+
+def unpack(raw: bytes) -> dict[str, np.ndarray] | None:
+    """The arrays of :func:`pack`'s output, or None when the magic, checksum or layout does not verify."""
+    head = len(MAGIC)
+    payload = memoryview(raw)[head + _DIGEST:]
+    if raw[:head] != MAGIC or hashlib.sha256(payload).digest() != raw[head:head + _DIGEST]:
+        return None
+    try:
+        (length,) = struct.unpack("<Q", payload[:8])
+        header = json.loads(bytes(payload[8:8 + length]))
+        data = payload[8 + length:]
+        out = {}
+        for name, info in header.items():
+            shape = tuple(int(d) for d in info["shape"])
+            if "strings" in info:
+                out[name] = np.array(info["strings"], dtype=str).reshape(shape)
+                continue
+            dtype = np.dtype(_DTYPES[info["dtype"]]).newbyteorder("<")
+            begin, size = int(info["offset"]), int(info["length"])
+            if begin < 0 or begin + size > len(data):
+                return None
+            out[name] = np.frombuffer(data[begin:begin + size], dtype=dtype).reshape(shape).astype(dtype.newbyteorder("="))
+        return out
+    except (ValueError, KeyError, TypeError, struct.error):
+        return None
+
+
+def _safetensors_header(path: Path) -> tuple[bytes, int]:
+    """The JSON header bytes of a safetensors file and the offset where its data begins."""
+    with open(path, "rb") as fh:
+        (length,) = struct.unpack("<Q", fh.read(8))
+        if length > 100_000_000:
+            raise ValueError(f"{path}: safetensors header of {length} bytes")
+        return fh.read(length), 8 + length
+
+
+def layer_number(tensor_name: str) -> int | None:
+    """The first dotted integer of a tensor name (``encoder.layer.3.attention...`` -> 3, ``model.layers.3...``)."""
+    match = _LAYER_NUMBER.search(tensor_name)
+    return int(match.group(1)) if match else None
+
+
+def layer_keys(safetensors_files: Iterable[Path], config_bytes: bytes, layers: Iterable[int], method: str,
+               cache: SpectraCache, compute: bool = True) -> dict[int, str | None]:
+    """Key of each layer's spectra: every tensor whose first dotted number is the layer (name, dtype, shape, bytes),
+    the config, the method and the cache version: a superset of what the layer reads, so never stale.  With
+    ``compute=False`` a layer whose digests are not all indexed yet gets None (no tensor bytes read)."""
+    layers = sorted(set(layers))
+    parts: dict[int, list[str] | None] = {i: [f"v{CACHE_VERSION}", method, digest(config_bytes), str(i)]
+                                          for i in layers}
+    for path in sorted(Path(p) for p in safetensors_files):
+        indexed = _IndexedFile(cache, path)
+        by_layer: dict[int, list[str]] = {i: [] for i in layers}
+        for name in indexed.names():
+            number = layer_number(name)
+            if number in by_layer:
+                by_layer[number].append(name)
+        for i, names in by_layer.items():
+            if parts[i] is None:
+                continue
+            known = indexed.digests(names, compute, f"layer-{i}")
+            if any(n not in known for n in names):
+                parts[i] = None
+                continue
+            for name in sorted(names):
+                info = known[name]
+                parts[i] += [name, info["dtype"], json.dumps(info["shape"]), info["digest"]]
+    return {i: None if p is None else digest(*p) for i, p in parts.items()}
+
+
+def layer_key(safetensors_files: Iterable[Path], config_bytes: bytes, layer: int, method: str,
+              cache: SpectraCache, compute: bool = True) -> str | None:
+    """:func:`layer_keys` for one layer."""
+    return layer_keys(safetensors_files, config_bytes, [layer], method, cache, compute)[layer]

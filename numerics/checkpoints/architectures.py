@@ -1,0 +1,143 @@
+"""Transformer families as data: where the paper's matrices live in a checkpoint, and what a layer looks like.
+
+One :class:`Family` per family says, for layer ``i``, the tensor names of the query, key, value and attention-output
+projections (or one fused ``qkv`` tensor), of the feed-forward matrices (``mlp_in`` = up, ``mlp_out`` = down,
+``mlp_gate`` for a gated MLP), their storage orientation (``out_in``: ``nn.Linear``, ``in_out``: GPT-2's
+``Conv1D``), which ``config.json`` fields hold the sizes, and the layer's structure (post-LN or pre-LN with
+residuals, the activation, gated MLP, grouped-query attention).  :func:`detect` picks the family from
+``config.json``'s ``model_type``; anything else is described by a mapping file (``sabounds.numerics.checkpoints.mapping``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+POST_LN, PRE_LN = "post_ln", "pre_ln"
+ACTIVATIONS = ("gelu", "gelu_tanh", "relu", "silu")
+"""Activations whose Lipschitz constant ``sabounds.theory.architecture`` derives (GELU-tanh covers ``gelu_new``)."""
+
+_ACTIVATION_ALIASES = {"gelu": "gelu", "gelu_python": "gelu", "gelu_new": "gelu_tanh", "gelu_fast": "gelu_tanh",
+                       "gelu_pytorch_tanh": "gelu_tanh", "gelu_tanh": "gelu_tanh", "quick_gelu": None,
+                       "relu": "relu", "silu": "silu", "swish": "silu"}
+
+SIZE_FIELDS = ("layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate")
+
+
+def canonical_activation(name: object) -> str | None:
+    """The activation's canonical name (``gelu_new`` -> ``gelu_tanh``, ``swish`` -> ``silu``), None if unknown."""
+    return _ACTIVATION_ALIASES.get(str(name).lower()) if isinstance(name, str) else None
+
+
+@dataclass(frozen=True)
+class Family:
+    """One family's layout.  Tensor names are relative to ``prefix + layer.format(i=i)``; ``None`` = absent.
+
+    ``config`` maps each size (:data:`SIZE_FIELDS`) to the ``config.json`` fields that may hold it, first found
+    wins; a missing ``kv_heads`` means ``heads`` (no grouping), a missing ``head_dim`` means ``hidden / heads``,
+    a missing ``intermediate`` means ``intermediate_default * hidden`` where that is set (GPT-2's ``n_inner: null``
+    is ``4 hidden``) and is an error elsewhere.
+    """
+
+    name: str
+    model_types: tuple[str, ...]
+    layer: str
+    query: str | None
+    key: str | None
+    value: str | None
+    output: str
+    mlp_in: str
+    mlp_out: str
+    mlp_gate: str | None = None
+    qkv: str | None = None
+    mlp_norm: str | None = None
+    orientation: str = "out_in"
+    prefixes: tuple[str, ...] = ("",)
+    layout: str = POST_LN
+    activation: str = "gelu"
+    activation_fields: tuple[str, ...] = ("hidden_act",)
+    config: dict = field(default_factory=lambda: dict(_BERT_CONFIG))
+    intermediate_default: int | None = None
+    note: str = ""
+
+    @property
+    def gated(self) -> bool:
+        return self.mlp_gate is not None
+
+    def layer_tensors(self) -> dict[str, str]:
+        """Role -> relative tensor name for every matrix this family stores (fused ``qkv`` or split q, k, v)."""
+        roles = {"qkv": self.qkv} if self.qkv else {"query": self.query, "key": self.key, "value": self.value}
+        roles.update(output=self.output, mlp_in=self.mlp_in, mlp_out=self.mlp_out)
+        if self.mlp_gate:
+            roles["mlp_gate"] = self.mlp_gate
+        return roles
+
+    def probe(self) -> str:
+        """A tensor name of layer 0 that tells whether (and under which prefix) the family's tensors are present."""
+        first = self.qkv or self.query
+        return self.layer.format(i=0) + first
+
+
+_BERT_CONFIG = {"layers": ("num_hidden_layers",), "hidden": ("hidden_size",), "heads": ("num_attention_heads",),
+                "kv_heads": (), "head_dim": (), "intermediate": ("intermediate_size",)}
+
+BERT = Family(
+    "bert", ("bert", "roberta", "xlm-roberta", "camembert", "electra"), "encoder.layer.{i}.",
+    "attention.self.query.weight", "attention.self.key.weight", "attention.self.value.weight",
+    "attention.output.dense.weight", "intermediate.dense.weight", "output.dense.weight",
+    prefixes=("", "bert.", "roberta.", "electra."), layout=POST_LN,
+    note="post-LN encoder with GELU: the layer the published proxy is defined for")
+
+DISTILBERT = Family(
+    "distilbert", ("distilbert",), "transformer.layer.{i}.",
+    "attention.q_lin.weight", "attention.k_lin.weight", "attention.v_lin.weight", "attention.out_lin.weight",
+    "ffn.lin1.weight", "ffn.lin2.weight", prefixes=("", "distilbert."), layout=POST_LN,
+    activation_fields=("activation",),
+    config={"layers": ("n_layers",), "hidden": ("dim",), "heads": ("n_heads",), "kv_heads": (), "head_dim": (),
+            "intermediate": ("hidden_dim",)},
+    note="post-LN encoder with GELU, BERT's layer under other names")
+
+MPNET = Family(
+    "mpnet", ("mpnet",), "encoder.layer.{i}.",
+    "attention.attn.q.weight", "attention.attn.k.weight", "attention.attn.v.weight", "attention.attn.o.weight",
+    "intermediate.dense.weight", "output.dense.weight", prefixes=("", "mpnet."), layout=POST_LN,
+    note="post-LN encoder with GELU; its relative position bias adds to the scores and has no weight matrix "
+         "in the paper's objects")
+
+GPT2 = Family(
+    "gpt2", ("gpt2",), "h.{i}.", None, None, None, "attn.c_proj.weight", "mlp.c_fc.weight", "mlp.c_proj.weight",
+    qkv="attn.c_attn.weight", orientation="in_out", prefixes=("", "transformer."), layout=PRE_LN,
+    activation="gelu_tanh", activation_fields=("activation_function",),
+    config={"layers": ("n_layer",), "hidden": ("n_embd",), "heads": ("n_head",), "kv_heads": (), "head_dim": (),
+            "intermediate": ("n_inner",)}, intermediate_default=4,
+    note="pre-LN decoder with residuals; Conv1D weights stored (in, out); fused c_attn split into q, k, v")
+
+LLAMA = Family(
+    "llama", ("llama", "mistral", "qwen2"), "layers.{i}.",
+    "self_attn.q_proj.weight", "self_attn.k_proj.weight", "self_attn.v_proj.weight", "self_attn.o_proj.weight",
+    "mlp.up_proj.weight", "mlp.down_proj.weight", mlp_gate="mlp.gate_proj.weight",
+    mlp_norm="post_attention_layernorm.weight", prefixes=("model.", ""), layout=PRE_LN, activation="silu",
+    config={"layers": ("num_hidden_layers",), "hidden": ("hidden_size",), "heads": ("num_attention_heads",),
+            "kv_heads": ("num_key_value_heads",), "head_dim": ("head_dim",), "intermediate": ("intermediate_size",)},
+    note="pre-RMSNorm decoder with residuals, grouped-query attention and a SwiGLU MLP")
+
+VIT = Family(
+    "vit", ("vit",), "encoder.layer.{i}.",
+    "attention.attention.query.weight", "attention.attention.key.weight", "attention.attention.value.weight",
+    "attention.output.dense.weight", "intermediate.dense.weight", "output.dense.weight",
+    prefixes=("", "vit."), layout=PRE_LN, note="pre-LN encoder with residuals and GELU")
+
+FAMILIES: dict[str, Family] = {f.name: f for f in (BERT, DISTILBERT, MPNET, GPT2, LLAMA, VIT)}
+"""Built-in families by name."""
+
+
+def supported() -> str:
+    """``bert (bert, roberta, ...), distilbert, ...``: the families and the model_type values each accepts."""
+    return "; ".join(f"{f.name} ({', '.join(f.model_types)})" for f in FAMILIES.values())
+
+
+def detect(model_type: object) -> Family | None:
+    """The built-in family whose ``model_types`` contains ``config.json``'s ``model_type``, if any."""
+    for family in FAMILIES.values():
+        if model_type in family.model_types:
+            return family
+    return None

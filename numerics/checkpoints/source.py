@@ -1,0 +1,252 @@
+"""A checkpoint opened for analysis: where its weights come from, which family it is, and its sizes.
+
+:func:`open_source` accepts a model folder (safetensors, single or sharded; ``pytorch_model.bin`` only with
+``allow_pickle``), an ``.onnx`` file, a dict of numpy arrays, a torch ``state_dict`` or ``nn.Module``; the
+family comes from ``config.json``'s ``model_type`` (or ``architecture=``), or from a user ``mapping`` file.
+:class:`CheckpointSource` then hands out one layer's matrices at a time (``layer(i)``), in float64.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from sabounds.numerics.checkpoints.architectures import (FAMILIES, POST_LN, SIZE_FIELDS, Family,
+                                                         canonical_activation, detect, supported)
+from sabounds.numerics.checkpoints.errors import CheckpointError, read_json, shown
+from sabounds.numerics.checkpoints.layers import LayerMatrices, assemble
+from sabounds.numerics.checkpoints.stores import ArrayStore, TensorStore
+
+_GENERIC_FIELDS = {"layers": ("num_hidden_layers", "n_layer", "n_layers"), "hidden": ("hidden_size", "n_embd", "dim"),
+                   "heads": ("num_attention_heads", "n_head", "n_heads"), "kv_heads": ("num_key_value_heads",),
+                   "head_dim": ("head_dim",), "intermediate": ("intermediate_size", "n_inner", "hidden_dim")}
+
+
+@dataclass(frozen=True)
+class ModelShape:
+    """Sizes and structure the analysis needs: ``L`` layers, width ``N``, ``H`` query heads of size ``d_h``
+    (``N / H`` unless the config says otherwise), ``G = kv_heads`` key/value heads (grouped-query attention when
+    ``G < H``), feed-forward width ``I``, and the family's layout, activation and whether the MLP is gated."""
+
+    layers: int
+    hidden: int
+    heads: int
+    intermediate: int
+    kv_heads: int | None = None
+    head_dim: int | None = None
+    family: str = "bert"
+    layout: str = POST_LN
+    activation: str = "gelu"
+    gated: bool = False
+
+    def __post_init__(self):
+        if self.kv_heads is None:
+            object.__setattr__(self, "kv_heads", self.heads)
+        if self.head_dim is None:
+            object.__setattr__(self, "head_dim", self.hidden // self.heads)
+
+    def truncated(self, layers: int) -> "ModelShape":
+        """The same model cut to its first ``layers`` layers (an ``L = layers`` model)."""
+        return replace(self, layers=layers)
+
+    @property
+    def published(self) -> bool:
+        """True when the published proxy applies unchanged: a post-LN layer with GELU, ungated, one K/V per head."""
+        return (self.layout == POST_LN and self.activation == "gelu" and not self.gated
+                and self.kv_heads == self.heads)
+
+
+def shape_from_config(config: Mapping, family: Family, where: str,
+                      fixed: Mapping[str, int] | None = None) -> tuple[ModelShape, dict[str, str]]:
+    """Read the sizes of ``family`` from a config dict (``fixed`` sizes win); one-line error naming the field.
+    Also returns, per size, the field it came from (for later messages)."""
+    fixed = dict(fixed or {})
+    sizes: dict[str, int | None] = {}
+    names: dict[str, str] = {}
+    for size in SIZE_FIELDS:
+        if size in fixed:
+            sizes[size], names[size] = fixed[size], f"sizes.{size} of the mapping"
+            continue
+        fields = family.config.get(size, ()) or (() if family.model_types else _GENERIC_FIELDS[size])
+        if not family.model_types:
+            fields = tuple(dict.fromkeys(tuple(fields) + _GENERIC_FIELDS[size]))
+        value, named = None, fields[0] if fields else size
+        for f in fields:
+            if config.get(f) is not None:
+                value, named = config[f], f
+                break
+        optional = ("kv_heads", "head_dim") + (("intermediate",) if family.intermediate_default else ())
+        if value is None and size in optional:
+            sizes[size] = None
+            continue
+        if value is None and not config:
+            raise CheckpointError(f"{where}: no sizes; give the {size} size in the mapping's [sizes] table or a "
+                                  "config.json (or config=) with it")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise CheckpointError(f"{where}: field {named} must be a positive integer, got {shown(value)}")
+        sizes[size], names[size] = value, named
+    if sizes["intermediate"] is None:
+        sizes["intermediate"] = family.intermediate_default * sizes["hidden"]
+    heads, kv = sizes["heads"], sizes["kv_heads"] or sizes["heads"]
+    if sizes["head_dim"] is None and sizes["hidden"] % heads:
+        raise CheckpointError(f"{where}: field {names['hidden']} ({sizes['hidden']}) is not divisible by "
+                              f"{names['heads']} ({heads})")
+    if heads % kv:
+        raise CheckpointError(f"{where}: field {names['heads']} ({heads}) is not a multiple of "
+                              f"{names['kv_heads']} ({kv})")
+    activation = family.activation
+    for f in family.activation_fields:
+        if f in config:
+            activation = canonical_activation(config[f])
+            if activation is None:
+                raise CheckpointError(f"{where}: field {f} is {shown(config[f])}, an activation without a derived "
+                                      "Lipschitz constant (supported: gelu, gelu_new/gelu_tanh, relu, silu)")
+            break
+    shape = ModelShape(sizes["layers"], sizes["hidden"], heads, sizes["intermediate"], kv, sizes["head_dim"],
+                       family.name, family.layout, activation, family.gated)
+    return shape, {k: f"{where}: field {v}" for k, v in names.items()}
+
+
+class CheckpointSource:
+    """Tensors of one model under one family's names: ``tensor(name, shape)`` and ``layer(i)``, in float64."""
+
+    def __init__(self, store: TensorStore, family: Family, shape: tuple[ModelShape, dict[str, str]], label: str,
+                 model_dir: Path | None = None, files: tuple[Path, ...] = ()):
+        self.shape, self.size_fields = shape
+        self.store, self.family, self.label = store, family, label
+        self.model_dir, self.files = model_dir, files
+        probe = family.probe()
+        self.prefix = next((p for p in family.prefixes if p + probe in store.names), family.prefixes[0])
+
+    def tensor(self, name: str, shape: tuple[int, ...]) -> np.ndarray:
+        """The tensor ``prefix + name`` as float64, checked for shape and for NaN or Inf entries."""
+        full = self.prefix + name
+        if full not in self.store.names:
+            raise CheckpointError(f"{self.store.where(full)}: missing tensor {shown(full)} "
+                                  f"({self.family.name} family)")
+        found = tuple(self.store.shape(full))
+        if found != tuple(shape):
+            raise CheckpointError(f"{self.store.where(full)}: tensor {shown(full)} has shape {list(found)}, "
+                                  f"expected {list(shape)}")
+        values = np.asarray(self.store.read(full), dtype=np.float64)
+        if not np.all(np.isfinite(values)):
+            raise CheckpointError(f"{self.store.where(full)}: tensor {shown(full)} has NaN or Inf entries")
+        return values
+
+    def _linear(self, role_name: str, out: int, inp: int) -> np.ndarray:
+        """A projection in ``(out, in)`` layout, whatever the family's storage orientation."""
+        if self.family.orientation == "in_out":
+            return self.tensor(role_name, (inp, out)).T
+        return self.tensor(role_name, (out, inp))
+
+    def layer(self, index: int) -> LayerMatrices:
+        """Layer ``index`` (0-based) cut into the paper's matrices (``sabounds.numerics.checkpoints.layers``)."""
+        s, f = self.shape, self.family
+        n, inner, dq, dkv = s.hidden, s.intermediate, s.heads * s.head_dim, s.kv_heads * s.head_dim
+        base = f.layer.format(i=index)
+        if f.qkv:
+            fused = self._linear(base + f.qkv, dq + 2 * dkv, n)
+            q, k, v = fused[:dq], fused[dq:dq + dkv], fused[dq + dkv:]
+        else:
+            q = self._linear(base + f.query, dq, n)
+            k = self._linear(base + f.key, dkv, n)
+            v = self._linear(base + f.value, dkv, n)
+        o = self._linear(base + f.output, n, dq)
+        up = self._linear(base + f.mlp_in, inner, n)
+        down = self._linear(base + f.mlp_out, n, inner)
+        gate = self._linear(base + f.mlp_gate, inner, n) if f.mlp_gate else None
+        norm = None
+        if f.mlp_norm and self.prefix + base + f.mlp_norm in self.store.names:
+            norm = self.tensor(base + f.mlp_norm, (n,))
+        return assemble(index, q, k, v, o, up, down, s.heads, s.kv_heads, gate, norm)
+
+
+def _unknown(where: str, model_type) -> CheckpointError:
+    return CheckpointError(f"{where}: field model_type is {shown(model_type)}, not a supported family ({supported()}); "
+                           "describe the model with a mapping file (--mapping FILE, TOML or JSON; see "
+                           "docs/api_example/custom_mapping.toml)")
+
+
+def _family_for(config: Mapping, where: str, architecture, mapping) -> tuple[Family, dict]:
+    from sabounds.numerics.checkpoints.mapping import load_mapping, parse_mapping
+    if mapping is not None:
+        if isinstance(mapping, Family):
+            return mapping, {}
+        return parse_mapping(mapping, "mapping") if isinstance(mapping, Mapping) else load_mapping(mapping)
+    if isinstance(architecture, Family):
+        return architecture, {}
+    if architecture is not None:
+        if architecture not in FAMILIES:
+            raise CheckpointError(f"architecture {shown(architecture)} is not a supported family ({supported()})")
+        return FAMILIES[architecture], {}
+    family = detect(config.get("model_type"))
+    if family is None:
+        raise _unknown(where, config.get("model_type"))
+    return family, {}
+
+
+def _config_of(config, where: str) -> dict:
+    if config is None:
+        return {}
+    if isinstance(config, Mapping):
+        return dict(config)
+    path = Path(config)
+    data = read_json(path, "config")
+    if not isinstance(data, dict):
+        raise CheckpointError(f"{path}: expected a JSON object")
+    return data
+
+
+def open_source(source, mapping=None, *, config=None, architecture=None, allow_pickle: bool = False) -> CheckpointSource:
+    """Open ``source`` (folder, ``.onnx`` file, dict of arrays, torch state_dict or module) as a CheckpointSource.
+
+    ``config`` (a dict or a path to ``config.json``) supplies the sizes when the source has none of its own;
+    ``architecture`` forces a built-in family; ``mapping`` (a path, dict or Family) describes any other model.
+    """
+    model_dir, files = None, ()
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if path.is_file() and path.suffix.lower() == ".onnx":
+            from sabounds.numerics.checkpoints.onnx_model import OnnxStore
+            store = OnnxStore(path)
+            cfg = {**store.config, **_config_of(config, str(path))}
+            if "num_attention_heads" not in cfg and mapping is None:
+                raise CheckpointError(f"{path}: the number of attention heads is not readable from the graph (no "
+                                      "[batch, seq, H, d_h] reshape); pass config={'num_attention_heads': H}")
+            where, label, files = str(path), str(path), (path,)
+        elif path.is_dir():
+            from sabounds.numerics.checkpoints.safetensors_folder import SafetensorsFolder
+            config_path = path / "config.json"
+            if config is None and not config_path.is_file() and mapping is None:
+                raise CheckpointError(f"{config_path}: no such file (a Hugging Face model directory needs config.json, "
+                                      "or pass a mapping file with its sizes)")
+            cfg = _config_of(config if config is not None else (config_path if config_path.is_file() else None),
+                             str(config_path))
+            where = str(config_path)
+            family, fixed = _family_for(cfg, where, architecture, mapping)
+            store = SafetensorsFolder(path, allow_pickle)
+            model_dir, label, files = path, str(path), tuple(f.path for f in store.files)
+            return CheckpointSource(store, family, shape_from_config(cfg, family, where, fixed), label, model_dir, files)
+        elif not path.exists():
+            raise CheckpointError(f"{shown(path)}: no such file or directory")
+        else:
+            raise CheckpointError(f"{shown(path)}: not a model directory or an .onnx file")
+    elif isinstance(source, Mapping):
+        store = ArrayStore(source)
+        cfg, where, label = _config_of(config, "config"), "config", "dict of arrays"
+    elif hasattr(source, "state_dict") and callable(source.state_dict):  # a torch nn.Module
+        store = ArrayStore(source.state_dict(), label=type(source).__name__)
+        own = getattr(source, "config", None)
+        own = own.to_dict() if hasattr(own, "to_dict") else {}
+        cfg, where, label = {**own, **_config_of(config, "config")}, f"{type(source).__name__}.config", store.label
+    else:
+        raise CheckpointError(f"cannot read weights from a {type(source).__name__}; expected a model folder, an .onnx "
+                              "file, a dict of arrays, a torch state_dict or an nn.Module")
+    if not cfg and mapping is None:
+        raise CheckpointError(f"{label}: no sizes; pass config= (a config.json dict or path) or a mapping with [sizes]")
+    family, fixed = _family_for(cfg, where, architecture, mapping)
+    return CheckpointSource(store, family, shape_from_config(cfg, family, where, fixed), label, model_dir, files)

@@ -1,0 +1,236 @@
+"""Certified scalar inequalities on a box: interval arithmetic (``mpmath.iv``) with branch and bound.
+
+``enclose(expr, box)`` evaluates a sympy expression over a box of intervals with outward rounding, so the
+result contains every value the expression takes there.  ``prove_on_box(lhs, rhs, ...)`` decides
+``lhs <= rhs`` (or ``<``) on the box: a sub-box whose enclosure of ``rhs - lhs`` (or of ``log rhs - log lhs``,
+which suffers less from dependency when both sides are products) is ``>= 0`` is settled; a point whose
+enclosure is ``< 0`` is a certified counterexample; otherwise the box is halved along its widest coordinate
+(log coordinates for log-ranged symbols).  The budget is a count of boxes, never a time: the same input gives
+the same answer on any machine.  Fails (``None``) when the relation is tight somewhere on the box (the
+enclosures never clear 0), when the dimension is high for the budget, or on a function ``mpmath.iv`` lacks.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Mapping
+
+import mpmath
+import sympy as sp
+
+iv = mpmath.iv
+
+BOX_BUDGET = 4000
+"""Default number of boxes branch and bound may examine before it gives up (``None``)."""
+
+
+@contextmanager
+def iv_digits(dps: int):
+    """Run the body with ``mpmath.iv`` at ``dps`` digits (precision as a context, restored afterwards)."""
+    saved = iv.dps
+    iv.dps = dps
+    try:
+        yield
+    finally:
+        iv.dps = saved
+
+
+class NotEnclosable(Exception):
+    """The expression uses an operation without an interval extension here."""
+
+
+def _const(x: sp.Expr):
+    if x.is_Integer:
+        return iv.mpf(int(x))
+    if x.is_Rational:
+        return iv.mpf(int(x.p)) / iv.mpf(int(x.q))
+    if x is sp.pi:
+        return iv.pi
+    if x is sp.E:
+        return iv.e
+    if x.is_Float:
+        return iv.mpf(mpmath.mpf(x))
+    raise NotEnclosable(f"constant {x}")
+
+
+def _positive(v) -> bool:
+    return v.a > 0
+
+
+def enclose(expr: sp.Expr, box: Mapping[sp.Symbol, object]):
+    """An interval containing ``expr`` for every point of ``box`` (symbol -> ``iv.mpf`` interval)."""
+    if expr.is_Symbol:
+        if expr not in box:
+            raise NotEnclosable(f"free symbol {expr} has no range")
+        return box[expr]
+    if expr.is_Number or expr in (sp.pi, sp.E):
+        return _const(expr)
+    if isinstance(expr, sp.Add):
+        out = iv.mpf(0)
+        for a in expr.args:
+            out = out + enclose(a, box)
+        return out
+    if isinstance(expr, sp.Mul):
+        out = iv.mpf(1)
+        for a in expr.args:
+            out = out * enclose(a, box)
+        return out
+    if isinstance(expr, sp.Pow):
+        base, e = expr.args
+        if e.is_Integer:
+            b = enclose(base, box)
+            k = int(e)
+            if k >= 0:
+                return b**k
+            if b.a > 0 or b.b < 0:
+                return 1 / b**(-k)
+            raise NotEnclosable("negative power of an interval containing 0")
+        b = enclose(base, box)
+        if e == sp.Rational(1, 2):
+            if b.a < 0:
+                raise NotEnclosable("sqrt of an interval reaching below 0")
+            return iv.sqrt(b)
+        if not _positive(b):
+            raise NotEnclosable(f"non-integer power of a base not bounded away from 0: {base}")
+        return iv.exp(enclose(e, box) * iv.log(b))
+    if isinstance(expr, sp.exp):
+        return iv.exp(enclose(expr.args[0], box))
+    if isinstance(expr, sp.log):
+        v = enclose(expr.args[0], box)
+        if not _positive(v):
+            raise NotEnclosable("log of an interval not bounded away from 0")
+        return iv.log(v)
+    if isinstance(expr, (sp.Max, sp.Min)):
+        vals = [enclose(a, box) for a in expr.args]
+        pick = max if isinstance(expr, sp.Max) else min
+        return iv.mpf([pick(v.a for v in vals), pick(v.b for v in vals)])
+    if isinstance(expr, sp.Abs):
+        v = enclose(expr.args[0], box)
+        if v.a >= 0:
+            return v
+        if v.b <= 0:
+            return -v
+        return iv.mpf([0, max(-v.a, v.b)])
+    if isinstance(expr, sp.ceiling):
+        v = enclose(expr.args[0], box)
+        return iv.mpf([mpmath.ceil(v.a), mpmath.ceil(v.b)])
+    if isinstance(expr, sp.floor):
+        v = enclose(expr.args[0], box)
+        return iv.mpf([mpmath.floor(v.a), mpmath.floor(v.b)])
+    raise NotEnclosable(f"{type(expr).__name__}")
+
+
+@dataclass(frozen=True)
+class BoxResult:
+    """``holds`` True (proved on the box), False (``witness`` certifies a violation) or None (undecided: ``reason``)."""
+
+    holds: bool | None
+    boxes: int
+    witness: dict | None = None
+    reason: str = ""
+    form: str = ""
+
+
+def _ends(v) -> tuple[mpmath.mpf, mpmath.mpf]:
+    return mpmath.mpf(v.a), mpmath.mpf(v.b)
+
+
+def _split(box: dict, logs: set, integers: set) -> tuple[dict, dict] | None:
+    """Halve ``box`` (symbol -> (lo, hi) mpf) along its widest coordinate; ``None`` when no coordinate can be split."""
+    def width(s):
+        lo, hi = box[s]
+        if s in integers:
+            return float(hi - lo) if hi - lo >= 1 else -1.0
+        if s in logs and lo > 0:
+            return float(mpmath.log(hi / lo))
+        return float(hi - lo)
+
+    if not box:
+        return None
+    s = max(box, key=width)
+    lo, hi = box[s]
+    if width(s) <= 0 or (s not in integers and hi - lo <= mpmath.eps * max(abs(lo), abs(hi), 1) * 16):
+        return None
+    if s in integers:
+        mid = mpmath.floor((lo + hi) / 2)
+        return {**box, s: (lo, mid)}, {**box, s: (mid + 1, hi)}
+    mid = mpmath.sqrt(lo * hi) if s in logs and lo > 0 else (lo + hi) / 2
+    return {**box, s: (lo, mid)}, {**box, s: (mid, hi)}
+
+
+def _as_iv(box: dict) -> dict:
+    return {s: iv.mpf([lo, hi]) for s, (lo, hi) in box.items()}
+
+
+def _mid(box: dict, integers: set) -> dict:
+    return {s: (m, m) for s, (lo, hi) in box.items()
+            for m in [mpmath.floor((lo + hi) / 2) if s in integers else (lo + hi) / 2]}
+
+
+def _gaps(lhs: sp.Expr, rhs: sp.Expr):
+    if lhs.is_positive and rhs.is_positive:
+        expanded = sp.expand(sp.expand_log(sp.log(rhs) - sp.log(lhs), force=True))
+        yield ("expand_log(log rhs - log lhs) (both sides positive)", lambda box: enclose(expanded, box),
+               expanded.free_symbols)
+    both = lhs.free_symbols | rhs.free_symbols
+    yield "rhs - lhs", lambda box: enclose(rhs, box) - enclose(lhs, box), both
+
+    def log_form(box):
+        lo, hi = enclose(lhs, box), enclose(rhs, box)
+        if not (_positive(lo) and _positive(hi)):
+            raise NotEnclosable("a side is not bounded away from 0")
+        return iv.log(hi) - iv.log(lo)
+    yield "log rhs - log lhs", log_form, both
+
+
+def prove_on_box(lhs: sp.Expr, rhs: sp.Expr, strict: bool, domain: Mapping[sp.Symbol, object],
+                 budget: int = BOX_BUDGET, dps: int = 30) -> BoxResult:
+    """Decide ``lhs <= rhs`` (``<`` when ``strict``) for every point of ``domain`` (symbol -> Interval) by branch and bound."""
+    logs = {s for s, d in domain.items() if d.log}
+    integers = {s for s, d in domain.items() if d.integer}
+    with iv_digits(dps), mpmath.workdps(dps):
+        root = {}
+        for s, d in domain.items():
+            lo, hi = _ends(enclose(sp.sympify(d.lo), {}))[0], _ends(enclose(sp.sympify(d.hi), {}))[1]
+            if s in integers:
+                lo, hi = mpmath.ceil(lo), mpmath.floor(hi)
+            root[s] = (lo, hi)
+        boxes, reasons = 0, []
+        for form, gap, used_symbols in _gaps(lhs, rhs):
+            start = {s: v for s, v in root.items() if s in used_symbols}
+            stack, used, pending, why = [start], 0, False, ""
+            while stack:
+                box = stack.pop()
+                used += 1
+                if used > budget // 2:
+                    pending = True
+                    break
+                try:
+                    g = _ends(gap(_as_iv(box)))
+                except (NotEnclosable, ZeroDivisionError, ValueError, OverflowError) as exc:
+                    g, why = None, str(exc) or type(exc).__name__
+                if g is not None and (g[0] > 0 or (not strict and g[0] >= 0)):
+                    continue
+                point = _mid(box, integers)
+                try:
+                    gp = _ends(gap(_as_iv(point)))
+                except (NotEnclosable, ZeroDivisionError, ValueError, OverflowError):
+                    gp = None
+                if gp is not None and (gp[1] < 0 or (strict and gp[1] <= 0)):
+                    witness = {str(s): float(v[0]) for s, v in point.items()}
+                    return BoxResult(False, boxes + used, witness, f"{form} <= {mpmath.nstr(gp[1], 6)} < 0 at the witness "
+                                     f"(interval arithmetic, {dps} digits)", form)
+                halves = _split(box, logs, integers)
+                if halves is None:
+                    pending = True
+                    reasons.append(f"{form}: a sub-box could not be split further" + (f" ({why})" if g is None else ""))
+                    break
+                stack.extend(halves)
+            boxes += used
+            if not pending:
+                return BoxResult(True, boxes, None, f"all {used} sub-boxes have {form} {'>' if strict else '>='} 0 "
+                                 f"(mpmath.iv interval arithmetic, {dps} digits, branch and bound)", form)
+            if used > budget // 2:
+                reasons.append(f"{form}: not settled within {budget // 2} boxes" + (f" (last: {why})" if why else ""))
+        return BoxResult(None, boxes, None, "; ".join(dict.fromkeys(reasons)))

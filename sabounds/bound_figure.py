@@ -1,0 +1,42 @@
+"""Figure of the whole bound against the sample size: ours (sum and rss aggregation) and Edelman et al., log-log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import mpmath  # noqa: E402
+
+from sabounds.numerics.bound.analysis import BoundAnalysis  # noqa: E402
+
+STYLE = {"ours_sum": ("ours, sum aggregation", "C0", "-"), "ours_rss": ("ours, rss aggregation", "C2", "-."),
+         "edelman": ("Edelman et al. (2022)", "C1", "--")}
+
+
+def bound_figure(analysis: BoundAnalysis, directory: Path, formats=("png", "pdf", "svg")) -> list[Path]:
+    """``bound_vs_n.<fmt>``: every bound against n (log10 of both, so nothing overflows), the target and the n needed."""
+    curve = analysis.curve
+    fig, ax = plt.subplots(figsize=(7, 4.8), constrained_layout=True)
+    x = [float(mpmath.log10(n)) for n in curve.ns]
+    for name, values in curve.values.items():
+        label, colour, style = STYLE[name]
+        ax.plot(x, [float(mpmath.log10(v)) for v in values], style, color=colour, label=label)
+        need = analysis.needed[name]
+        if need.n is not None:
+            ax.plot([float(mpmath.log10(need.n))], [float(mpmath.log10(need.target))], "o", color=colour)
+    ax.axhline(float(mpmath.log10(analysis.target)), color="grey", lw=0.8, ls=":",
+               label=f"target {mpmath.nstr(analysis.target, 3)} (below: not vacuous)")
+    s = analysis.setting
+    ax.set(xlabel="log10 n (samples)", ylabel="log10 bound on the risk",
+           title=f"Whole bound against n (delta = {s.delta}, margin = {s.margin}; dots: n needed)")
+    ax.legend()
+    out = []
+    for fmt in formats:
+        path = Path(directory) / f"bound_vs_n.{fmt}"
+        fig.savefig(path, dpi=110)
+        out.append(path)
+    plt.close(fig)
+    return out

@@ -1,0 +1,249 @@
+"""The whole bound of Theorem 3.1 as a number [reconstructed]: margin, Dudley, post hoc and confidence terms.
+
+For a scalar read-out ``f`` (a unit vector applied to the output token; its error is at most the output's
+``2->inf`` error) and the ramp loss at margin ``gamma`` (``[0, 1]``-valued, ``1/gamma``-Lipschitz), with
+probability ``1 - delta``, for every choice of ``p`` on the grid and every dyadic shell of the radii:
+
+    risk <= emp + c_sym c_D / (gamma sqrt(n)) * sum_k Dudley_k + c_conf sqrt(post_hoc / (2n)) + c_conf sqrt(log(2/delta) / (2n)),
+
+``Dudley_k = sqrt(C_k (K rho_k)^t) [ell0_k^{e/2} I(t, 0) + I(t, e/2)]``, ``I(t, h) = int_0^Delta eps^{-t/2} log(Delta/eps)^h``
+``= Delta^{1-t/2} Gamma(1+h) / (1-t/2)^{1+h}``, ``Delta = gamma``; ``ell0_k = max(log(c_par s_k B K rho_k / Delta), 0)``.
+A slot's cover is ``C a^e (K rho)^t eps^{-t}`` with ``a = (d_in + d_out) log(c_par s B K rho / eps)``: the crude tail
+of Theorem 4.1 gives ``e = 2/(p+2), t = 2p/(p+2)``, the sharp tail ``e = 1 - p/2, t = p`` (``0 < p < 2``).
+rss aggregation: all slots at one ``p`` (exact), or unequal ``p`` through Cauchy-Schwarz
+``int sqrt(sum f_k) <= sqrt(Delta sum int f_k)``, with ``J(t, h) = int_0^Delta eps^{-t} log(Delta/eps)^h``.
+The constants of cited lemmas stay symbols (:data:`CONSTANTS`, with documented defaults).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import sympy as sp
+
+from sabounds.theory.checks import Definition, Identity, Inequality, Interval, Premise
+from sabounds.theory.derivation import Derivation, Step
+from sabounds.theory.thm31 import K, Delta, c_par, rho, slot_coefficient
+from sabounds.theory.thm41 import B, D, K_M, M, N, T, c_of_p, c_sharp, d_in, d_out, ell_M, ell_par, eps, n, p, s
+
+margin, delta = sp.symbols("gamma delta", positive=True)
+c_D, c_sym, c_conf, c_cut = sp.symbols("c_D c_sym c_conf c_cut", positive=True)
+t_exp, h_exp, e_exp, u_var, x_var, y_var, w_exp, ell = sp.symbols("t h e u x y w ell", positive=True)
+ell0, cost, W_E, ell_E, emp = sp.symbols("ell_0 Pi W_E ell_E emp", nonnegative=True)
+f_scale, scale, rank_ = sp.symbols("f kappa r", positive=True)
+
+
+@dataclass(frozen=True)
+class Constant:
+    """A constant of a cited lemma: its symbol, documented default and where the default comes from."""
+
+    symbol: sp.Symbol
+    default: sp.Expr
+    meaning: str
+
+
+CONSTANTS: dict[str, Constant] = {c.symbol.name: c for c in (
+    Constant(c_D, sp.Integer(12), "Dudley's entropy integral: R_n <= 4a + c_D/sqrt(n) int_a^Delta sqrt(log N) (Bartlett et al. 2017, Lemma A.5)"),
+    Constant(c_sym, sp.Integer(2), "symmetrisation: risk <= emp + c_sym R_n(loss class) + c_conf sqrt(log(2/delta)/(2n)) (Mohri et al. 2018, Thm 3.3)"),
+    Constant(c_conf, sp.Integer(3), "confidence term of the same theorem (empirical Rademacher version)"),
+    Constant(c_cut, sp.Integer(4), "cut-off term 4a of Dudley's integral (Edelman's bound, a = Delta/n)"),
+    Constant(c_par, sp.Integer(3), "parametric cover of rank-r matrices: log N <= r (d_in + d_out) log(c_par s B / eps) (volumetric, (1 + 2/x)^d <= (3/x)^d for x <= 1)"),
+    Constant(K_M, sp.Integer(1), "Maurey's lemma: log N <= K_M ell_M d_out B^2 ||W||_F^2 / eps^2 (Bartlett et al. 2017, Lemma 3.2, ceiling dropped)"),
+)}
+"""``--constant NAME=VALUE`` substitutes any of these."""
+
+
+def defaults() -> dict[sp.Symbol, sp.Expr]:
+    """Symbol -> default value of every constant."""
+    return {c.symbol: c.default for c in CONSTANTS.values()}
+
+
+def log_power_integral(w: sp.Expr, h: sp.Expr) -> sp.Expr:
+    """``int_0^Delta eps^{w-1} log(Delta/eps)^h d eps = Delta^w Gamma(1+h) / w^{1+h}`` (``w > 0``, ``h >= 0``)."""
+    return Delta**w * sp.gamma(1 + h) / w ** (1 + h)
+
+
+def power_log_integral(t: sp.Expr, h: sp.Expr) -> sp.Expr:
+    """``I(t, h) = int_0^Delta eps^{-t/2} log(Delta/eps)^h d eps`` (``t < 2``): the sum-aggregated Dudley integral."""
+    return log_power_integral(1 - t / 2, h)
+
+
+def cs_integral(t: sp.Expr, h: sp.Expr) -> sp.Expr:
+    """``J(t, h) = int_0^Delta eps^{-t} log(Delta/eps)^h d eps`` (``t < 1``): the Cauchy-Schwarz (rss) integral."""
+    return log_power_integral(1 - t, h)
+
+
+maurey_log = sp.log(2 * d_in * d_out * n * T)
+"""``ell_M = log(2 d_in d_out n T)``."""
+
+allocated_log = sp.Max(sp.log(c_par * s * B * K * rho / Delta), 0)
+"""``ell0 = max(log(c_par s B K rho / Delta), 0)``: a slot covered at ``eps/(K rho) >= s B`` needs one point."""
+
+crude_e, crude_t = 2 / (p + 2), 2 * p / (p + 2)
+sharp_e, sharp_t = 1 - p / 2, p
+
+crude_coefficient = c_of_p * (d_in + d_out) ** crude_e * (K_M * maurey_log * d_out * D * B**2) ** (p / (p + 2)) * M ** (2 / (p + 2))
+"""``C`` of the crude-tail cover ``C a^{2/(p+2)} eps^{-q}``: Theorem 4.1's ``(1 + p/2) a r*`` with ``a = (d_in + d_out) ell``."""
+
+sharp_coefficient = c_sharp * (d_in + d_out) ** sharp_e * (K_M * maurey_log * d_out * B**2) ** (p / 2) * M
+"""``C`` of the sharp-tail cover ``C a^{1-p/2} eps^{-p}``: ``(2/(2-p)) a r*`` with ``b = K_M ell_M d_out M^{2/p} B^2/eps^2``."""
+
+
+def slot_dudley(coefficient: sp.Expr, e: sp.Expr, t: sp.Expr) -> sp.Expr:
+    """``sqrt(C (K rho)^t) [ell0^{e/2} I(t, 0) + I(t, e/2)]``: one slot's share of the sum-aggregated Dudley integral."""
+    return sp.sqrt(coefficient * (K * rho) ** t) * (ell0 ** (e / 2) * power_log_integral(t, 0) + power_log_integral(t, e / 2))
+
+
+def slot_cs(coefficient: sp.Expr, e: sp.Expr, t: sp.Expr) -> sp.Expr:
+    """``C (K rho)^t [ell0^e J(t, 0) + J(t, e)]``: ``int_0^Delta`` of one slot's cover (rss, unequal p, Cauchy-Schwarz)."""
+    return coefficient * (K * rho) ** t * (ell0**e * cs_integral(t, 0) + cs_integral(t, e))
+
+
+rank_slot = sp.sqrt(M * (d_in + d_out)) * (sp.sqrt(ell0) * Delta + sp.gamma(sp.Rational(3, 2)) * Delta)
+"""p = 0: cover ``rank (d_in + d_out) (ell0 + log(Delta/eps))``, Dudley share ``sqrt(rank (d_in+d_out)) (sqrt(ell0) + Gamma(3/2)) Delta``."""
+rank_slot_cs = M * (d_in + d_out) * (ell0 * Delta + Delta)
+rounding_slot = rank_slot.subs(M, 1)
+rounding_slot_cs = rank_slot_cs.subs(M, 1)
+"""p > 0: r* is rounded up to an integer, which costs at most ``a = (d_in + d_out) ell`` (thm41 'integer_rounding', and
+r = D once r* >= D): the cover is ``C a^e eps^{-t} + a``, and ``a``'s share is a rank-1 share."""
+crude_share = slot_dudley(crude_coefficient, crude_e, crude_t)
+sharp_share = slot_dudley(sharp_coefficient, sharp_e, sharp_t)
+crude_slot = crude_share + rounding_slot
+sharp_slot = sharp_share + rounding_slot
+crude_share_cs = slot_cs(crude_coefficient, crude_e, crude_t)
+sharp_share_cs = slot_cs(sharp_coefficient, sharp_e, sharp_t)
+crude_slot_cs = crude_share_cs + rounding_slot_cs
+sharp_slot_cs = sharp_share_cs + rounding_slot_cs
+
+rss_main = crude_coefficient * (K * rho) ** crude_t * ell0**crude_e
+rss_rem = crude_coefficient * (K * rho) ** crude_t
+"""Per slot, the two sums of the equal-p rss form: ``C_k (K rho_k)^q ell0_k^e`` and ``C_k (K rho_k)^q``."""
+rss_equal_main = sp.Symbol("Sigma_main", nonnegative=True)
+rss_equal_rem = sp.Symbol("Sigma_rem", nonnegative=True)
+rss_equal = sp.sqrt(rss_equal_main) * power_log_integral(crude_t, 0) + sp.sqrt(rss_equal_rem) * power_log_integral(crude_t, crude_e / 2)
+"""All slots at one p (crude tail): ``sqrt(sum_k C_k (K rho_k)^q ell0_k^e) I(q, 0) + sqrt(sum_k C_k (K rho_k)^q) I(q, e/2)``."""
+rss_round_main = (d_in + d_out) * ell0
+rss_round_rem = d_in + d_out
+rss_round_main_sum = sp.Symbol("Sigma_round_main", nonnegative=True)
+rss_round_rem_sum = sp.Symbol("Sigma_round_rem", nonnegative=True)
+rss_rounding = sp.sqrt(rss_round_main_sum) * Delta + sp.sqrt(rss_round_rem_sum) * sp.gamma(sp.Rational(3, 2)) * Delta
+"""p > 0: the rounding covers ``sum_k (d_in + d_out)(ell0_k + log(Delta/eps))`` add ``sqrt(sum (d_in+d_out) ell0_k) Delta
++ sqrt(sum (d_in+d_out)) Gamma(3/2) Delta`` to the equal-p rss integral."""
+rss_cs_total = sp.Symbol("Sigma_CS", nonnegative=True)
+rss_cs = sp.sqrt(Delta * rss_cs_total)
+
+prefactor = c_sym * c_D / (margin * sp.sqrt(n))
+"""``c_sym c_D / (gamma sqrt(n))``: the loss class is covered at ``u`` by covering f at ``gamma u`` (ramp, 1/gamma-Lipschitz)."""
+post_hoc_term = c_conf * sp.sqrt(cost / (2 * n))
+"""``c_conf sqrt(Pi / (2n))``, ``Pi = K ln(2m+1) + sum of the radii's shell costs``: the union bound's price, split off by sqrt(x+y) <= sqrt x + sqrt y."""
+confidence_term = c_conf * sp.sqrt(sp.log(2 / delta) / (2 * n))
+
+edelman_log = sp.log(2 * sp.Symbol("d_max", positive=True) * n * T)
+"""``ell_E = log(2 d_max n T)``, ``d_max`` the largest ``d_in d_out`` over the slots (Maurey's log factor)."""
+edelman_dudley = c_sym / margin * (c_cut * Delta / n + c_D * W_E * B * sp.sqrt(K_M * ell_E / n) * sp.log(n))
+"""Edelman et al. (2022) through the same margin bound: ``(c_sym/gamma)(4 Delta/n + 12 W_E B sqrt(K_M ell_E/n) ln n)``."""
+
+
+def proxy_contribution(schatten: sp.Expr, p_: sp.Expr, kappa: sp.Expr, width: sp.Expr) -> sp.Expr:
+    """Section 6: ``S_p^{1/(p+2)} kappa^{p/(p+2)} N^{(p+1)/(p+2)}``."""
+    return schatten ** (1 / (p_ + 2)) * kappa ** (p_ / (p_ + 2)) * width ** ((p_ + 1) / (p_ + 2))
+
+
+proxy_break_even = scale * M ** (1 / p) * N ** ((p + 1) / p) / (rank_ * N) ** ((p + 2) / (2 * p))
+"""The shrink factor ``f`` at which ``contribution(p; kappa/f) = contribution(0) = sqrt(r N)``."""
+
+
+def _steps() -> tuple[Step, ...]:
+    pos = Interval(sp.Rational(1, 10), 10, log=True)
+    h_range = Interval(0, 2)
+    e_range = Interval(sp.Rational(1, 20), 1)
+    return (
+        Step("margin_bound",
+             sp.Le(sp.Symbol("risk"), emp + c_sym * sp.Symbol("R_n(G)") + c_conf * sp.sqrt(sp.log(2 / delta) / (2 * n))),
+             "for a [0, 1]-valued loss class G, with probability 1 - delta, for all g in G (empirical Rademacher form)",
+             Premise("Mohri, Rostamizadeh and Talwalkar (2018), Theorem 3.3; Bartlett and Mendelson (2002)")),
+        Step("dudley",
+             sp.Le(sp.Symbol("R_n(G)"), c_D / sp.sqrt(n) * sp.Integral(sp.sqrt(sp.log(sp.Function("N_G")(u_var))), (u_var, 0, 1))),
+             "Dudley's entropy integral for a class of diameter at most 1",
+             Premise("Dudley (1967); Bartlett, Foster and Telgarsky (2017), Lemma A.5")),
+        Step("ramp_cover",
+             sp.Le(sp.Function("N_G")(u_var), sp.Function("N_F")(margin * u_var)),
+             "the ramp loss is 1/gamma-Lipschitz in the scalar read-out, whose error is at most the output's 2->inf error",
+             Premise("Lipschitz composition of covers")),
+        Step("change_of_scale",
+             sp.Eq(sp.Integral((margin * u_var) ** (w_exp - 1), (u_var, 0, 1)),
+                   1 / margin * sp.Integral(eps ** (w_exp - 1), (eps, 0, margin))),
+             "int_0^1 h(gamma u) du = (1/gamma) int_0^gamma h(eps) d eps (here h = eps^{w-1}): f's integral runs to Delta = gamma",
+             Identity({margin: pos, w_exp: pos})),
+        Step("log_split",
+             sp.Le((x_var + y_var) ** e_exp, x_var**e_exp + y_var**e_exp),
+             "(x + y)^e <= x^e + y^e for 0 < e <= 1: a^e = ((d_in+d_out)(ell0 + log(Delta/eps)))^e splits into two covers",
+             Inequality({x_var: pos, y_var: pos, e_exp: e_range})),
+        Step("sqrt_split",
+             sp.Le(sp.sqrt(x_var + y_var), sp.sqrt(x_var) + sp.sqrt(y_var)),
+             "sqrt(x + y) <= sqrt x + sqrt y: the two covers, and the post hoc and confidence terms, are bounded apart",
+             Inequality({x_var: pos, y_var: pos})),
+        Step("log_power_integral",
+             sp.Eq(Delta**w_exp * sp.Integral(sp.exp(-w_exp * u_var) * u_var**h_exp, (u_var, 0, sp.oo)),
+                   log_power_integral(w_exp, h_exp)),
+             "eps = Delta e^{-u} turns int_0^Delta eps^{w-1} log(Delta/eps)^h d eps into Delta^w int_0^oo e^{-wu} u^h du; "
+             "w = 1 - t/2 (sum aggregation, I) or 1 - t (Cauchy-Schwarz, J)",
+             Identity({Delta: pos, w_exp: pos, h_exp: h_range})),
+        Step("crude_cover",
+             sp.Eq(crude_coefficient * ((d_in + d_out) * ell) ** crude_e / (d_in + d_out) ** crude_e,
+                   slot_coefficient.subs({ell_par: ell, ell_M: maurey_log})),
+             "the crude slot cover C a^{2/(p+2)} eps^{-q} is thm31's slot_coefficient with ell_par = ell, ell_M = log(2 d_in d_out n T)",
+             Identity({p: Interval(sp.Rational(1, 20), 2), d_in: pos, d_out: pos, D: pos, B: pos, K_M: pos, M: pos,
+                       n: Interval(10, 10**6, log=True), T: pos, ell: pos})),
+        Step("sharp_cover",
+             sp.Eq(sharp_coefficient * (d_in + d_out) ** (-sharp_e) * ((d_in + d_out) * ell) ** sharp_e
+                   * eps ** (-p),
+                   2 / (2 - p) * (d_in + d_out) * ell
+                   * ((2 - p) * K_M * maurey_log * d_out * M ** (2 / p) * B**2 / eps**2
+                      / (p * (d_in + d_out) * ell)) ** (p / 2)),
+             "the sharp slot cover is Theorem 4.1's (2/(2-p)) a r*_sharp with a = (d_in+d_out) ell, b = K_M ell_M d_out M^{2/p} B^2/eps^2",
+             Identity({p: Interval(sp.Rational(1, 20), sp.Rational(39, 20)), d_in: pos, d_out: pos, B: pos, K_M: pos, M: pos,
+                       n: Interval(10, 10**6, log=True), T: pos, eps: pos, ell: pos})),
+        Step("rounding_share",
+             sp.Le(sp.sqrt(sp.Symbol("A_eps", positive=True) + (d_in + d_out) * ell), sp.sqrt(sp.Symbol("A_eps", positive=True))
+                   + sp.sqrt(d_in + d_out) * sp.sqrt(ell)),
+             "p > 0: rounding r* up costs at most a = (d_in + d_out) ell (thm41 'integer_rounding'); sqrt(x + y) <= sqrt x + sqrt y "
+             "gives it its own share, a rank-1 share (rounding_slot)",
+             Inequality({sp.Symbol("A_eps", positive=True): pos, d_in: pos, d_out: pos, ell: pos})),
+        Step("rank_slot",
+             sp.Eq(crude_share.subs(p, 0), rank_slot),
+             "at p = 0 the crude slot share is sqrt(rank (d_in + d_out)) (sqrt(ell0) + Gamma(3/2)) Delta, free of rho but for ell0",
+             Identity({M: pos, d_in: pos, d_out: pos, D: pos, B: pos, K_M: pos, K: pos, rho: pos, Delta: pos,
+                       n: Interval(10, 10**6, log=True), T: pos, ell0: pos})),
+        Step("peeling_integers",
+             sp.Eq(sp.Sum(1 / (sp.Symbol("i", integer=True, positive=True) * (sp.Symbol("i", integer=True, positive=True) + 1)),
+                          (sp.Symbol("i", integer=True, positive=True), 1, sp.oo)), 1),
+             "shell z in Z of a radius (2^{z-1}, 2^z] gets index i = 2z (z >= 1) or 1 - 2z (z <= 0), weight 1/(i(i+1)): costs ln(i(i+1))",
+             Identity()),
+        Step("rss_cauchy_schwarz",
+             sp.Le(sp.Symbol("int_0^Delta sqrt(sum_k f_k)"), sp.sqrt(Delta * sp.Symbol("sum_k int_0^Delta f_k"))),
+             "Cauchy-Schwarz on [0, Delta] (unequal p_k)",
+             Premise("Cauchy-Schwarz inequality")),
+        Step("edelman_through_margin",
+             sp.Eq(edelman_dudley, c_sym / margin * (c_cut * Delta / n + c_D / sp.sqrt(n)
+                   * sp.Integral(W_E * B * sp.sqrt(K_M * ell_E) / eps, (eps, Delta / n, Delta)))),
+             "Edelman's cover W_E^2 B^2 K_M ell_E / eps^2 in Dudley's integral cut at Delta/n, through the same margin bound",
+             Identity({W_E: pos, B: pos, K_M: pos, ell_E: pos, Delta: pos, margin: pos, n: Interval(2, 10**6, log=True)})),
+        Step("proxy_break_even",
+             sp.Eq(proxy_contribution(M, p, scale / proxy_break_even, N), sp.sqrt(rank_ * N)),
+             "shrinking kappa = gamma alpha L by f* = kappa S_p^{1/p} N^{(p+1)/p} / (r N)^{(p+2)/(2p)} makes contribution(p) equal sqrt(r N)",
+             Identity({p: Interval(sp.Rational(1, 20), 2), M: pos, scale: pos, N: Interval(2, 4096, log=True),
+                       rank_: Interval(1, 100)})),
+        Step("grid_union",
+             sp.Eq(sp.Symbol("Pi"), sp.Symbol("K ln(2m+1) + sum_radii ln(i(i+1)) + sum_(p_k = 0) ln D_k")),
+             "the price of choosing p on P_m per slot, the dyadic shells of s_k and S_p(W_k) (p > 0), and the rank (p = 0, uniform on 1..D_k)",
+             Definition()),
+    )
+
+
+@lru_cache(maxsize=1)
+def derivation() -> Derivation:
+    """The whole bound (THEORY.md section 5b), each decidable step checked by ``sabounds.proofs_check.whole_bound``."""
+    return Derivation("whole_bound", "The whole bound of Theorem 3.1 as a number (margin, Dudley, post hoc, confidence)",
+                      _steps(), notes="'margin_bound', 'dudley', 'ramp_cover' and 'rss_cauchy_schwarz' are cited premises.")
