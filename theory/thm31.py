@@ -62,7 +62,7 @@ allocation_factor = (K * rho) ** q
 dudley_constant = _dudley(q)
 """Crude route: ``12/sqrt(n) int_0^Delta eps^{-q/2} d eps = 12/sqrt(n) (p+2)/2 Delta^{2/(p+2)}``."""
 
-# The sharp route (THEORY.md section 5, last item): Theorem 4.1 with the sharp tail sigma_{r+1}^{2-p} S_p.
+# The sharp route (docs/definitions.md): Theorem 4.1 with the sharp tail sigma_{r+1}^{2-p} S_p.
 slot_coefficient_sharp = c_sharp * a_general ** (1 - p / 2) * (K_M * ell_M * d_out * B**2) ** (p / 2) * M
 """``A'`` with ``log N_k(eps) <= A' eps^{-p}`` (sharp tail, 0 < p < 2): covering exponent p instead of q."""
 maurey_coefficient = K_M * ell_M * d_out * B**2 * M
