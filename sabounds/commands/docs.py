@@ -79,7 +79,7 @@ def derivations_page() -> str:
 
 def checks_page() -> str:
     from sabounds.proofs_check.registry import all_checks
-    checks = all_checks()
+    checks = sorted(all_checks(), key=lambda c: c.id)  # registration order depends on import order; ids do not
     steps = [c for c in checks if c.is_step]
     claims = [c for c in checks if not c.is_step]
     lines = [f"<!-- {MARKER} -->", "# Checks", "",
