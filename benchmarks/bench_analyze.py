@@ -4,9 +4,9 @@ Builds a random float32 checkpoint (L = 12, N = 768, 12 heads, intermediate 3072
 timing) in a temporary directory, then runs each variant in a fresh subprocess that times its own work (after
 imports) and reports its peak resident memory (ru_maxrss):
 
-- analyze:   ``sabounds analyze DIR --json`` through ``sabounds.cli.main`` (output discarded);
-- certified: the sweep's per-layer measurement (feed-forward spectra by the certified Gram route, LAPACK where the
-             certificate refuses) and the same proxies; what ``analyze`` runs once its layers measure this way;
+- analyze:   ``sabounds analyze DIR --json`` through ``sabounds.cli.main`` (output discarded); its feed-forward
+             spectra take the certified Gram route (LAPACK where the certificate refuses);
+- certified: the same measurement through ``measure_layers`` without the command line around it;
 - certified-2t, certified-2blas: the same on both cores, as two threads over layers (one BLAS thread each) or
              as one layer at a time with two BLAS threads;
 - floor:     reading the same weights as float64 plus single-thread LAPACK singular values of the 24 feed-forward
@@ -113,9 +113,9 @@ def run_authors(directory: Path) -> dict:
 def run_certified(directory: Path, threads: int = 1) -> dict:
     from sabounds.numerics.proxies.certified_measure import measure_layers
     from sabounds.numerics.proxies.model_analysis import analyze_spectra, open_checkpoint
-    checkpoint, depth = open_checkpoint(directory)
-    analysis = analyze_spectra([s for s, _ in measure_layers(checkpoint, depth, "certified", threads)],
-                               checkpoint.shape)
+    source = open_checkpoint(directory)
+    analysis = analyze_spectra([s for s, _ in measure_layers(source, source.shape.layers, "certified", threads)],
+                               source.shape)
     return {"ours": analysis.ours, "edelman": analysis.edelman}
 
 
@@ -127,11 +127,11 @@ def run_agreement(directory: Path) -> dict:
     """p_opt per matrix and totals: certified route against LAPACK; the authors' total against analyze's."""
     from sabounds.numerics.proxies.model_analysis import analyze_spectra, open_checkpoint
     from sabounds.numerics.proxies.certified_measure import measure_layer_spectra
-    checkpoint, depth = open_checkpoint(directory)
+    source = open_checkpoint(directory)
     runs = {}
     for method in ("certified", "exact"):
-        measured = [measure_layer_spectra(checkpoint, i, method) for i in range(depth)]
-        runs[method] = (analyze_spectra([s for s, _ in measured], checkpoint.shape), measured)
+        measured = [measure_layer_spectra(source, i, method) for i in range(source.shape.layers)]
+        runs[method] = (analyze_spectra([s for s, _ in measured], source.shape), measured)
     cert, exact = runs["certified"][0], runs["exact"][0]
     methods = [m for _, pair in runs["certified"][1] for m in pair]
     authors = run_authors(directory)["ours"]

@@ -4,7 +4,7 @@ Builds 24 float32 checkpoints (L in {2, 4, 6, 8, 10, 12} x N in {128, 256, 512, 
 random weights serve for timing) in a temporary directory, then times whole processes (interpreter start, imports
 and writing the output folder included), one after another in one run:
 
-- scaling:   ``sabounds scaling DIRS... --out`` (the serial loop, LAPACK, no cache);
+- scaling:   ``sabounds scaling DIRS... --out`` (the serial loop, no cache; certified spectra like ``analyze``);
 - serial:    ``sabounds sweep DIRS... --workers 0 --no-cache --out`` (in-process, certified spectra, no cache);
 - cluster:   ``sabounds sweep DIRS... --workers 2 --out`` with an empty cache (a local cluster of 2 processes);
 - rerun:     the same command again: every layer from the cache (no weights read, no cluster started).

@@ -1,7 +1,7 @@
 """A content-addressed disk cache of spectra, safe for several processes at once.
 
 Keys are SHA-256 digests of what determines a result: the bytes, dtype, shape and name of every tensor it reads, the
-method and ``CACHE_VERSION``.  An entry is one file ``<root>/entries/<key[:2]>/<key>.bin`` written as
+method, ``CACHE_VERSION`` and the source of ``sabounds.numerics`` (``code_digest``).  An entry is one file ``<root>/entries/<key[:2]>/<key>.bin`` written as
 ``MAGIC + sha256(payload) + payload`` (payload: a JSON header and raw little-endian arrays, see ``pack``) to a
 temporary name and renamed into place, so two workers writing the same key both leave a complete, identical entry.
 An entry whose checksum, format or contents do not verify is treated as missing and rewritten, never trusted.
@@ -16,6 +16,7 @@ The folder is ``platformdirs.user_cache_dir("sabounds")`` (e.g. ``~/.cache/sabou
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import mmap
@@ -213,14 +214,23 @@ def layer_number(tensor_name: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+@functools.lru_cache(maxsize=1)
+def code_digest() -> str:
+    """SHA-256 over the source of every module of ``sabounds.numerics`` (readers, spectra, the certificate): a
+    change to the code that measures a layer changes every key, so no entry outlives the code that made it."""
+    root = Path(__file__).resolve().parent
+    return digest(*(part for path in sorted(root.rglob("*.py"))
+                    for part in (str(path.relative_to(root)), path.read_bytes())))
+
+
 def layer_keys(safetensors_files: Iterable[Path], config_bytes: bytes, layers: Iterable[int], method: str,
                cache: SpectraCache, compute: bool = True) -> dict[int, str | None]:
     """Key of each layer's spectra: every tensor whose first dotted number is the layer (name, dtype, shape, bytes),
     the config, the method and the cache version: a superset of what the layer reads, so never stale.  With
     ``compute=False`` a layer whose digests are not all indexed yet gets None (no tensor bytes read)."""
     layers = sorted(set(layers))
-    parts: dict[int, list[str] | None] = {i: [f"v{CACHE_VERSION}", method, digest(config_bytes), str(i)]
-                                          for i in layers}
+    parts: dict[int, list[str] | None] = {i: [f"v{CACHE_VERSION}", code_digest(), method, digest(config_bytes),
+                                              str(i)] for i in layers}
     for path in sorted(Path(p) for p in safetensors_files):
         indexed = _IndexedFile(cache, path)
         by_layer: dict[int, list[str]] = {i: [] for i in layers}

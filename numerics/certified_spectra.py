@@ -121,6 +121,11 @@ def certified_singular_values(w, rtol: float = RTOL) -> CertifiedSpectrum:
     return CertifiedSpectrum(np.linalg.svd(scaled, compute_uv=False) * scale, LAPACK, math.inf)
 
 
+def certified_values(w) -> np.ndarray:
+    """The singular values of :func:`certified_singular_values` alone (the default feed-forward spectrum)."""
+    return certified_singular_values(w).values
+
+
 @dataclass(frozen=True)
 class SchattenUpperBound:
     """Certified upper bounds on ``S_p(W)`` for each ``p`` in ``ps`` (``S_0``: the dimension ``D``)."""

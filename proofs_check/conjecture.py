@@ -38,10 +38,6 @@ def _quiet(note: str = "") -> None:
     """The default progress callback: ``decide(settings, advance)`` calls ``advance`` once per stage."""
 
 
-def _deadline(budget: float) -> float:
-    return time.monotonic() + budget
-
-
 def _num(v, digits: int = 17) -> float:
     return float(mpmath.mpf(v)) if not isinstance(v, sp.Basic) else float(sp.N(v, digits))
 
@@ -350,11 +346,12 @@ class FreeForm:
     Method: (1) sympy's sign inference on ``rhs - lhs`` (and on its ``simplify``), using only the variables'
     sign and integrality assumptions taken from their ranges, within ``symbolic_seconds``: ``proved`` when it
     succeeds; (2) otherwise an adversarial search of the relative gap ``(rhs - lhs) / max(|lhs|, |rhs|)``
-    (``settings.samples`` random starts, corners, then pattern search) at ``settings.precision`` digits with a
-    guarded evaluator (``sabounds.numerics.expressions.bounded``), stopping at the time budget.  ``refuted`` when the gap
+    (structured candidates, ``settings.samples`` random starts, then pattern search; counts only) at
+    ``settings.precision`` digits with a guarded evaluator (``sabounds.numerics.expressions.bounded``); if it does not
+    finish within ``budget`` seconds (a safety limit) the answer is ``unresolved``, never a different verdict.  ``refuted`` when the gap
     is below ``-10^(-precision/2)`` (strict relations: <= 0) at a witness re-checked at twice the precision;
     ``verified`` otherwise, with the smallest gap; ``unresolved`` if no point could be evaluated.
-    Cost: at most ``budget`` seconds.  Fails: a violation confined to a tiny region can be missed.
+    Fails: a violation confined to a tiny region can be missed.
     """
 
     relation: sp.Rel
@@ -402,14 +399,31 @@ class FreeForm:
             return Outcome(Verdict.PROVED, "sympy sign inference", detail=proof)
         dps = settings.precision
         _, strict = self._gap()
+        if self.domain:
+            try:
+                with time_limit(max(0.1, self.budget / 2)):
+                    certified = deciders.certify_inequality(self.relation, self.domain, budget=max(200, 20 * settings.samples))
+            except TimeLimit:
+                certified = None
+            if certified is not None and certified.holds is True:
+                return Outcome(Verdict.PROVED, "interval arithmetic (mpmath.iv, branch and bound)", 30, certified.boxes,
+                               detail=certified.reason)
+            if certified is not None and certified.holds is False:
+                return Outcome(Verdict.REFUTED, "interval arithmetic (mpmath.iv): certified violation", 30, certified.boxes,
+                               None, certified.witness, certified.reason)
+        why = (certified.reason if certified is not None else "interval arithmetic ran out of its time share") \
+            if self.domain else "no variables to box"
         tol = mpmath.mpf(10) ** (-(dps // 2))
         rng = rng_for(str(self.relation), settings)
         try:
-            with mpmath.workdps(dps):
-                found = adversarial_min(lambda pt: self._relative_gap(pt, dps), self.domain, settings.samples, rng,
-                                        deadline=start + self.budget)
+            with time_limit(max(0.1, self.budget - (time.monotonic() - start))), mpmath.workdps(dps):
+                found = adversarial_min(lambda pt: self._relative_gap(pt, dps), self.domain, settings.samples, rng)
         except ValueError as exc:
             return Outcome.unresolved("adversarial search", f"no point of the domain could be evaluated ({exc})")
+        except TimeLimit:
+            return Outcome.unresolved("adversarial search", f"the count-bounded search ({settings.samples} starts) did not "
+                                      f"finish within the safety time limit of {self.budget:g} s; no verdict is given "
+                                      "from a partial search")
         margin = found.value
         witness = {str(s): _num(v) for s, v in found.point.items()}
         violated = margin <= 0 if strict and margin < tol else margin < -tol
@@ -426,7 +440,7 @@ class FreeForm:
                            f"relative gap {mpmath.nstr(margin, 8)} at the witness (re-checked at {2 * dps} digits)")
         return Outcome(Verdict.VERIFIED, method, dps, found.evaluations, float(margin), witness,
                        f"smallest relative gap {mpmath.nstr(margin, 8)} in {found.evaluations} evaluations "
-                       f"({time.monotonic() - start:.1f} s; sympy could not decide the sign)")
+                       f"(sympy could not decide the sign; interval arithmetic could not settle it: {why})")
 
 
 @dataclass(frozen=True)

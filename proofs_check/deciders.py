@@ -18,7 +18,7 @@ import sympy as sp
 from sabounds.numerics.expressions.evaluate import evaluate
 from sabounds.numerics.expressions.matrix_atoms import substitute_atoms
 from sabounds.numerics.testbeds.random_matrices import draw, token_matrix
-from sabounds.proofs_check.interval import BoxResult, NotEnclosable, prove_on_box
+from sabounds.proofs_check.interval import BOX_BUDGET, BoxResult, NotEnclosable, prove_on_box
 from sabounds.proofs_check.search import adversarial_min, from_unit
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 from sabounds.theory import checks as C
@@ -87,16 +87,57 @@ def decide_definition(step: Step, settings: Settings, key: str) -> Outcome:
     return replace(Outcome.proved("definition", "introduces notation; asserts nothing"), basis="definition")
 
 
+def assumed_domain(symbols) -> dict | None:
+    """A sampling box implied by the symbols' own assumptions (what an Identity or Inequality without a domain
+    quantifies over): positive -> log-uniform [1/10, 10], positive integer -> [1, 50], nonnegative -> [0, 10],
+    real -> [-10, 10]; ``None`` if some symbol has no usable assumption."""
+    out = {}
+    for s_ in sorted(symbols, key=str):
+        if s_.is_integer and s_.is_positive:
+            out[s_] = C.Interval(1, 50, integer=True)
+        elif s_.is_positive:
+            out[s_] = C.Interval(sp.Rational(1, 10), 10, log=True)
+        elif s_.is_nonnegative:
+            out[s_] = C.Interval(0, 10)
+        elif s_.is_real:
+            out[s_] = C.Interval(-10, 10)
+        else:
+            return None
+    return out
+
+
+def _one_point_disagreement(stmt, domain, settings: Settings, key: str) -> Outcome | None:
+    """Both sides at one seeded point of the domain: a disagreement beyond rounding refutes at once (with the point and
+    both values as witness), before any slow symbolic attempt; agreement decides nothing."""
+    rng = rng_for(key + ".first", settings)
+    dps = settings.precision
+    try:
+        with mpmath.workdps(dps):
+            point = {s_: from_unit(rng.uniform(), iv) for s_, iv in domain.items()}
+            lhs, rhs = evaluate(stmt.lhs.doit(), point, dps), evaluate(stmt.rhs.doit(), point, dps)
+            err = abs(lhs - rhs) / max(abs(lhs), abs(rhs), 1)
+    except (ValueError, ZeroDivisionError, OverflowError, TypeError, ArithmeticError):
+        return None
+    if not err > mpmath.mpf(10) ** (-(dps - 10)):
+        return None
+    return Outcome(Verdict.REFUTED, "numeric evaluation at a seeded point", dps, 1, -float(mpmath.re(err)),
+                   {**_witness(point), "lhs": mpmath.nstr(lhs, 15), "rhs": mpmath.nstr(rhs, 15)},
+                   f"lhs = {mpmath.nstr(lhs, 15)}, rhs = {mpmath.nstr(rhs, 15)} at the witness")
+
+
 def decide_identity(step: Step, settings: Settings, key: str) -> Outcome:
     stmt = step.statement
     if stmt.lhs == stmt.rhs:
         return replace(Outcome.proved("both sides are the same expression as built", "true by construction"),
                        basis="construction")
+    domain = step.check.domain or assumed_domain(stmt.lhs.free_symbols | stmt.rhs.free_symbols)
+    quick = _one_point_disagreement(stmt, domain, settings, key) if domain else None
+    if quick is not None:
+        return quick
     how = prove_equal(stmt.lhs.doit(), stmt.rhs.doit())
     if how:
         return Outcome.proved(f"sympy: {how}")
     diff = (stmt.lhs - stmt.rhs).doit()
-    domain = step.check.domain
     if not (stmt.lhs.free_symbols | stmt.rhs.free_symbols):
         dps = settings.precision
         with mpmath.workdps(dps):
@@ -143,13 +184,14 @@ def _numeric_inequality(relation: sp.Basic, domain, settings: Settings, key: str
                    f"smallest relative gap {mpmath.nstr(margin, 6)} in {found.evaluations} evaluations")
 
 
-def certify_inequality(relation: sp.Basic, domain) -> BoxResult:
-    """Branch and bound with interval arithmetic on the relation's box (``sabounds.proofs_check.interval``)."""
+def certify_inequality(relation: sp.Basic, domain, budget: int = BOX_BUDGET) -> BoxResult:
+    """Branch and bound with interval arithmetic on the relation's box (``sabounds.proofs_check.interval``);
+    ``budget`` boxes at most (``decide_inequality`` passes ``20 * samples``, at least 200)."""
     less = isinstance(relation, (sp.LessThan, sp.StrictLessThan))
     small, large = (relation.lhs, relation.rhs) if less else (relation.rhs, relation.lhs)
     strict = isinstance(relation, (sp.StrictLessThan, sp.StrictGreaterThan))
     try:
-        return prove_on_box(small, large, strict, domain)
+        return prove_on_box(small, large, strict, domain, budget=budget)
     except (NotEnclosable, ValueError, TypeError, ZeroDivisionError, OverflowError) as exc:
         return BoxResult(None, 0, None, f"no interval extension: {exc}")
 
@@ -159,18 +201,22 @@ def decide_inequality(step: Step, settings: Settings, key: str) -> Outcome:
     ok, how = _symbolic_sign(g.doit(), strict)
     if ok:
         return Outcome.proved(f"sympy {how.split(' on ')[0]}", how)
-    if not step.check.domain:
+    domain = step.check.domain or assumed_domain(step.statement.free_symbols)
+    if not domain:
         return Outcome.unresolved("sympy sign inference", "sympy could not decide the sign and no domain was given to sample")
     tol = mpmath.mpf(10) ** (-(settings.precision // 2))
     rel = step.statement
     rel = type(rel)(rel.lhs.doit(), rel.rhs.doit(), evaluate=False)
-    certified = certify_inequality(rel, step.check.domain)
+    certified = certify_inequality(rel, domain, budget=max(200, 20 * settings.samples))
     if certified.holds is True and ok is not False:
         return Outcome.proved("interval arithmetic (mpmath.iv, branch and bound)", certified.reason)
     if certified.holds is False:
+        point = {s_: sp.Float(certified.witness[str(s_)], 30) for s_ in domain if str(s_) in certified.witness}
+        with mpmath.workdps(settings.precision):
+            margin = float(relative_gap(rel, point, settings.precision))
         return Outcome(Verdict.REFUTED, "interval arithmetic (mpmath.iv): certified violation", 30, certified.boxes,
-                       None, certified.witness, certified.reason)
-    out = _numeric_inequality(rel, step.check.domain, settings, key, tol, "adversarial search (random starts + pattern search)")
+                       margin, certified.witness, certified.reason)
+    out = _numeric_inequality(rel, domain, settings, key, tol, "adversarial search (random starts + pattern search)")
     if out.verdict is Verdict.VERIFIED:
         out = replace(out, detail=f"{out.detail}; sampled because interval arithmetic could not settle it: {certified.reason}")
     if ok is False:
@@ -208,7 +254,7 @@ def decide_limit(step: Step, settings: Settings, key: str) -> Outcome:
         if computed == value or sp.simplify(computed - value) == 0:
             return Outcome.proved("sympy.limit", f"limit = {computed}; {numeric}")
         return Outcome(Verdict.REFUTED, "sympy.limit", detail=f"sympy.limit gives {computed}, not {value}; {numeric}",
-                       witness=_witness(point))
+                       witness={**_witness(point), "limit": str(computed), "stated": str(value)})
     converging = errs[1] <= errs[0] and errs[1] < mpmath.mpf(10) ** (-(dps // 8))
     verdict = Verdict.VERIFIED if converging else Verdict.REFUTED
     return Outcome(verdict, "numeric approach to the limit point (sympy.limit failed)", dps, 2,
@@ -251,7 +297,7 @@ def decide_matrix_relation(step: Step, settings: Settings, key: str) -> Outcome:
         # relative to the operands' own scale, so sides that vanish in exact arithmetic compare as rounding
         scale = max(abs(lhs_v), abs(rhs_v), float(np.linalg.norm(w, 2)) * max(1.0, float(np.linalg.norm(x, axis=1).max())))
         margin = (rhs_v - lhs_v) / scale
-        ok = margin > 0 if strict else margin >= -spec.rtol
+        ok = margin > spec.rtol if strict else margin >= -spec.rtol
         sample = {"family": family, "d_in": d_in, "d_out": d_out, "T": x.shape[0],
                   **{str(s): int(b) if spec.domain[s].integer else float(b) for s, b in zip(spec.domain, scalars.values())},
                   "lhs": lhs_v, "rhs": rhs_v}

@@ -69,6 +69,17 @@ def _rounding(settings: Settings) -> Outcome:
                           "always within exp(max|phi''|/(8 m^2)) (curvature by second differences, tolerance 1e-6 in log)")
 
 
+def structured_spectra():
+    """Two-level spectra (a fraction of the values at 1, the rest at ``ratio``), the structured inputs tried before
+    random ones: they bend ``phi`` most (a two-level spectrum gave cost 1.07 where 98 random ones gave 1.003)."""
+    for width in (16, 256):
+        for frac in (0.25, 0.75):
+            for ratio in (1e-2, 1e-4):
+                for kappa in (1.0, 100.0):
+                    k = int(width * frac)
+                    yield f"two_level({frac}, {ratio:g})", width, np.array([1.0] * k + [ratio] * (width - k)), kappa
+
+
 @claim("grid.m_choice", "with m = ceil(L + ln N) the rounding cost is at most exp(max|phi''| / (8 m^2)); "
        "the union bound pays ln(2m+1) per slot")
 def _m_choice(settings: Settings) -> Outcome:
@@ -76,8 +87,8 @@ def _m_choice(settings: Settings) -> Outcome:
     rows, draws = [], 0
     for L in (1, 2, 4, 8, 16, 32, 64):
         worst, worst_bound = 0.0, 0.0
-        for _ in range(max(1, min(settings.samples, 100) // 7)):
-            family, width, sigma, kappa = _draw(rng)
+        candidates = list(structured_spectra()) + [_draw(rng) for _ in range(max(1, min(settings.samples, 100) // 7))]
+        for family, width, sigma, kappa in candidates:
             draws += 1
             m = math.ceil(L + math.log(width))
             _, cost, bound = _costs(sigma, kappa * L, width, (m,))[0]
@@ -87,6 +98,8 @@ def _m_choice(settings: Settings) -> Outcome:
             worst, worst_bound = max(worst, cost), max(worst_bound, bound)
         rows.append((L, math.exp(worst), math.exp(worst_bound), math.log(2 * math.ceil(L + math.log(4096)) + 1)))
     detail = "; ".join(f"L={L}: worst factor {c:.6g} (bound {b:.6g}), ln(2m+1) at N=4096 {u:.3g}" for L, c, b, u in rows)
-    detail += f" ({draws} random spectra, {draws // len(rows)} per L)."
-    return Outcome(Verdict.VERIFIED, "dense p grid (4001 points) on random spectra, kappa scaled by L, float64",
+    detail += (f" ({draws} spectra, {draws // len(rows)} per L: 16 structured two-level ones first, then random). "
+               "The statement is the curvature bound; the observed factors are only what these spectra reach.")
+    return Outcome(Verdict.VERIFIED, "dense p grid (4001 points) on structured two-level then random spectra, kappa "
+                   "scaled by L, float64 (sampling: phi depends on a whole spectrum, no finite box to certify over)",
                    16, draws, detail=detail)

@@ -96,6 +96,12 @@ def enclose(expr: sp.Expr, box: Mapping[sp.Symbol, object]):
         return iv.exp(enclose(e, box) * iv.log(b))
     if isinstance(expr, sp.exp):
         return iv.exp(enclose(expr.args[0], box))
+    if isinstance(expr, sp.sin):
+        return iv.sin(enclose(expr.args[0], box))
+    if isinstance(expr, sp.cos):
+        return iv.cos(enclose(expr.args[0], box))
+    if isinstance(expr, sp.tanh):
+        return 1 - 2 / (iv.exp(2 * enclose(expr.args[0], box)) + 1)
     if isinstance(expr, sp.log):
         v = enclose(expr.args[0], box)
         if not _positive(v):
@@ -168,20 +174,50 @@ def _mid(box: dict, integers: set) -> dict:
             for m in [mpmath.floor((lo + hi) / 2) if s in integers else (lo + hi) / 2]}
 
 
+def _relax_roundings(expr: sp.Expr) -> tuple[sp.Expr, dict]:
+    """Replace each ``ceiling(x)`` by ``x + theta`` and ``floor(x)`` by ``x - theta``, ``theta`` in [0, 1] a new box
+    coordinate: a relaxation (it holds for every theta, so for the true one) without the dependency on x."""
+    extra = {}
+
+    def fresh(arg, sign):
+        theta = sp.Symbol(f"theta_{len(extra)}", nonnegative=True)
+        extra[theta] = (mpmath.mpf(0), mpmath.mpf(1))
+        return arg + sign * theta
+
+    relaxed = expr.replace(lambda e: isinstance(e, sp.ceiling), lambda e: fresh(e.args[0], 1))
+    relaxed = relaxed.replace(lambda e: isinstance(e, sp.floor), lambda e: fresh(e.args[0], -1))
+    return relaxed, extra
+
+
+def _combined_logs(expr: sp.Expr) -> sp.Expr:
+    """``log a - log b`` -> ``log(expand(a/b))``: e.g. ``log(j+1) - log j`` -> ``log(1 + 1/j)``, free of dependency."""
+    g = sp.logcombine(sp.expand_log(expr, force=True), force=True)
+    return g.replace(lambda e: isinstance(e, sp.log), lambda e: sp.log(sp.expand(e.args[0])))
+
+
 def _gaps(lhs: sp.Expr, rhs: sp.Expr):
+    """``(form, gap(box), symbols, extra box coordinates, may_refute)`` for each rewriting of ``rhs - lhs >= 0``."""
     if lhs.is_positive and rhs.is_positive:
         expanded = sp.expand(sp.expand_log(sp.log(rhs) - sp.log(lhs), force=True))
         yield ("expand_log(log rhs - log lhs) (both sides positive)", lambda box: enclose(expanded, box),
-               expanded.free_symbols)
+               expanded.free_symbols, {}, True)
     both = lhs.free_symbols | rhs.free_symbols
-    yield "rhs - lhs", lambda box: enclose(rhs, box) - enclose(lhs, box), both
+    if (rhs - lhs).has(sp.log):
+        combined = _combined_logs(rhs - lhs)
+        yield "rhs - lhs with logarithms combined", lambda box: enclose(combined, box), combined.free_symbols, {}, True
+    if (lhs.has(sp.ceiling) or lhs.has(sp.floor) or rhs.has(sp.ceiling) or rhs.has(sp.floor)):
+        relaxed, extra = _relax_roundings(rhs - lhs)
+        relaxed = sp.simplify(relaxed)
+        yield ("rhs - lhs with each ceiling(x) relaxed to x + theta, theta in [0, 1]",
+               lambda box: enclose(relaxed, box), relaxed.free_symbols, extra, False)
+    yield "rhs - lhs", lambda box: enclose(rhs, box) - enclose(lhs, box), both, {}, True
 
     def log_form(box):
         lo, hi = enclose(lhs, box), enclose(rhs, box)
         if not (_positive(lo) and _positive(hi)):
             raise NotEnclosable("a side is not bounded away from 0")
         return iv.log(hi) - iv.log(lo)
-    yield "log rhs - log lhs", log_form, both
+    yield "log rhs - log lhs", log_form, both, {}, True
 
 
 def prove_on_box(lhs: sp.Expr, rhs: sp.Expr, strict: bool, domain: Mapping[sp.Symbol, object],
@@ -197,8 +233,8 @@ def prove_on_box(lhs: sp.Expr, rhs: sp.Expr, strict: bool, domain: Mapping[sp.Sy
                 lo, hi = mpmath.ceil(lo), mpmath.floor(hi)
             root[s] = (lo, hi)
         boxes, reasons = 0, []
-        for form, gap, used_symbols in _gaps(lhs, rhs):
-            start = {s: v for s, v in root.items() if s in used_symbols}
+        for form, gap, used_symbols, extra, may_refute in _gaps(lhs, rhs):
+            start = {**{s: v for s, v in root.items() if s in used_symbols}, **extra}
             stack, used, pending, why = [start], 0, False, ""
             while stack:
                 box = stack.pop()
@@ -217,8 +253,10 @@ def prove_on_box(lhs: sp.Expr, rhs: sp.Expr, strict: bool, domain: Mapping[sp.Sy
                     gp = _ends(gap(_as_iv(point)))
                 except (NotEnclosable, ZeroDivisionError, ValueError, OverflowError):
                     gp = None
-                if gp is not None and (gp[1] < 0 or (strict and gp[1] <= 0)):
-                    witness = {str(s): float(v[0]) for s, v in point.items()}
+                if may_refute and gp is not None and (gp[1] < 0 or (strict and gp[1] <= 0)):
+                    # symbols the form does not contain take any value: the midpoint of their range
+                    full = {**_mid(root, integers), **point}
+                    witness = {str(s): float(v[0]) for s, v in full.items()}
                     return BoxResult(False, boxes + used, witness, f"{form} <= {mpmath.nstr(gp[1], 6)} < 0 at the witness "
                                      f"(interval arithmetic, {dps} digits)", form)
                 halves = _split(box, logs, integers)

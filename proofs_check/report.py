@@ -39,3 +39,10 @@ def summary(results: list[tuple[Check, Outcome]]) -> dict:
 def failing_steps(results: list[tuple[Check, Outcome]]) -> list[Check]:
     """Derivation steps that are refuted or unresolved (claims may be refuted: that is a result)."""
     return [c for c, o in results if c.is_step and o.verdict in (Verdict.REFUTED, Verdict.UNRESOLVED)]
+
+
+def summary_text(counts: dict) -> str:
+    """``"77 proved, 34 verified, 1 refuted, 0 unresolved (by basis: 63 proved, ..., 9 definition, 5 construction)"``."""
+    main = ", ".join(f"{n} {v}" for v, n in counts.items() if v != "basis")
+    basis = counts.get("basis")
+    return main + (" (by basis: " + ", ".join(f"{n} {v}" for v, n in basis.items() if n) + ")" if basis else "")

@@ -1,17 +1,35 @@
 """sabounds: verify, evaluate and test the spectrum-adaptive generalization bounds for trained deep Transformers."""
 
-from importlib.metadata import PackageNotFoundError, version
 
-try:
-    __version__ = version("sabounds")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0.1.0+source"
+def _installed_version() -> str:
+    """The installed distribution's version from its METADATA, found along ``sys.path`` as importlib.metadata
+    would find it (importing importlib.metadata costs 0.2 s of start-up); ``0.1.0+source`` when not installed."""
+    import os
+    import sys
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith("sabounds-") and name.endswith(".dist-info"):
+                try:
+                    with open(os.path.join(entry or ".", name, "METADATA"), encoding="utf-8") as fh:
+                        for line in fh:
+                            if line.startswith("Version:"):
+                                return line.split(":", 1)[1].strip()
+                except OSError:
+                    continue
+    return "0.1.0+source"
 
 _API = ("analyze", "verify", "regimes", "conjecture", "bound")
 
 
 def __getattr__(name: str):
     """``sabounds.analyze``, ``sabounds.bound`` and friends, imported on first use so that ``import sabounds`` stays fast."""
+    if name == "__version__":
+        globals()["__version__"] = _installed_version()
+        return globals()["__version__"]
     if name == "bound":
         from sabounds.bound_api import bound
         return bound
@@ -22,4 +40,4 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted(list(globals()) + list(_API))
+    return sorted(set(globals()) | set(_API) | {"__version__"})

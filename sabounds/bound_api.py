@@ -20,7 +20,7 @@ def config_tokens(model_dir: str | Path) -> int:
     """``max_position_embeddings`` of the checkpoint's config.json (512 when absent)."""
     try:
         value = json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8")).get("max_position_embeddings")
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, TypeError):  # no folder (a dict or ONNX source), no config, not JSON
         return DEFAULT_TOKENS
     return value if isinstance(value, int) and value > 0 else DEFAULT_TOKENS
 

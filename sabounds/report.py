@@ -19,7 +19,7 @@ import mpmath
 from sabounds.numerics.proxies.model_analysis import ModelAnalysis, analyze_measured, measure_model, open_checkpoint
 from sabounds.numerics.proxies.scaling import ScalingResult, truncation_points, with_fits
 from sabounds.proofs_check.registry import Check, all_checks, run_all
-from sabounds.proofs_check.report import failing_steps, outcome_record, summary
+from sabounds.proofs_check.report import failing_steps, outcome_record, summary, summary_text
 from sabounds.proofs_check.verdict import Outcome, Settings
 from sabounds import __version__
 from sabounds.commands.analyze import summary_lines
@@ -99,12 +99,15 @@ BOUND_SETTING = {"n": 10**9, "delta": 0.05, "margin": 1.0}
 
 
 def whole_bound(spectra, checkpoint):
-    """The whole bound of the measured layers (the same numbers as ``sabounds bound`` with ``BOUND_SETTING``)."""
+    """The whole bound of the measured layers (the same numbers as ``sabounds bound`` with ``BOUND_SETTING``);
+    None for a family whose layer departs from BERT's (the bound is reconstructed for that layer only)."""
     from sabounds.bound_api import config_tokens
     from sabounds.numerics.bound.analysis import analyze_bound
     from sabounds.numerics.bound.slots import build_model
     from sabounds.numerics.bound.source import layer_inputs
     from sabounds.numerics.bound.whole import Setting
+    if not checkpoint.shape.published:
+        return None
     model = build_model(layer_inputs(spectra, checkpoint.shape.intermediate), checkpoint.shape.hidden)
     return analyze_bound(model, Setting(**BOUND_SETTING, tokens=config_tokens(checkpoint.model_dir)), curve_points=17)
 
@@ -123,7 +126,8 @@ def bound_summary(data: ReportData) -> list[str]:
 def bound_section(data: ReportData) -> list[str]:
     """``## The whole bound``: the printed lines of ``sabounds bound`` and the figure."""
     if data.bound is None:
-        return []
+        return ["## The whole bound", "", "Not computed: the whole bound is reconstructed for the BERT layer only, and this "
+                "model's layer departs from it (see the model analysis).", ""]
     from sabounds.commands.bound import report_lines
     s = BOUND_SETTING
     return ["## The whole bound", "",
@@ -334,7 +338,7 @@ def checks_section(data: ReportData) -> list[str]:
     controls = [c for c, _ in data.checks if is_negative_control(c)]
     lines = [
         "## Every check", "",
-        f"{len(data.checks)} checks: " + ", ".join(f"{n} {v}" for v, n in counts.items()) + ". "
+        f"{len(data.checks)} checks: " + summary_text(counts) + ". "
         + ("Every derivation step is proved or verified." if not failing else
            "Failing derivation steps: " + ", ".join(c.id for c in failing) + "."), "",
         f"Numeric checks ran at {data.settings.precision} significant digits with {data.settings.samples} random draws "

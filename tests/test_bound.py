@@ -281,3 +281,12 @@ def test_float_choice_and_mpmath_value_agree(case):
     for i in rows:
         value = _mp_slot(comp, model, setting, t.rho, i, choice[i], b.forms[i])
         assert abs(float(mpmath.log(value)) - t.log_sum[i, choice[i]]) < 1e-12
+
+
+def test_sample_sizes_beyond_float64_are_evaluated_without_overflow():
+    """n = 1e400: the float64 logs that choose p see only ln n; every printed value is a finite mpmath number."""
+    model = random_model(0)
+    wb = evaluate(model, PUBLISHED, Setting(n=mpmath.mpf("1e400"), delta=0.05, margin=1.0))
+    for b in (wb.ours_sum, wb.ours_rss, wb.edelman):
+        assert mpmath.isfinite(b.total) and 0 < b.total < mpmath.mpf("1e-150")
+    assert set(wb.ours_sum.p_opt) <= set(model.ps)

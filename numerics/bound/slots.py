@@ -42,7 +42,7 @@ class Variant:
 PUBLISHED = Variant("published", "published constants (L_phi = 1.13, attention constant 4)", "1.13", 4, "published proxy")
 EXACT_GELU = Variant("exact_gelu", "exact GELU constant 1.1289041 (attention constant 4)", "exact", 4, "proved (sympy)")
 TIGHT = Variant("exact_gelu_attention_2", "exact GELU constant and attention constant 2", "exact", 2,
-                "attention constant 2: evidence (adversarial search), hand proof not machine-checked")
+                "attention constant 2: derivation 'attention' (steps proved by sympy, one cited premise; exact by a tight family)")
 VARIANTS = (PUBLISHED, EXACT_GELU, TIGHT)
 
 

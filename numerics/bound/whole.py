@@ -106,7 +106,12 @@ def _args(model: Model, setting: Setting, lrho: np.ndarray, ell0: np.ndarray, lM
     col = lambda v: np.array(v, dtype=np.float64)[:, None]  # noqa: E731
     return (ps, lM, col([s.d_in for s in slots]), col([s.d_out for s in slots]), col([s.dim for s in slots]),
             float(model.K), lrho[:, None], float(setting.margin), float(setting.input_norm), float(setting.tokens),
-            float(setting.n), ell0[:, None])
+            _ln(setting.n), ell0[:, None])
+
+
+def _ln(x) -> float:
+    """``ln x`` as a float for any positive x (x itself may lie beyond float64)."""
+    return float(mpmath.log(mpmath.mpf(x)))
 
 
 def _log_forms(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray, lM: np.ndarray, rows, kinds):
@@ -186,11 +191,11 @@ class Objective:
     log_prefactor: float
     power: float
     c_conf: float
-    n: float
+    ln_n: float
 
     def __call__(self, log_shares_total: np.ndarray, cost_total: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore"):
-            post = np.log(self.c_conf) + 0.5 * (np.log(np.maximum(cost_total, 0)) - np.log(2 * self.n))
+            post = np.log(self.c_conf) + 0.5 * (np.log(np.maximum(cost_total, 0)) - math.log(2) - self.ln_n)
         return np.logaddexp(self.log_prefactor + self.power * log_shares_total, post)
 
 
@@ -199,8 +204,8 @@ def objective_for(comp: Compiled, setting: Setting, aggregation: str) -> Objecti
         log_pre = float(mpmath.log(comp.prefactor(mpmath.mpf(setting.margin), mpmath.mpf(setting.n))))
         c_conf = float(comp.values[sp.Symbol("c_conf", positive=True)])
     if aggregation == "sum":
-        return Objective(log_pre, 1.0, c_conf, float(setting.n))
-    return Objective(log_pre + 0.5 * math.log(setting.margin), 0.5, c_conf, float(setting.n))
+        return Objective(log_pre, 1.0, c_conf, _ln(setting.n))
+    return Objective(log_pre + 0.5 * math.log(setting.margin), 0.5, c_conf, _ln(setting.n))
 
 
 def coordinate_descent(log_v: np.ndarray, cost: np.ndarray, base_cost: float, objective: Objective,

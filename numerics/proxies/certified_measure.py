@@ -1,14 +1,13 @@
-"""Per-layer measurement with certified feed-forward spectra, and a measurement of many layers on both cores.
+"""Per-layer measurement recording how each feed-forward spectrum was computed, and many layers on both cores.
 
 ``measure_layer_spectra`` is ``model_analysis.measure_layer`` with the feed-forward spectra from
 ``certified_singular_values`` (method ``certified``: Gram eigenvalues where proven to 1e-9 relative, else LAPACK) or
-LAPACK alone (``exact``); the attention cores are ``product_singular_values`` in both.  ``measure_layers`` runs
+LAPACK alone (``exact``), and the method of each; the attention cores are ``product_singular_values`` in both.  ``measure_layers`` runs
 layers in threads (one BLAS thread each; LAPACK releases the GIL), one layer's weights resident per thread.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -16,12 +15,14 @@ from pathlib import Path
 from typing import Callable
 
 from sabounds.numerics.certified_spectra import LAPACK, certified_singular_values
-from sabounds.numerics.checkpoints.bert import read_layer
-from sabounds.numerics.norms import norm_21, product_norm_21
-from sabounds.numerics.proxies.model_analysis import LayerSpectra, open_checkpoint
-from sabounds.numerics.spectra import product_singular_values, singular_values
+from sabounds.numerics.proxies.model_analysis import LayerSpectra, measure_layer, open_checkpoint
+from sabounds.numerics.spectra import singular_values
 
 METHODS = ("certified", "exact")
+
+
+def usable_cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 @dataclass(frozen=True)
@@ -38,33 +39,30 @@ class OpenedCheckpoint:
 
 def open_for_sweep(path: str) -> OpenedCheckpoint:
     """Open a checkpoint folder (config and headers only; the weights stay on disk)."""
-    checkpoint, _ = open_checkpoint(path)
-    config_bytes = (Path(path) / "config.json").read_bytes()
-    family = json.loads(config_bytes).get("model_type", "")
-    files = tuple(Path(f.path) for f in getattr(checkpoint, "_files", []))
-    if not all(p.suffix == ".safetensors" for p in files):
+    source = open_checkpoint(path)
+    config = Path(path) / "config.json"
+    config_bytes = config.read_bytes() if config.is_file() else b""
+    files = tuple(Path(f) for f in source.files)
+    if not files or not all(p.suffix == ".safetensors" for p in files):
         files = ()
-    return OpenedCheckpoint(checkpoint, checkpoint.shape, str(family), files, config_bytes)
+    return OpenedCheckpoint(source, source.shape, str(source.shape.family), files, config_bytes)
 
 
-def usable_cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+def measure_layer_spectra(source, index: int, method: str = "certified") -> tuple[LayerSpectra, tuple[str, ...]]:
+    """``measure_layer`` with the MLP spectra certified (Gram or LAPACK) or by LAPACK alone, and the method used
+    for each MLP matrix in order (M_in, M_out, then M_gate in a gated MLP)."""
+    methods: list[str] = []
 
+    def certified(w):
+        result = certified_singular_values(w)
+        methods.append(result.method)
+        return result.values
 
-def measure_layer_spectra(checkpoint, index: int, method: str = "certified") -> tuple[LayerSpectra, tuple[str, str]]:
-    """One layer's spectra and (2,1)-norms; feed-forward spectra certified (Gram or LAPACK) or LAPACK alone."""
-    layer = read_layer(checkpoint, index)
-    if method == "certified":
-        ff = [certified_singular_values(w) for w in (layer.m_in, layer.m_out)]
-        m_in, m_out, methods = ff[0].values, ff[1].values, (ff[0].method, ff[1].method)
-    else:
-        m_in, m_out, methods = singular_values(layer.m_in), singular_values(layer.m_out), (LAPACK, LAPACK)
-    spectra = LayerSpectra(
-        index=index, qk=product_singular_values(layer.qk_left, layer.qk_right),
-        vt=product_singular_values(layer.vt_left, layer.vt_right), m_in=m_in, m_out=m_out,
-        qk_21=product_norm_21(layer.qk_left, layer.qk_right), vt_21=product_norm_21(layer.vt_left, layer.vt_right),
-        m_in_21=float(norm_21(layer.m_in)), m_out_21=float(norm_21(layer.m_out)))
-    return spectra, methods
+    def exact(w):
+        methods.append(LAPACK)
+        return singular_values(w)
+    spectra = measure_layer(source, index, certified if method == "certified" else exact)
+    return spectra, tuple(methods)
 
 
 def measure_layers(checkpoint, layers: int, method: str = "certified", threads: int | None = None,

@@ -28,6 +28,7 @@ from sabounds.numerics.proxies.published import L_PHI
 from sabounds.numerics.proxies.scaling import LogLogFit, ScalingPoint, fit_loglog
 from sabounds.numerics.spectra import RANK_TOL
 GLOB_CHARS = set("*?[")
+MODEL_FILE_SUFFIXES = (".onnx", ".safetensors", ".bin", ".pt", ".pth")
 
 
 class SourceListError(ValueError):
@@ -35,16 +36,17 @@ class SourceListError(ValueError):
 
 
 def expand_sources(items: Sequence[str]) -> list[str]:
-    """Checkpoint folders from folders, globs (folders they match, sorted) and text files listing either (one per
-    line, ``#`` comments, paths relative to the list file); order kept, repeats dropped."""
+    """Checkpoints from folders and model files (``.onnx``, ...), globs (folders and model files they match, sorted)
+    and text files listing any of these (one per line, ``#`` comments, paths relative to the list file); order kept,
+    repeats dropped."""
     out: list[str] = []
     for item in items:
         if GLOB_CHARS & set(item):
-            matches = sorted(p for p in glob.glob(item) if Path(p).is_dir())
+            matches = sorted(p for p in glob.glob(item) if Path(p).is_dir() or Path(p).suffix in MODEL_FILE_SUFFIXES)
             if not matches:
                 raise SourceListError(f"{item}: the pattern matches no folder")
             out += matches
-        elif Path(item).is_file():
+        elif Path(item).is_file() and Path(item).suffix not in MODEL_FILE_SUFFIXES:
             try:
                 lines = Path(item).read_text(encoding="utf-8").splitlines()
             except (OSError, UnicodeDecodeError) as exc:

@@ -188,6 +188,8 @@ def compute(args):
                      curve_points=17 if args.out else 0, allow_pickle=args.allow_pickle)
     except (CheckpointError, ValueError) as exc:
         raise UserError(" ".join(str(exc).split())) from None
+    except OSError as exc:
+        raise UserError(f"cannot read the model ({exc.strerror or type(exc).__name__})") from None
 
 
 def run(args) -> int:

@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from sabounds.numerics.checkpoints.reader import CheckpointError
-from sabounds.proofs_check.report import failing_steps, summary
+from sabounds.proofs_check.report import failing_steps, summary, summary_text
 from sabounds.atomic import atomic_directory
 from sabounds.commands.analyze import add_figure_arguments, figure_options, model_dir_or_default
 from sabounds.commands.verify import settings_from
@@ -48,6 +48,6 @@ def run(args) -> int:
     except OSError as exc:
         raise UserError(f"could not write the report ({exc.strerror or exc}); nothing written") from None
     counts = summary(data.checks)
-    print(f"wrote {args.out}/report.md: {len(data.checks)} checks (" + ", ".join(f"{n} {v}" for v, n in counts.items())
+    print(f"wrote {args.out}/report.md: {len(data.checks)} checks (" + summary_text(counts)
           + f"); ours = {data.analysis.ours:.8g}, edelman = {data.analysis.edelman:.6g}; {data.seconds:.0f} s")
     return 1 if failing_steps(data.checks) else 0

@@ -27,6 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--samples", type=int, default=200, metavar="K", help="random draws per numeric check (default 200)")
     parser.add_argument("--seed", type=int, default=Settings.seed, help="random seed (default %(default)s)")
     parser.add_argument("--only", metavar="PATTERN", help="only checks whose id matches (glob, or a substring)")
+    parser.add_argument("--mutants", action="store_true",
+                        help="mutation audit instead: perturb every checked derivation step (constant, sign, exponent, "
+                             "dropped factor) and report which check refutes each mutant; exit 1 if one survives")
 
 
 def settings_from(args) -> Settings:
@@ -83,8 +86,39 @@ def fitting_table(records: list[dict], width: int) -> tuple[Table, list[str]]:
     return _table(records, _COLUMNS[:n]), list(_COLUMNS[n:])
 
 
+def run_mutants(args) -> int:
+    """``--mutants``: the mutation audit of ``sabounds.proofs_check.mutants`` under the arguments' settings."""
+    from sabounds.proofs_check import mutants as MU
+    settings = settings_from(args)
+    derivations = [d for d in MU.derivations_audited() if not args.only or args.only in d.id]
+    if not derivations:
+        raise UserError(f"--only {args.only!r} matches no derivation (thm41, thm31, attention, edelman)")
+    total = sum(len(MU.mutate(step)) for d in derivations for step in d)
+    with progress_bar("deciding mutants", total=total, enabled=not args.json) as advance:
+        results = MU.audit(derivations, settings, progress=advance)
+    counts = MU.summary(results, derivations)
+    if args.json:
+        json.dump({"mutants": [MU.record(m) for m in results], "summary": counts}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        table = Table(header_style="bold")
+        for col in ("step", "operator", "killed by", "verdict"):
+            table.add_column(col, overflow="fold")
+        for m in results:
+            colour = "green" if m.killed else "red"
+            table.add_row(m.step, m.operator, m.outcome.method, f"[{colour}]{m.outcome.verdict.value}[/]")
+        console = Console(width=max(Console().width, 140))
+        console.print(table)
+        console.print(f"{counts['mutants']} mutants of {counts['steps_mutated']} steps: {counts['killed']} killed, "
+                      f"{counts['surviving']} surviving; weak steps: {', '.join(counts['weak_steps']) or 'none'}; "
+                      f"not mutated (definitions, premises): {len(counts['counted_apart'])}")
+    return 1 if counts["surviving"] else 0
+
+
 def run(args) -> int:
     try:
+        if args.mutants:
+            return run_mutants(args)
         results, counts = decide(args)
     except UserError as exc:
         if args.json:  # a reader of --json gets JSON even for bad input; the one-line message still goes to stderr
@@ -104,7 +138,8 @@ def run(args) -> int:
             console.print(f"({', '.join(dropped)} left out to fit {console.width} columns; --json has every field)",
                           highlight=False)
         total = sum(r["seconds"] for r in records)
-        line = ", ".join(f"{n} {v}" for v, n in counts.items())
+        line = ", ".join(f"{n} {v}" for v, n in counts.items() if v != "basis")
+        line += "; by basis: " + ", ".join(f"{n} {v}" for v, n in counts["basis"].items() if n)
         console.print(f"{len(records)} checks: {line}; {total:.1f} s"
                       + (f"; FAILING derivation steps: {', '.join(c.id for c in failing)}" if failing else ""))
     return 1 if failing else 0

@@ -1,0 +1,163 @@
+"""Mutation audit of the checker: perturb each checked step's statement and see whether its own check refutes it.
+
+Operators (each builds the mutant with ``evaluate=False``, so the decider, not sympy's constructor, must find
+the error):
+
+- ``constant``: an identity's right side times 11/10 (a zero right side becomes 1/10); an inequality's larger side
+  minus half of ``|lhs| + |rhs|``;
+- ``sign``: an identity's right side negated; an inequality's direction flipped (``a <= b`` -> ``a > b``);
+- ``exponent``: the first power with a non-integer or symbolic exponent in an identity's right side (in its left
+  side when the right side is 0, e.g. the point of a stationarity condition) gets exponent * 11/10;
+- ``factor``: the first factor carrying a symbol dropped from a product on an identity's right side.
+
+A mutant is *killed* when the step's decider returns ``refuted``; any other verdict lets it *survive*, and the
+step is listed as weak.  Definitions, premises and statements true by construction are not mutated (counted
+apart).  Budgets are the settings' counts; the same seed gives the same audit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable, Iterable
+
+import sympy as sp
+
+from sabounds.proofs_check.deciders import decide
+from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
+from sabounds.theory import checks as C
+from sabounds.theory.derivation import Derivation, Step
+
+_LESS = (sp.LessThan, sp.StrictLessThan)
+_GREATER = (sp.GreaterThan, sp.StrictGreaterThan)
+
+
+@dataclass(frozen=True)
+class Mutant:
+    step: str
+    operator: str
+    statement: sp.Basic
+    outcome: Outcome | None = None
+
+    @property
+    def killed(self) -> bool:
+        return self.outcome is not None and self.outcome.verdict is Verdict.REFUTED
+
+
+def _rebuild(rel: sp.Basic, lhs: sp.Expr, rhs: sp.Expr, kind: type | None = None) -> sp.Basic:
+    return (kind or type(rel))(lhs, rhs, evaluate=False)
+
+
+def _first_power(expr: sp.Expr) -> sp.Pow | None:
+    """The first power with a non-integer exponent and a symbolic base that occurs exactly once (replacing a
+    repeated one everywhere could give an equivalent mutant, e.g. a -> a^(11/10) throughout)."""
+    nodes = list(sp.preorder_traversal(expr))
+    for node in nodes:
+        if (isinstance(node, sp.Pow) and not node.exp.is_Integer and node.base.free_symbols
+                and sum(1 for other in nodes if other == node) == 1):
+            return node
+    return None
+
+
+def _target(rel: sp.Basic) -> tuple[sp.Expr, Callable[[sp.Expr], sp.Basic]]:
+    """The side to mutate and how to put a new one back: the value of a Limit or Minimum, else the right side."""
+    lhs, rhs = rel.lhs, rel.rhs
+    if isinstance(lhs, sp.Limit):
+        return rhs, lambda new: _rebuild(rel, lhs, new)
+    if isinstance(rel, sp.Eq) and not isinstance(lhs, sp.Limit) and rhs.has(sp.Symbol) and lhs.is_Atom is False:
+        return rhs, lambda new: _rebuild(rel, lhs, new)
+    return rhs, lambda new: _rebuild(rel, lhs, new)
+
+
+def mutate(step: Step) -> list[Mutant]:
+    """The mutants of one step (empty for definitions, premises and non-relations).
+
+    Equivalent mutants are avoided by construction: a side that is structurally 0 is not scaled or negated (the
+    point it is evaluated at is mutated instead), and an inequality's constant mutant subtracts half the sides'
+    total size from the larger side, which makes any inequality false wherever it is tight."""
+    rel = step.statement
+    if isinstance(step.check, (C.Definition, C.Premise)) or not isinstance(rel, sp.Rel):
+        return []
+    out = []
+    if isinstance(rel, sp.Eq):
+        lhs, rhs = rel.lhs, rel.rhs
+        put = lambda new: sp.Eq(lhs, new, evaluate=False)  # noqa: E731
+        if rhs == 0:
+            out.append(Mutant(step.name, "constant", put(sp.Rational(1, 10))))
+            power = _first_power(lhs)
+            if power is not None:
+                new = power.func(power.base, sp.Mul(sp.Rational(11, 10), power.exp, evaluate=False), evaluate=False)
+                out.append(Mutant(step.name, "exponent", sp.Eq(lhs.xreplace({power: new}), rhs, evaluate=False)))
+            return out
+        out.append(Mutant(step.name, "constant", put(sp.Mul(sp.Rational(11, 10), rhs, evaluate=False))))
+        out.append(Mutant(step.name, "sign", put(sp.Mul(-1, rhs, evaluate=False))))
+        power = _first_power(rhs)
+        if power is not None:
+            new = power.func(power.base, sp.Mul(sp.Rational(11, 10), power.exp, evaluate=False), evaluate=False)
+            out.append(Mutant(step.name, "exponent", put(rhs.xreplace({power: new}))))
+        if isinstance(rhs, sp.Mul) and len(rhs.args) >= 2:
+            moving = [f for f in rhs.args if f.free_symbols]
+            if moving:
+                rest = [f for f in rhs.args if f is not moving[0]]
+                out.append(Mutant(step.name, "factor", put(sp.Mul(*rest, evaluate=False))))
+        return out
+    less = isinstance(rel, _LESS)
+    strict = isinstance(rel, (sp.StrictLessThan, sp.StrictGreaterThan))
+    small, large = (rel.lhs, rel.rhs) if less else (rel.rhs, rel.lhs)
+    out.append(Mutant(step.name, "sign", sp.StrictGreaterThan(small, large, evaluate=False)))
+    if small != 0 and large != 0:
+        shifted = sp.Add(large, sp.Mul(sp.Rational(-1, 2), sp.Add(sp.Abs(small), sp.Abs(large), evaluate=False),
+                                       evaluate=False), evaluate=False)
+        kind = sp.StrictLessThan if strict else sp.LessThan
+        out.append(Mutant(step.name, "constant", kind(small, shifted, evaluate=False)))
+    return out
+
+
+def audit(derivations: Iterable[Derivation], settings: Settings, operators: tuple[str, ...] | None = None,
+          progress: Callable[[str], None] | None = None) -> list[Mutant]:
+    """Decide every mutant of every checked step with that step's own check specification."""
+    results = []
+    for derivation in derivations:
+        for step in derivation:
+            for m in mutate(step):
+                if operators and m.operator not in operators:
+                    continue
+                try:
+                    outcome = decide(replace(step, statement=m.statement), settings, f"mutant.{derivation.id}.{step.name}.{m.operator}")
+                except Exception as exc:  # a decider that breaks on a mutant does not kill it
+                    outcome = Outcome(Verdict.UNRESOLVED, "decider raised", detail=f"{type(exc).__name__}: {exc}")
+                results.append(replace(m, step=f"{derivation.id}.{step.name}", outcome=outcome))
+                if progress:
+                    progress(f"{derivation.id}.{step.name} {m.operator}")
+    return results
+
+
+def counted_apart(derivations: Iterable[Derivation]) -> list[str]:
+    """Steps not mutated: definitions and premises."""
+    return [f"{d.id}.{s.name} ({type(s.check).__name__.lower()})" for d in derivations for s in d
+            if isinstance(s.check, (C.Definition, C.Premise))]
+
+
+QUICK = Settings(precision=20, samples=8)
+"""The quick profile the test suite runs: 20 digits, 8 samples per numeric check."""
+
+
+def derivations_audited() -> list[Derivation]:
+    """Theorems 4.1 and 3.1, the attention constant and the Edelman baseline: every derivation ``verify`` checks."""
+    from sabounds.theory import attention_lipschitz, edelman, thm31, thm41
+    return [thm41.derivation(), thm31.derivation(), attention_lipschitz.derivation(), edelman.derivation()]
+
+
+def record(m: Mutant) -> dict:
+    o = m.outcome
+    return {"step": m.step, "operator": m.operator, "mutant": str(m.statement), "killed": m.killed,
+            "verdict": o.verdict.value if o else None, "method": o.method if o else None,
+            "witness": dict(o.witness) if o and o.witness else None}
+
+
+def summary(results: list[Mutant], derivations: list[Derivation]) -> dict:
+    """Counts: mutants, killed, surviving, the weak steps (a surviving mutant) and the steps counted apart."""
+    steps = {m.step for m in results}
+    weak = sorted({m.step for m in results if not m.killed})
+    return {"mutants": len(results), "killed": sum(m.killed for m in results),
+            "surviving": sum(not m.killed for m in results), "steps_mutated": len(steps), "weak_steps": weak,
+            "counted_apart": counted_apart(derivations)}
