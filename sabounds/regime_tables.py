@@ -99,7 +99,8 @@ def markdown(results: list[RegimeResult]) -> str:
 _TEX_REGIME = {"frobenius": "Frobenius", "rank": "rank", "spectral": "spectral", "power_law": "power law",
               "low_rank_tail": "low rank + tail"}
 _TEX_ALPHA = {"bounded": r"$\le 1$", "exponential": r"$C^{L-l}$"}
-_TEX_BOUND = {"edelman": "Edelman", "ours_sum": "ours, sum", "ours_rss": "ours, rss", "ours_best_p": "ours, best"}
+_TEX_BOUND = {"edelman": "Edelman", "ours_sum": "ours, sum", "ours_rss": "ours, rss", "ours_sum_sharp": "ours, sum, sharp",
+              "ours_rss_sharp": "ours, rss, sharp", "ours_best_p_crude": "ours, best, crude", "ours_best_p": "ours, best"}
 
 
 def _tex_power(x: sp.Expr) -> str:
@@ -133,7 +134,7 @@ def _tex_token(e: Exponent, expr: sp.Expr) -> tuple[str, str | None]:
 
 
 def latex_table(results: list[RegimeResult], label: str = "tab:regimes") -> str:
-    """A ``table`` environment, one row per regime, alpha model and bound, that fits ``\\textwidth`` of the
+    """A ``table`` environment, one row per regime, alpha model and bound (in a small font: 70 rows), that fits ``\\textwidth`` and the page of the
     documented preamble (``sabounds.theory.printer.LATEX_PREAMBLE``); ``\\label{label}``."""
     body, notes = [], set()
     for r in results:
@@ -142,23 +143,25 @@ def latex_table(results: list[RegimeResult], label: str = "tab:regimes") -> str:
             tok, note = _tex_token(b.token, b.expr)
             notes |= {note} if note else set()
             body.append(" & ".join((_TEX_REGIME.get(r.regime.name, r.regime.name.replace("_", " ")), _TEX_ALPHA.get(r.alpha.name, r.alpha.name),
-                                    _TEX_BOUND[name], _tex_growth(b.depth.best, "L"), _tex_growth(b.width.best, "N"),
+                                    _TEX_BOUND.get(name, name.replace("_", " ")), _tex_growth(b.depth.best, "L"), _tex_growth(b.width.best, "N"),
                                     tok)) + r" \\")
     star = (" $^{*}$Worst over $p$; at best: " + "; ".join(sorted(notes)) + ".") if notes else ""
     return "\n".join([
         r"\begin{table}[ht]",
         r"\centering\small\setlength{\tabcolsep}{4pt}\renewcommand{\arraystretch}{0.95}",
+        r"\resizebox*{!}{0.75\textheight}{%",  # 70 rows: scaled to the page's height (graphicx, in the preamble)
         r"\begin{tabular}{@{}llllll@{}}",
         r"\hline",
         r"regime & $\alpha^{(l)}$ & bound & depth $L$ & width $N$ & tokens $T$ \\",
         r"\hline",
         *body,
         r"\hline",
-        r"\end{tabular}",
+        r"\end{tabular}}",
         r"\caption{Growth of each bound in $L$ and in $N$ (the other quantities fixed; for ours the infimum over $p$) "
         r"and its dependence on $T$, computed by \texttt{sabounds regimes}. "
         r"Edelman: Edelman et al.\ (2022); ours, sum / rss: Theorem 3.1 with sum or rss aggregation of Dudley's "
-        r"integral; ours, best: the better of the two; $\alpha^{(l)}$: the Lipschitz product above layer $l$." + star + "}",
+        r"integral; sharp: with Theorem 4.1's sharp tail; ours, best: the best of the four; best, crude: the better of sum and "
+        r"rss with the crude tail only; $\alpha^{(l)}$: the Lipschitz product above layer $l$." + star + "}",
         rf"\label{{{label}}}",
         r"\end{table}",
     ])
