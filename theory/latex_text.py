@@ -18,7 +18,8 @@ _MATH_WORDS = {"eps", "sigma", "gamma", "alpha", "rho", "kappa", "delta", "Delta
                "~", "*", "/", "!="}
 _GREEK = ("Delta", "Gamma", "Phi", "Pi", "sigma", "gamma", "alpha", "rho", "kappa", "delta", "xi", "phi", "pi",
           "tau", "beta", "mu", "lambda")
-_QUOTED = re.compile(r"^'([A-Za-z0-9_]+)'([,.;:)]*)$")
+_QUOTED = re.compile(r"^'([A-Za-z0-9_]+)'([,.;:)]*)$|^(?=[a-z0-9.]*_)([a-z][a-z0-9]*(?:\.[a-z0-9_]+)+)([,.;:)]*)$")
+"""A quoted name (``'rss'``) or a check id (``arch.pre_ln_residual_numeric``): set in typewriter type."""
 _PROSE_WORD = re.compile(r"^[A-Za-z]{2,}(-[A-Za-z0-9]+)*('s)?$|^[A-Za-z]-[A-Za-z]{2,}[A-Za-z-]*$|^[A-Za-z]{2,}-[A-Za-z]$")
 _NUMBER = re.compile(r"^\d+(\.\d+)?('s)?$")
 _TEXT_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
@@ -179,7 +180,8 @@ def justification_latex(text: str) -> str:
             continue
         flush()
         if q:
-            pieces.append(rf"\texttt{{{escape_text(q.group(1))}}}{escape_text(q.group(2))}")
+            name, trail = (q.group(1), q.group(2)) if q.group(1) is not None else (q.group(3), q.group(4))
+            pieces.append(rf"\texttt{{{escape_text(name)}}}{escape_text(trail)}")
         else:
             pieces.append(escape_text(word))
     flush()
