@@ -134,6 +134,7 @@ def math_to_tex(s: str) -> str:
     s = s.replace("||", r"\| ").replace("<=", r"\le ").replace(">=", r"\ge ").replace("!=", r"\ne ")
     s = s.replace("->", r"\to ").replace("~", r"\sim ")
     s = re.sub(r"(\d)\+(?=$|[\s),;:.])", r"\1^+", s)
+    s = re.sub(r"_inf(?![A-Za-z])", r"_{\\infty}", s)  # the sup norm ||x||_inf, not the infimum
     s = re.sub(r"(?<![A-Za-z\\])oo(?![A-Za-z])", r"\\infty ", s)
     s = re.sub(r"(?<![A-Za-z\\])eps(?![A-Za-z])", r"\\varepsilon ", s)
     s = re.sub(r"(?<![A-Za-z\\])(" + "|".join(_GREEK) + r")(?![A-Za-z])", r"\\\1 ", s)
