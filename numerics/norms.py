@@ -1,13 +1,38 @@
-"""The (2,1)-norm of docs/definitions.md: the sum over columns of the columns' l2 norms (row-vector orientation)."""
+"""The (2,1)-norm of docs/definitions.md: the sum over columns of the columns' l2 norms (row-vector orientation).
+
+Both norms are homogeneous (``||c W|| = |c| ||W||``), so each matrix is divided by its largest entry before
+squares or Gram matrices are formed and the result multiplied back: no overflow for entries up to the float64
+maximum, no underflow to zero for entries of 1e-300.  A result beyond float64 raises ValueError (one line).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
+_MAX = np.finfo(np.float64).max
+
+
+def _scale(w: np.ndarray) -> np.ndarray:
+    """The largest absolute entry of each matrix (batched over leading axes), 1 for an all-zero matrix."""
+    m = np.max(np.abs(w), axis=(-2, -1), keepdims=True) if w.size else np.ones(w.shape[:-2] + (1, 1))
+    return np.where(m > 0, m, 1.0)
+
+
+def _rescale(value: np.ndarray, factor: np.ndarray, what: str) -> np.ndarray:
+    """``value * factor`` where both are finite; ValueError if the product leaves float64."""
+    with np.errstate(over="ignore"):
+        out = value * factor
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"{what} exceeds the float64 range (the weights are too large for this quantity)")
+    return out
+
 
 def norm_21(w: np.ndarray) -> np.ndarray:
     """``||W||_{2,1} = sum_j ||W[:, j]||_2`` (batched over leading axes)."""
-    return np.sqrt(np.sum(np.square(w), axis=-2)).sum(axis=-1)
+    w = np.asarray(w, dtype=np.float64)
+    s = _scale(w)
+    unit = np.sqrt(np.sum(np.square(w / s), axis=-2)).sum(axis=-1)
+    return _rescale(unit, s[..., 0, 0], "the (2,1)-norm")
 
 
 def product_norm_21(left: np.ndarray, right: np.ndarray) -> np.ndarray:
@@ -15,6 +40,12 @@ def product_norm_21(left: np.ndarray, right: np.ndarray) -> np.ndarray:
 
     With ``A`` n x k and ``B`` k x m this costs O((n + m) k^2) instead of O(n m k); batched over leading axes.
     """
-    gram = np.swapaxes(left, -1, -2) @ left
-    squares = np.sum((gram @ right) * right, axis=-2)
-    return np.sqrt(np.maximum(squares, 0.0)).sum(axis=-1)
+    left = np.asarray(left, dtype=np.float64)
+    right = np.asarray(right, dtype=np.float64)
+    sl, sr = _scale(left), _scale(right)
+    a, b = left / sl, right / sr
+    gram = np.swapaxes(a, -1, -2) @ a
+    squares = np.sum((gram @ b) * b, axis=-2)
+    unit = np.sqrt(np.maximum(squares, 0.0)).sum(axis=-1)
+    return _rescale(_rescale(unit, sl[..., 0, 0], "the (2,1)-norm of a product"), sr[..., 0, 0],
+                    "the (2,1)-norm of a product")

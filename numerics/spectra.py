@@ -3,6 +3,11 @@
 ``S_p(W) = sum_i sigma_i^p`` for ``0 < p <= 2`` and ``S_0(W) = rank(W)``, the numerical rank of
 docs/definitions.md (the published proxy): ``#{i : sigma_i > tol * len(sigma) * max(sigma_1, 1)}``,
 ``tol = 1e-10``.
+
+Overflow: singular values are homogeneous, so each matrix (or factor) is divided by its largest entry before
+LAPACK sees it and the values multiplied back; entries from 1e-300 up to the float64 maximum raise no numpy
+warning.  A singular value beyond float64 is a ValueError (one line).  ``S_p`` itself can exceed float64
+(``sigma^2`` of 1e200): :func:`log_schatten_grid` gives ``ln S_p`` for that case.
 """
 
 from __future__ import annotations
@@ -21,7 +26,21 @@ def singular_values(w: np.ndarray) -> np.ndarray:
         raise ValueError("matrix has NaN or Inf entries")
     if 0 in w.shape:
         return np.zeros(0)
-    return np.linalg.svd(w, compute_uv=False)
+    scale = float(np.max(np.abs(w)))
+    if scale == 0.0:
+        return np.zeros(min(w.shape))
+    return _times(np.linalg.svd(w / scale, compute_uv=False), scale)
+
+
+def _times(sigma: np.ndarray, factor) -> np.ndarray:
+    """``sigma * factor`` (factor broadcast over the last axis); ValueError when a value leaves float64."""
+    with np.errstate(over="ignore"):
+        out = sigma * factor
+    if not np.all(np.isfinite(out)):
+        raise ValueError("singular values exceed the float64 range (largest about 10^"
+                         f"{float(np.max(np.log10(np.max(sigma, axis=-1)) + np.log10(factor).ravel())):.1f}); "
+                         "the weights are too large for their spectra to be represented")
+    return out
 
 
 def numerical_rank(sigma: np.ndarray, tol: float = RANK_TOL) -> int:
@@ -64,6 +83,28 @@ def schatten_grid(sigma: np.ndarray, ps: np.ndarray, tol: float = RANK_TOL) -> n
     return out
 
 
+def log_schatten_grid(sigma: np.ndarray, ps: np.ndarray, tol: float = RANK_TOL) -> np.ndarray:
+    """``ln S_p`` for every p in ``ps`` (``-inf`` where ``S_p = 0``): ``logsumexp(p ln sigma_i)``, finite even when
+    ``S_p`` exceeds float64.  ``ln S_0 = ln rank``."""
+    ps = np.asarray(ps, dtype=np.float64)
+    if np.any((ps < 0) | (ps > 2)) or not np.all(np.isfinite(ps)):
+        raise ValueError("Schatten indices p must lie in [0, 2]")
+    sigma = np.asarray(sigma, dtype=np.float64)
+    out = np.empty(ps.shape, dtype=np.float64)
+    zero = ps == 0.0
+    with np.errstate(divide="ignore"):
+        out[zero] = np.log(float(numerical_rank(sigma, tol)))
+        positive = sigma[sigma > 0]
+        if np.any(~zero):
+            if positive.size == 0:
+                out[~zero] = -np.inf
+            else:
+                powers = np.outer(ps[~zero], np.log(positive))
+                top = powers.max(axis=1)
+                out[~zero] = top + np.log(np.exp(powers - top[:, None]).sum(axis=1))
+    return out
+
+
 def schatten_norm(sigma: np.ndarray, p: float) -> float:
     """``||W||_{s,p} = S_p^{1/p}`` for ``0 < p <= 2``."""
     p = check_p(p)
@@ -89,8 +130,12 @@ def product_singular_values(left: np.ndarray, right: np.ndarray) -> np.ndarray:
         raise ValueError(f"expected n x k and k x m factors with k <= n, m; got {left.shape} and {right.shape}")
     if not (np.all(np.isfinite(left)) and np.all(np.isfinite(right))):
         raise ValueError("factor has NaN or Inf entries")
-    r1 = np.linalg.qr(left, mode="r")
-    r2 = np.linalg.qr(np.swapaxes(right, -1, -2), mode="r")
-    core = np.linalg.svd(r1 @ np.swapaxes(r2, -1, -2), compute_uv=False)
+    sl = np.max(np.abs(left), axis=(-2, -1), keepdims=True)
+    sr = np.max(np.abs(right), axis=(-2, -1), keepdims=True)
+    sl, sr = np.where(sl > 0, sl, 1.0), np.where(sr > 0, sr, 1.0)
+    r1 = np.linalg.qr(left / sl, mode="r")
+    r2 = np.linalg.qr(np.swapaxes(right / sr, -1, -2), mode="r")
+    unit = np.linalg.svd(r1 @ np.swapaxes(r2, -1, -2), compute_uv=False)
+    core = _times(_times(unit, sl[..., 0]), sr[..., 0])
     pad = np.zeros(core.shape[:-1] + (min(n, m) - k,))
     return np.concatenate([core, pad], axis=-1)

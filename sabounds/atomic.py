@@ -1,26 +1,250 @@
-"""Write a folder of outputs all at once or not at all.
+"""Output folders that are owned, locked and replaced atomically: sabounds loses nothing it did not write.
 
-``atomic_directory(target)`` yields a private partial folder beside ``target``; on success it is renamed
-into place (one ``rename``), on any error or interruption it is removed.  A run killed outright (SIGKILL,
-power loss) can leave only a partial folder named ``.<target>.partial-<pid>``, never a half-written
-``target``; the next run removes such leftovers and says so.
+``atomic_directory(target, force, protect)`` yields a private partial folder ``.<name>.partial-<pid>`` beside
+``target``; when the block succeeds the partial folder is completed and swapped into place, otherwise removed.
+
+- **Ownership.** Every folder sabounds creates carries a marker file ``.sabounds-output`` (JSON: a run token,
+  the state ``writing`` or ``complete``, the token of the report it replaces, and the manifest of the files it
+  wrote).  ``--force`` replaces only an empty folder or one whose marker lists every file in it; it refuses a
+  symbolic link (never followed), the current folder or one containing it, the inputs (``protect``), a folder
+  containing or inside an input, anything that is not a folder, and an empty path.
+- **Concurrency.** ``fcntl.flock`` on ``.<name>.sabounds-lock`` beside the target, held from the first check to
+  the swap: of two runs to one path exactly one proceeds, the other gets a one-line error.
+- **Atomic swap.** On Linux ``renameat2(RENAME_EXCHANGE)`` (through ctypes) swaps the complete new folder with
+  the old one in one system call, so at every instant exactly one complete report sits at ``target``; the old
+  one is then deleted.  Where the call is missing (non-Linux, or a file system that refuses it) two renames
+  are used; a kill between them leaves ``target`` missing for an instant, and the next run restores the old
+  report.  SIGINT and SIGTERM are blocked during the swap, so an interrupt is reported with the true state.
+- **Recovery.** Leftovers of a killed run carry the marker; the next run to the same target (under the lock)
+  deletes unfinished ones, finishes an interrupted replacement or undoes it, and says which on stderr.
+- **Fault injection (tests).** ``SABOUNDS_TEST_FAULT=<stage>[:<SIG>]`` sends ``SIG`` (INT, TERM or KILL; INT by
+  default) to the process at ``<stage>``; :data:`STAGES` lists them, in order.
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
+import fcntl
+import json
 import os
 import shutil
 import signal
 import sys
+import uuid
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from sabounds.errors import UserError
+
+MARKER = ".sabounds-output"
+STAGES = ("locked", "partial-created", "writing", "written", "completed", "in-swap", "swapped", "old-half-deleted",
+          "done")
+_FAULT_ENV = "SABOUNDS_TEST_FAULT"
+_RENAME_NOREPLACE, _RENAME_EXCHANGE = 1, 2
+_AT_FDCWD = -100
+
+
+class OutputInterrupted(KeyboardInterrupt):
+    """An interrupt while writing an output folder; ``message`` says which report is at the target now."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def fault_point(stage: str) -> None:
+    """Test hook: if ``SABOUNDS_TEST_FAULT`` names ``stage``, send the named signal to this process."""
+    spec = os.environ.get(_FAULT_ENV, "")
+    name, _, sig = spec.partition(":")
+    if name == stage:
+        os.kill(os.getpid(), getattr(signal, "SIG" + (sig or "INT")))
+
+
+# --- markers ----------------------------------------------------------------------------------------------
+
+
+def read_marker(folder: Path) -> dict | None:
+    """The marker of ``folder`` if it is a real folder carrying a well-formed sabounds marker, else None."""
+    path = folder / MARKER
+    try:
+        if folder.is_symlink() or not folder.is_dir() or path.is_symlink() or not path.is_file():
+            return None
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or data.get("sabounds_output") != 1 or not isinstance(data.get("files"), list):
+        return None
+    return data
+
+
+def _write_marker(folder: Path, record: dict) -> None:
+    tmp = folder / (MARKER + ".tmp")
+    tmp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, folder / MARKER)
+
+
+def _contents(folder: Path) -> list[str]:
+    """Relative paths of everything below ``folder`` (folders end in ``/``), never following links."""
+    out = []
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        rel = Path(root).relative_to(folder)
+        out += [f"{(rel / d).as_posix()}/" for d in dirs]
+        out += [(rel / f).as_posix() for f in files]
+    return sorted(p for p in out if p not in (MARKER, MARKER + ".tmp"))
+
+
+def ownership(folder: Path) -> str | None:
+    """None if sabounds may replace ``folder`` (empty, or every entry listed in its marker); else why not."""
+    present = _contents(folder)
+    if not present:
+        return None
+    marker = read_marker(folder)
+    if marker is None:
+        return (f"{folder} is not a sabounds output folder (no {MARKER} marker) and is not empty; "
+                "refusing to replace it, even with --force")
+    foreign = sorted(set(present) - set(marker["files"]))
+    if foreign:
+        return (f"{folder} holds {len(foreign)} file(s) sabounds did not write (e.g. {foreign[0]!r}); "
+                "refusing to replace it, even with --force")
+    return None
+
+
+# --- checks before any work --------------------------------------------------------------------------------
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def check_target(target: str | os.PathLike, force: bool = False, protect: Iterable[str | os.PathLike] = ()) -> Path:
+    """Validate an output path; returns it absolute (its last component not resolved).  Raises UserError."""
+    if str(target).strip() == "":
+        raise UserError("--out is empty; give a folder name")
+    if "\0" in str(target):
+        raise UserError("--out contains a NUL character")
+    path = Path(os.path.abspath(target))
+    if path.name in ("", ".", ".."):
+        raise UserError(f"--out {str(target)!r} names no new folder")
+    if path.is_symlink():
+        raise UserError(f"{path} is a symbolic link; sabounds never writes through links (give the real folder)")
+    real = Path(os.path.realpath(path.parent)) / path.name
+    cwd = Path(os.path.realpath(os.getcwd()))
+    if _inside(cwd, real):
+        raise UserError(f"{path} is the current folder or contains it; refusing to write there")
+    for item in protect:
+        if item is None:
+            continue
+        inp = Path(os.path.realpath(item))
+        if _inside(inp, real) or _inside(real, inp):
+            raise UserError(f"{path} is, contains or lies inside the input {inp}; choose another --out")
+    if os.path.lexists(path):
+        if not path.is_dir():
+            raise UserError(f"{path} exists and is not a folder")
+        if not force:
+            raise UserError(f"{path} exists; pass --force to replace it or --out to write elsewhere")
+        why = ownership(path)
+        if why:
+            raise UserError(why)
+    return path
+
+
+# --- lock ---------------------------------------------------------------------------------------------------
+
+
+def _lock_path(target: Path) -> Path:
+    return target.parent / f".{target.name}.sabounds-lock"
+
+
+def _acquire(target: Path) -> int:
+    """Take the exclusive lock beside ``target`` without waiting; the file is ours to remove while held."""
+    path = _lock_path(target)
+    for _ in range(100):
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise UserError(f"cannot create the lock {path}: {exc.strerror or exc}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise UserError(f"another sabounds run is writing {target} (lock {path.name} is held); "
+                            "wait for it or choose another --out") from None
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(path, follow_symlinks=False))
+        except FileNotFoundError:
+            same = False
+        if same:  # not a lock file the previous holder removed after we opened it
+            return fd
+        os.close(fd)
+    raise UserError(f"cannot take the lock {path}")
+
+
+def _release(target: Path, fd: int) -> None:
+    try:
+        os.unlink(_lock_path(target))
+    except OSError:
+        pass
+    os.close(fd)
+
+
+# --- swap ---------------------------------------------------------------------------------------------------
+
+
+def _renameat2(src: Path, dst: Path, flags: int) -> bool:
+    """``renameat2`` through libc; False when the call or the flag is unsupported here, OSError on failure."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        func = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    func.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    if func(_AT_FDCWD, os.fsencode(src), _AT_FDCWD, os.fsencode(dst), flags) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(err, os.strerror(err), str(dst))
+
+
+def _old_name(target: Path, pid: int) -> Path:
+    return target.parent / f".{target.name}.old-{pid}"
 
 
 def _partial_name(target: Path, pid: int) -> Path:
     return target.parent / f".{target.name}.partial-{pid}"
+
+
+def _remove_old(old: Path) -> None:
+    """Delete a replaced report (verified ours); the fault point sits half-way for the tests."""
+    entries = sorted(old.iterdir(), key=lambda e: e.name == MARKER)  # the marker last: leftovers stay recognisable
+    for i, entry in enumerate(entries):
+        if i == len(entries) // 2:
+            fault_point("old-half-deleted")
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+    old.rmdir()
+
+
+def _swap(partial: Path, target: Path) -> Path | None:
+    """Put ``partial`` at ``target``; return where the old report now lies (None if there was none)."""
+    if not os.path.lexists(target):
+        if not _renameat2(partial, target, _RENAME_NOREPLACE):
+            os.rename(partial, target)
+        return None
+    if _renameat2(partial, target, _RENAME_EXCHANGE):
+        return partial
+    old = _old_name(target, os.getpid())
+    os.rename(target, old)  # fallback: two renames; a kill between them is undone by the next run
+    os.rename(partial, target)
+    return old
+
+
+# --- leftovers ----------------------------------------------------------------------------------------------
 
 
 def _alive(pid: int) -> bool:
@@ -33,15 +257,67 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def remove_stale_partials(target: Path) -> list[Path]:
-    """Delete partial folders left by runs that no longer exist; return what was removed."""
-    removed = []
-    for path in target.parent.glob(f".{target.name}.partial-*"):
-        pid = path.name.rsplit("-", 1)[-1]
-        if pid.isdigit() and not _alive(int(pid)):
-            shutil.rmtree(path, ignore_errors=True)
-            removed.append(path)
-    return removed
+def _leftovers(target: Path) -> list[tuple[Path, dict]]:
+    found = []
+    for kind in ("partial", "old"):
+        for path in sorted(target.parent.glob(f".{target.name}.{kind}-*")):
+            pid = path.name.rsplit("-", 1)[-1]
+            marker = read_marker(path)
+            if marker is None and path.is_dir() and not path.is_symlink() and not any(path.iterdir()):
+                marker = {"state": "empty"}  # killed between mkdir and the marker: nothing inside to lose
+            if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)) and marker is not None:
+                found.append((path, marker))
+    return found
+
+
+def recover(target: str | os.PathLike) -> list[str]:
+    """Finish or undo what killed runs left beside ``target`` (only folders with our marker); return what was done.
+
+    A ``writing`` leftover is deleted.  A ``complete`` leftover is either the old report of a finished swap (the
+    report at ``target`` names it in ``replaces``: deleted, the replacement is finished) or, if ``target`` is
+    missing, the old report of a two-rename swap cut in the middle (put back: the replacement is undone), or a
+    new report that never reached ``target`` (deleted: the run is undone).
+    """
+    target = Path(os.path.abspath(target))
+    current = read_marker(target) if os.path.lexists(target) else None
+    done = []
+    leftovers = _leftovers(target)
+    if not os.path.lexists(target):
+        olds = [(p, m) for p, m in leftovers if m.get("state") == "complete" and p.name.startswith(f".{target.name}.old-")]
+        if olds:
+            path, _ = olds[0]
+            os.rename(path, target)
+            done.append(f"restored {target.name} from {path.name}: a replacement killed half-way was undone")
+            leftovers = [(p, m) for p, m in leftovers if p != path]
+            current = read_marker(target)
+    for path, marker in leftovers:
+        if marker.get("state") != "complete":
+            what = "removed the unfinished output"
+        elif current is not None and current.get("replaces") == marker.get("token"):
+            what = f"finished an interrupted replacement of {target.name}: removed the previous report"
+        else:
+            what = f"undid an interrupted run: removed its report, which never reached {target.name}"
+        if marker.get("state") == "empty":
+            path.rmdir()
+        else:
+            shutil.rmtree(path)
+        done.append(f"{what} {path.name}")
+    return done
+
+
+def remove_stale_partials(target: str | os.PathLike) -> list[Path]:
+    """Delete leftover folders (with our marker) of runs that no longer exist; return them (see :func:`recover`)."""
+    target = Path(os.path.abspath(target))
+    before = {p for p, _ in _leftovers(target)}
+    lock = _acquire(target)
+    try:
+        recover(target)
+    finally:
+        _release(target, lock)
+    return sorted(p for p in before if not p.exists())
+
+
+# --- the context manager ------------------------------------------------------------------------------------
 
 
 class _Interrupts:
@@ -56,48 +332,100 @@ class _Interrupts:
         raise KeyboardInterrupt
 
 
-@contextmanager
-def atomic_directory(target: str | os.PathLike, force: bool = False) -> Iterator[Path]:
-    """Yield a partial folder; move it to ``target`` when the block succeeds, remove it otherwise.
+_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
-    An existing ``target`` is replaced only with ``force``; without it the call is refused before any
-    work.  SIGTERM is treated like Ctrl-C for the duration, so both clean up.  Must run in the main thread.
+
+def _finish_marker(partial: Path, record: dict) -> None:
+    record.update(state="complete", files=_contents(partial))
+    _write_marker(partial, record)
+
+
+@contextmanager
+def atomic_directory(target: str | os.PathLike, force: bool = False,
+                     protect: Iterable[str | os.PathLike] = ()) -> Iterator[Path]:
+    """Yield a partial folder; swap it into ``target`` when the block succeeds, remove it otherwise.
+
+    Refusals (UserError, before any work): see :func:`check_target`; the lock is held until the swap is done.
+    An interrupt raises :class:`OutputInterrupted` whose message says which report is at ``target``.
+    Must run in the main thread.
     """
-    target = Path(target).resolve()
-    if target.exists() and not force:
-        raise UserError(f"{target} exists; pass --force to replace it or --out to write elsewhere")
-    if target.exists() and not target.is_dir():
-        raise UserError(f"{target} exists and is not a folder")
+    protect = list(protect)
+    path = check_target(target, force, protect)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise UserError(f"cannot create {target.parent}: {exc.strerror or exc}") from None
-    for stale in remove_stale_partials(target):
-        print(f"removed {stale.name}, left by an earlier run that was interrupted", file=sys.stderr)
-    partial = _partial_name(target, os.getpid())
-    try:
-        partial.mkdir()
-    except OSError as exc:
-        raise UserError(f"cannot write in {target.parent}: {exc.strerror}") from None
+        raise UserError(f"cannot create {path.parent}: {exc.strerror or exc}") from None
     interrupts = _Interrupts()
-    previous = {sig: signal.signal(sig, interrupts) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {sig: signal.signal(sig, interrupts) for sig in _SIGNALS}
+    lock = None
+    partial = None
+    swapped = False
+    existed = False
     try:
+        lock = _acquire(path)
+        fault_point("locked")
+        for line in recover(path):
+            print(f"sabounds: {line}", file=sys.stderr)
+        check_target(path, force, protect)  # again, under the lock
+        existed = os.path.lexists(path)
+        old_marker = read_marker(path) if existed else None
+        partial = _partial_name(path, os.getpid())
+        if os.path.lexists(partial):
+            raise UserError(f"{partial} exists (left by a process with this id); remove it or retry")
+        try:
+            partial.mkdir()
+        except OSError as exc:
+            raise UserError(f"cannot write in {path.parent}: {exc.strerror or exc}") from None
+        record = {"sabounds_output": 1, "token": uuid.uuid4().hex, "pid": os.getpid(), "state": "writing",
+                  "replaces": old_marker.get("token") if old_marker else None, "files": []}
+        _write_marker(partial, record)
+        fault_point("partial-created")
         yield partial
+        fault_point("written")
         if interrupts.seen:
             raise KeyboardInterrupt
-        if target.exists():
-            trash = target.parent / f".{target.name}.old-{os.getpid()}"
-            target.rename(trash)
-            partial.rename(target)
-            shutil.rmtree(trash, ignore_errors=True)
-        else:
-            partial.rename(target)
-    except OSError as exc:
-        shutil.rmtree(partial, ignore_errors=True)
-        raise UserError(f"cannot write {target}: {exc.strerror or exc}; nothing written") from None
-    except BaseException:
-        shutil.rmtree(partial, ignore_errors=True)
+        _finish_marker(partial, record)
+        fault_point("completed")
+        if existed and ownership(path):  # changed under us since the check (not by sabounds: we hold the lock)
+            raise UserError(ownership(path))
+        signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+        try:
+            fault_point("in-swap")
+            old = _swap(partial, path)
+            swapped = True
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
+        fault_point("swapped")
+        if old is not None:
+            _remove_old(old)
+        fault_point("done")
+    except BaseException as exc:
+        if not swapped and partial is not None and read_marker(partial) is not None:
+            shutil.rmtree(partial, ignore_errors=True)
+        if isinstance(exc, KeyboardInterrupt):
+            if swapped:
+                cleanup = _cleanup_after(path)
+                raise OutputInterrupted(f"{path} holds the new, complete report (the interrupt came after it was "
+                                        f"in place){cleanup}") from None
+            raise OutputInterrupted(f"no report written ({path} unchanged" + ("" if existed else ", not created")
+                                    + ")") from None
+        if isinstance(exc, OSError):
+            raise UserError(f"cannot write {path}: {exc.strerror or exc}; nothing written") from None
         raise
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        if lock is not None:
+            _release(path, lock)
+
+
+def _cleanup_after(target: Path) -> str:
+    """After an interrupt that came once the new report was in place: delete the old one now if possible."""
+    try:
+        left = [p for kind in ("partial", "old") for p in target.parent.glob(f".{target.name}.{kind}-{os.getpid()}")]
+        for p in left:
+            if read_marker(p) is not None:
+                shutil.rmtree(p)
+        return ""
+    except BaseException:
+        return "; the previous report's remains are removed by the next run"

@@ -1,16 +1,30 @@
 """The ``sabounds`` command line: a thin dispatcher over ``sabounds.commands.<name>`` modules.
 
 Each command module provides ``add_arguments(parser)`` and ``run(args) -> int``.  Bad arguments and
-bad input end with a one-line message on stderr and exit status 2, never a traceback.
+bad input end with a one-line message on stderr and exit status 2, never a traceback.  Standard output the
+Unix way: a reader that stops early (``| head``) ends the run quietly with status 0; a full device
+(ENOSPC) or a closed standard output is a one-line error with status 2.  Ctrl-C at any moment is one line
+and status 130.
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib
+import signal
 import sys
 
-from sabounds.threads import default_to_one_blas_thread
+
+def _interrupted_at_start_up(signum, frame):  # nothing has been written yet: one line, no traceback
+    import os
+    os.write(2, b"sabounds: interrupted\n")
+    os._exit(130)
+
+
+signal.signal(signal.SIGINT, _interrupted_at_start_up)  # the very first thing: imports below take a while
+
+import argparse  # noqa: E402
+import importlib  # noqa: E402
+
+from sabounds.threads import default_to_one_blas_thread  # noqa: E402
 
 default_to_one_blas_thread()
 
@@ -37,6 +51,10 @@ DOCS_POINTER = ("Definitions of every quantity (ours, edelman, alpha, gamma, sca
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+    def _print_message(self, message, file=None):  # argparse swallows write errors; main reports them
+        if message and file is not None:  # None: the stream was closed at start-up (main says so)
+            file.write(message)
 
 
 def chosen_command(argv: list[str] | None) -> str | None:
@@ -66,16 +84,55 @@ def build_parser(argv: list[str] | None = None, every_command: bool = True) -> a
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser(argv, every_command=False).parse_args(argv)
+    from sabounds import streams
+    from sabounds.limits import check_arguments
+
+    streams.guard_closed_descriptors()
     try:
-        return int(args._run(args) or 0)
+        args = build_parser(argv, every_command=False).parse_args(argv)
+    except SystemExit as exc:  # --help, --version or a usage error: a full or closed output is an error here too
+        if not streams.flush_quietly():
+            return 2
+        if exc.code in (0, None):
+            try:
+                streams.require_stdout()
+            except UserError as err:
+                print(f"sabounds: error: {err}", file=sys.stderr)
+                return 2
+        raise
+    except BrokenPipeError:
+        streams.discard_stdout()
+        return 0
+    except OSError as exc:
+        if not streams.is_stdout_error(exc):
+            raise
+        streams.discard_stdout()
+        print(f"sabounds: error: cannot write the output ({exc.strerror or exc})", file=sys.stderr)
+        return 2
+    try:
+        check_arguments(args)
+        streams.require_stdout()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            code = int(args._run(args) or 0)
+        finally:
+            signal.signal(signal.SIGINT, _interrupted_at_start_up)
+        streams.flush_stdout()
+        return code
     except UserError as exc:
         print(f"sabounds {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # output piped into a reader that stopped early (e.g. head)
-        import os
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141
-    except KeyboardInterrupt:
-        print(f"sabounds {args.command}: interrupted", file=sys.stderr)
+    except BrokenPipeError:  # output piped into a reader that stopped early (e.g. head): a quiet, normal end
+        streams.discard_stdout()
+        return 0
+    except OSError as exc:
+        if streams.is_stdout_error(exc):
+            streams.discard_stdout()
+            print(f"sabounds {args.command}: error: cannot write the output ({exc.strerror or exc})",
+                  file=sys.stderr)
+            return 2
+        raise
+    except KeyboardInterrupt as exc:
+        detail = getattr(exc, "message", "")
+        print(f"sabounds {args.command}: interrupted" + (f"; {detail}" if detail else ""), file=sys.stderr)
         return 130

@@ -7,11 +7,13 @@ import csv
 from pathlib import Path
 from typing import Sequence
 
+from sabounds.atomic import fault_point
 from sabounds.numerics.proxies.model_analysis import ModelAnalysis
 from sabounds.numerics.proxies.scaling import ScalingResult
 
 
 def write_csv(path: Path, header: Sequence[str], rows) -> None:
+    fault_point("writing")
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
         writer.writerow(header)

@@ -21,6 +21,7 @@ import numpy as np  # noqa: E402
 from sabounds.numerics.proxies.growth import depth_growths  # noqa: E402
 from sabounds.numerics.proxies.model_analysis import TYPES, ModelAnalysis  # noqa: E402
 from sabounds.numerics.proxies.scaling import ScalingResult  # noqa: E402
+from sabounds.numerics.log_real import finite_or_log  # noqa: E402
 
 FORMATS = ("png", "pdf", "svg")
 TYPE_LABELS = {"QK": r"$QK_h$", "V_tilde": r"$\tilde V_h$", "M_in": r"$M_{\mathrm{in}}$", "M_out": r"$M_{\mathrm{out}}$"}
@@ -201,10 +202,10 @@ def scaling_figure_object(result: ScalingResult):
             label = QUANTITY_LABELS[quantity] + (f", {_short(model)}" if len(models) > 1 else "")
             if model in growth:
                 label += f": {_growth_label(growth[model])}"
-            ax.semilogy([p.layers for p in pts], [getattr(p, quantity) for p in pts], style, color=colour,
+            ax.semilogy([p.layers for p in pts], finite_or_log([getattr(p, quantity) for p in pts]), style, color=colour,
                         mfc="none", alpha=1 - 0.5 * i / max(1, len(models)), label=label)
             trained = [p for p in pts if getattr(p, "kind", "trained") == "trained"]
-            ax.scatter([p.layers for p in trained], [getattr(p, quantity) for p in trained], marker=style[0],
+            ax.scatter([p.layers for p in trained], finite_or_log([getattr(p, quantity) for p in trained]), marker=style[0],
                        color=colour, s=49, zorder=3)
     depths = sorted({p.layers for p in points})
     ax.set_xticks(depths)
@@ -227,7 +228,7 @@ def scaling_figure_object(result: ScalingResult):
                 slope = getattr(fits.get(quantity), "slope_N", None)
                 label = QUANTITY_LABELS[quantity] + f", $L = {depth}$" + (
                     f" (fit: $N^{{{slope:.2f}}}$)" if slope is not None and i == 0 else "")
-                ax.loglog([p.hidden for p in pts], [getattr(p, quantity) for p in pts], style, color=colour,
+                ax.loglog([p.hidden for p in pts], finite_or_log([getattr(p, quantity) for p in pts]), style, color=colour,
                           alpha=1 - 0.5 * i / max(1, len(depths)), label=label)
         widths = sorted({p.hidden for p in points})
         ax.set_xticks(widths, [str(w) for w in widths])

@@ -7,7 +7,6 @@ interrupted run leaves nothing.  The numbers come from the same functions as the
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -24,6 +23,7 @@ from sabounds.proofs_check.verdict import Outcome, Settings
 from sabounds import __version__
 from sabounds.commands.analyze import summary_lines
 from sabounds.output_files import write_analysis_files, write_csv, write_scaling_files
+from sabounds.numerics.log_real import dumps
 from sabounds.provenance import checkpoint_digests, package_versions, platform_line
 
 Advance = Callable[[str], None]
@@ -137,7 +137,7 @@ def bound_section(data: ReportData) -> list[str]:
 
 
 def _write_json(path: Path, data) -> None:
-    path.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+    path.write_text(dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
 def write_tables(data: ReportData, folder: Path, figures=None) -> None:

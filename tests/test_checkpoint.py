@@ -83,6 +83,11 @@ def _run_cli(args, capsys):
     return rc, capsys.readouterr().err
 
 
+def _run_cli_out(args, capsys):
+    rc = main(args)
+    return rc, capsys.readouterr().out
+
+
 def _break_truncate(d):
     f = d / "model.safetensors"
     f.write_bytes(f.read_bytes()[:-100])
@@ -220,7 +225,7 @@ def test_outputs_are_written_whole_or_not_at_all(tmp_path, weights, capsys, monk
     model = write_model(tmp_path / "model", weights, config())
     out = tmp_path / "results"
     assert main(["analyze", str(model), "--out", str(out), "--plots"]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["contribution_vs_p.png", "matrices.csv", "model.csv",
+    assert sorted(p.name for p in out.iterdir() if p.name != ".sabounds-output") == ["contribution_vs_p.png", "matrices.csv", "model.csv",
                                                     "p_opt_per_layer.png", "singular_value_decay.png", "totals.csv"]
     rc, err = _run_cli(["analyze", str(model), "--out", str(out)], capsys)
     assert rc == 2 and "exists" in err and "--force" in err
@@ -234,17 +239,21 @@ def test_outputs_are_written_whole_or_not_at_all(tmp_path, weights, capsys, monk
         main(["analyze", str(model), "--out", str(tmp_path / "fresh"), "--plots"])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model", "results"]
     assert main(["analyze", str(model), "--out", str(out), "--force"]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["matrices.csv", "model.csv", "totals.csv"]
+    assert sorted(p.name for p in out.iterdir() if p.name != ".sabounds-output") == ["matrices.csv", "model.csv", "totals.csv"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model", "results"]
 
 
-def test_overflowing_lipschitz_product_is_a_one_line_error(tmp_path, capsys):
-    """Finite but huge weights make alpha overflow float64: exit 2 and one line, not Infinity in the JSON."""
+def test_overflowing_lipschitz_product_is_carried_in_log_space(tmp_path, capsys):
+    """Finite but huge weights make alpha and edelman leave float64: valid JSON with decimal strings, no Infinity."""
     weights = {k: (v * np.float32(1e30) if "encoder" in k and k.endswith("weight") else v)
                for k, v in random_weights(layers=3).items()}
     model = write_model(tmp_path / "huge", weights, config(layers=3))
-    rc, err = _run_cli(["analyze", str(model), "--json"], capsys)
-    assert rc == 2 and "overflows float64" in err and err.count("\n") == 1
+    rc, out = _run_cli_out(["analyze", str(model), "--json"], capsys)
+    assert rc == 0 and "Infinity" not in out and "NaN" not in out
+    data = json.loads(out)
+    assert set(data["totals"]["edelman"]) == {"decimal", "log10"} and data["totals"]["edelman"]["log10"] > 308
+    assert isinstance(data["totals"]["ours"], float)
+    assert any(isinstance(m["alpha"], dict) for m in data["matrices"])
 
 
 def test_zero_weights_do_not_print_an_uncomputed_explanation(tmp_path, capsys):

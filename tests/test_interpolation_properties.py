@@ -20,11 +20,28 @@ from sabounds.numerics.spectra import RANK_TOL, schatten_grid
 from sabounds.numerics.testbeds.strategies import (Spectrum, any_spectra, finds_counterexample, flat_spectra, low_rank_spectra,
                                  low_rank_tail_spectra, matrices)
 from sabounds.numerics.spectra import numerical_rank, singular_values
+from sabounds.numerics.testbeds.random_matrices import spectrum
 from sabounds.theory import thm41
 
 SMALL_P = 10.0 ** -np.arange(3, 10)
 SCALES = st.floats(0.01, 1000.0)
 WIDTHS = st.integers(1, 256)
+
+
+# Structured witnesses for the mutation tests, tried before any generated example (``finds_counterexample(examples=...)``).
+
+def _flat(d: int, s: float) -> Spectrum:
+    return Spectrum("flat", np.full(d, float(s)), d)
+
+
+def _low_rank(*values: float) -> Spectrum:
+    sigma = np.array(values, dtype=float)
+    return Spectrum("low_rank", sigma, int(np.count_nonzero(sigma)))
+
+
+def _low_rank_tail(d: int, k: int, tail_mass: float) -> Spectrum:
+    sigma = spectrum("low_rank_tail", np.random.default_rng(0), d, rank=k, tail_mass=tail_mass)
+    return Spectrum("low_rank_tail", sigma, d, tail_mass=tail_mass, head=k)
 
 
 # --- S_p -> rank as p -> 0 -------------------------------------------------------------------------
@@ -56,7 +73,8 @@ def test_schatten_quantity_of_a_computed_low_rank_matrix_tends_to_its_numerical_
 
 def test_mutation_schatten_with_floored_zeros_does_not_tend_to_rank():
     floored = lambda sigma, ps: schatten_grid(np.maximum(sigma, 1e-16), ps)  # what a computed SVD does
-    assert finds_counterexample(lambda s: check_schatten_tends_to_rank(s, floored), low_rank_spectra())
+    assert finds_counterexample(lambda s: check_schatten_tends_to_rank(s, floored), low_rank_spectra(),
+                                examples=[_low_rank(1.0, 0.0)])
 
 
 # --- log S_p is convex in p --------------------------------------------------------------------------
@@ -76,7 +94,8 @@ def test_log_schatten_quantity_is_convex_in_p(spec):
 
 def test_mutation_log_of_sum_of_sigma_to_sqrt_p_is_not_convex():
     wrong = lambda sigma, ps: np.array([np.sum(sigma ** math.sqrt(q)) for q in ps])
-    assert finds_counterexample(lambda s: check_log_schatten_convex(s, wrong), flat_spectra(scale=st.floats(2.0, 100.0)))
+    assert finds_counterexample(lambda s: check_log_schatten_convex(s, wrong), flat_spectra(scale=st.floats(2.0, 100.0)),
+                                examples=[_flat(2, 2.0)])
 
 
 # --- Theorem 4.1 bound: endpoints and continuity -----------------------------------------------------
@@ -111,13 +130,15 @@ def test_theorem_41_bound_is_rank_times_N_at_p_0_and_frobenius_at_p_2(spec, args
 def test_mutation_covering_constant_with_2_instead_of_4_fails_the_endpoints():
     wrong_c = ((thm41.p + 2) ** (thm41.p + 2) / (2 * thm41.p**thm41.p)) ** (1 / (thm41.p + 2))
     wrong = theorem_41_bound(thm41.closed_form.subs(thm41.c_of_p, wrong_c))
-    assert finds_counterexample(lambda x: check_bound_endpoints(*x, bound=wrong), st.tuples(low_rank_spectra(), BOUND_ARGS))
+    assert finds_counterexample(lambda x: check_bound_endpoints(*x, bound=wrong), st.tuples(low_rank_spectra(), BOUND_ARGS),
+                                examples=[(_low_rank(1.0, 0.0), (1.0, 1.0, 1))])
 
 
 def test_mutation_width_exponent_p_over_p_plus_2_fails_the_endpoints():
     wrong = theorem_41_bound(thm41.closed_form / thm41.N ** (2 * (thm41.p + 1) / (thm41.p + 2))
                              * thm41.N ** (2 * thm41.p / (thm41.p + 2)))
-    assert finds_counterexample(lambda x: check_bound_endpoints(*x, bound=wrong), st.tuples(low_rank_spectra(), BOUND_ARGS))
+    assert finds_counterexample(lambda x: check_bound_endpoints(*x, bound=wrong), st.tuples(low_rank_spectra(), BOUND_ARGS),
+                                examples=[(_low_rank(1.0, 0.0), (1.0, 1.0, 4))])
 
 
 def check_continuous_in_p(spec: Spectrum, args, f) -> None:
@@ -140,7 +161,8 @@ def test_theorem_41_bound_is_continuous_in_p(spec, args):
 def test_mutation_bound_with_covering_constant_at_the_rounded_index_is_discontinuous():
     stepped = thm41.c_of_p.subs(thm41.p, sp.floor(7 * thm41.p) / 7 + sp.Rational(1, 7))
     wrong = theorem_41_bound(thm41.closed_form.subs(thm41.c_of_p, stepped))
-    assert finds_counterexample(lambda x: check_continuous_in_p(*x, wrong), st.tuples(any_spectra(), BOUND_ARGS))
+    assert finds_counterexample(lambda x: check_continuous_in_p(*x, wrong), st.tuples(any_spectra(), BOUND_ARGS),
+                                examples=[(_flat(2, 1.0), (1.0, 1.0, 1))])
 
 
 def check_bound_minimised_at_rank_endpoint(spec: Spectrum, args, bound=BOUND) -> None:
@@ -164,7 +186,7 @@ def test_theorem_41_bound_is_minimised_at_p_0_for_low_rank_when_sigma_k_B_over_e
 def test_mutation_bound_with_epsilon_over_B_moves_the_minimiser_inside():
     wrong = theorem_41_bound(thm41.closed_form.subs(thm41.B, 1 / thm41.B))
     assert finds_counterexample(lambda x: check_bound_minimised_at_rank_endpoint(*x, bound=wrong),
-                                st.tuples(low_rank_spectra(), BOUND_ARGS))
+                                st.tuples(low_rank_spectra(), BOUND_ARGS), examples=[(_low_rank(1.0, 0.0), (10.0, 1.0, 1))])
 
 
 def contribution(sigma, ps, scale, N):
@@ -189,7 +211,8 @@ def test_proxy_contribution_is_continuous_in_p(spec, args):
 def test_mutation_contribution_with_the_index_rounded_to_the_grid_is_discontinuous():
     def rounded(sigma, ps, scale, N):  # S_p taken at p rounded down to a grid of step 1/7: jumps at k/7
         return contribution(sigma, np.floor(ps * 7 + 1e-7) / 7, scale, N)
-    assert finds_counterexample(lambda x: check_continuous_in_p(*x, rounded), st.tuples(any_spectra(), st.tuples(SCALES, WIDTHS)))
+    assert finds_counterexample(lambda x: check_continuous_in_p(*x, rounded), st.tuples(any_spectra(), st.tuples(SCALES, WIDTHS)),
+                                examples=[(_flat(2, 10.0), (1.0, 1))])
 
 
 # --- The proxy's contribution: endpoints and the minimiser -----------------------------------------
@@ -209,7 +232,8 @@ def test_proxy_contribution_is_sqrt_rank_N_at_p_0_and_sqrt_frobenius_scale_at_p_
 def test_mutation_contribution_with_scale_exponent_p_over_2_fails_the_endpoints():
     def wrong(sigma, ps, scale, N):
         return contribution(sigma, ps, 1.0, N) * scale ** (ps / 2)
-    assert finds_counterexample(lambda x: check_contribution_endpoints(*x, f=wrong), st.tuples(any_spectra(), SCALES, WIDTHS))
+    assert finds_counterexample(lambda x: check_contribution_endpoints(*x, f=wrong), st.tuples(any_spectra(), SCALES, WIDTHS),
+                                examples=[(_flat(2, 1.0), 4.0, 1)])
 
 
 def check_flat_minimiser_is_the_predicted_endpoint(spec: Spectrum, scale: float, N: int, f=contribution) -> None:
@@ -232,8 +256,9 @@ def test_flat_spectrum_minimiser_is_p_0_iff_sigma_times_scale_at_least_sqrt_D_ov
 def test_mutation_width_exponent_p_over_p_plus_2_moves_the_flat_threshold():
     def wrong(sigma, ps, scale, N):
         return contribution(sigma, ps, scale, N) / N ** (1 / (ps + 2))
+    # (s scale)^2 N < D <= (s scale)^2 N^2: the true minimiser is p = 2, the mutant's is p = 0.
     assert finds_counterexample(lambda x: check_flat_minimiser_is_the_predicted_endpoint(*x, f=wrong),
-                                st.tuples(flat_spectra(), SCALES, WIDTHS))
+                                st.tuples(flat_spectra(), SCALES, WIDTHS), examples=[(_flat(3, 1.0), 1.0, 2)])
 
 
 def check_low_rank_picks_p_0(spec: Spectrum, scale: float, N: int, f=contribution) -> None:
@@ -255,7 +280,7 @@ def test_mutation_scale_entering_with_negative_exponent_does_not_pick_p_0():
     def wrong(sigma, ps, scale, N):
         return contribution(sigma, ps, 1.0, N) * scale ** (-ps / (ps + 2))
     assert finds_counterexample(lambda x: check_low_rank_picks_p_0(*x, f=wrong),
-                                st.tuples(low_rank_spectra(), SCALES, WIDTHS))
+                                st.tuples(low_rank_spectra(), SCALES, WIDTHS), examples=[(_low_rank(1.0, 0.0), 10.0, 1)])
 
 
 def check_tail_to_zero(spec: Spectrum, scale: float, f=contribution) -> None:
@@ -287,7 +312,8 @@ def test_mutation_contribution_with_rank_at_p_0_replaced_by_dimension_keeps_p_po
     def wrong(sigma, ps, scale, N):
         out = contribution(sigma, ps, scale, N)
         return np.where(ps == 0, math.sqrt(sigma.size * N), out)
-    assert finds_counterexample(lambda x: check_tail_to_zero(*x, f=wrong), st.tuples(low_rank_tail_spectra(), SCALES))
+    assert finds_counterexample(lambda x: check_tail_to_zero(*x, f=wrong), st.tuples(low_rank_tail_spectra(), SCALES),
+                                examples=[(_low_rank_tail(4, 1, 1e-8), 1.0)])
 
 
 # --- The grid infimum is never above either endpoint -----------------------------------------------
@@ -308,7 +334,8 @@ def test_mutation_grid_without_its_endpoints_can_lose_to_an_endpoint():
     def interior(L, N):
         return published_grid(L, N)[1:-1]
     assert finds_counterexample(lambda x: check_grid_infimum_below_endpoints(*x, grid=interior),
-                                st.tuples(flat_spectra(), SCALES, st.integers(1, 64), WIDTHS))
+                                st.tuples(flat_spectra(), SCALES, st.integers(1, 64), WIDTHS),
+                                examples=[(_flat(2, 1.0), 1.0, 1, 1)])
 
 
 @given(low_rank_tail_spectra())

@@ -34,7 +34,19 @@ def test_synthetic_export_maps_by_graph_not_by_name(tmp_path, weights):
     folder = write_model(tmp_path / "folder", weights, config())
     a = analyze_measured(measure_model(source)).to_json()
     b = analyze_measured(measure_model(open_checkpoint(folder))).to_json()
-    assert a == b
+    assert _close(a, b)
+
+
+def _close(a, b, rel=1e-12) -> bool:
+    """Equal JSON trees, floats to ``rel`` relative (the ONNX weights are stored transposed, so a norm computed
+    with overflow scaling may differ in its last bit)."""
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_close(a[k], b[k], rel) for k in a)
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(_close(x, y, rel) for x, y in zip(a, b))
+    if isinstance(a, float) and isinstance(b, float):
+        return abs(a - b) <= rel * max(abs(a), abs(b))
+    return a == b
 
 
 def test_swapped_roles_would_be_seen(tmp_path, weights):

@@ -73,7 +73,7 @@ def test_in_process_sweep_matches_serial_scaling_with_error_rows(models, tmp_pat
     assert {r["method"] for r in rows} == {"certified"}
     assert sum(r["ff_gram"] + r["ff_lapack"] for r in rows if r["status"] == "ok") == 3 * (2 + 4)  # two feed-forward matrices per layer
     assert sorted(p.name for p in out.iterdir()) == sorted(
-        ["sweep.parquet", "sweep.csv", "fits.parquet", "fits.csv", "provenance.json", "sweep_scaling.png",
+        [".sabounds-output", "sweep.parquet", "sweep.csv", "fits.parquet", "fits.csv", "provenance.json", "sweep_scaling.png",
          "sweep_scaling.pdf", "sweep_scaling.svg", "spectrum_methods.parquet", "spectrum_methods.csv"])
     import pyarrow.parquet as pq
     table = pq.read_table(out / "sweep.parquet").to_pylist()

@@ -23,8 +23,10 @@ from sabounds.numerics.checkpoints.errors import CheckpointError
 from sabounds.numerics.checkpoints.source import CheckpointSource, ModelShape, open_source
 from sabounds.numerics.proxies.layer_factors import activation_constant, departures, extension_factors, mlp_radius
 from sabounds.numerics.norms import norm_21, product_norm_21
-from sabounds.numerics.proxies.published import L_PHI, LayerNorms, alphas, default_grid_m, edelman, gammas, minimise, p_grid
-from sabounds.numerics.spectra import RANK_TOL, product_singular_values, schatten_grid, singular_values
+from sabounds.numerics.log_real import LogReal, from_ln, ln_of
+from sabounds.numerics.proxies.published import (L_PHI, LayerNorms, default_grid_m, log_alphas, log_edelman, log_gammas,
+                                                 minimise_log, p_grid)
+from sabounds.numerics.spectra import RANK_TOL, log_schatten_grid, product_singular_values, singular_values
 
 TYPES = ("QK", "V_tilde", "M_in", "M_out")
 ALL_TYPES = TYPES + ("M_gate",)
@@ -83,6 +85,13 @@ def measure_layer(source: CheckpointSource, index: int,
     relative, else LAPACK; ``singular_values`` for LAPACK always)."""
     spectrum = certified_values if spectrum is None else spectrum
     layer = source.layer(index)
+    try:
+        return _layer_spectra(source, layer, index, spectrum)
+    except ValueError as exc:  # a spectrum or norm beyond float64: name the layer
+        raise CheckpointError(f"{source.label}: layer {index}: {exc}") from None
+
+
+def _layer_spectra(source, layer, index: int, spectrum) -> "LayerSpectra":
     gated = layer.m_gate is not None
     return LayerSpectra(
         index=index,
@@ -142,9 +151,9 @@ class MatrixResult:
     frobenius_norm: float
     norm_21: float
     stable_rank: float
-    alpha: float
-    gamma: float
-    scale: float
+    alpha: float | LogReal  # a LogReal where the value leaves float64 (numerics/log_real.py)
+    gamma: float | LogReal
+    scale: float | LogReal
     p_opt: float
     min_contribution: float
     sigma: np.ndarray = field(repr=False)
@@ -162,7 +171,7 @@ class Variants:
     """The section-3 variants, beside the published totals: L_phi inside gamma; Edelman's QK term with factor 2."""
 
     ours_lphi_in_gamma: float
-    edelman_qk_factor_2: float
+    edelman_qk_factor_2: float | LogReal
 
 
 @dataclass(frozen=True)
@@ -180,7 +189,7 @@ class ModelAnalysis:
     ps: np.ndarray
     matrices: list[MatrixResult]
     ours: float
-    edelman: float
+    edelman: float | LogReal
     variants: Variants
     proxy: str = PUBLISHED
     departures: tuple[str, ...] = ()
@@ -216,31 +225,37 @@ class ModelAnalysis:
 
 
 def _factors(spectra: list[LayerSpectra], shape: ModelShape, lphi: float):
-    """Per layer: alpha, and per matrix (in ``matrices()`` order) gamma, gamma's variant and Edelman's factor."""
+    """Per layer: ln alpha, and per matrix (in ``matrices()`` order) ln gamma and ln of gamma's variant.  Natural
+    logs throughout: alpha and gamma are products of many norms and can leave float64 (numerics/log_real.py)."""
     if shape.published:
         norms = [s.norms() for s in spectra]
-        alpha = alphas(norms, lphi)
+        alpha = log_alphas(norms, lphi)
         per_layer = []
         for s, nl in zip(spectra, norms):
-            pub, var = gammas(nl), gammas(nl, lphi_in_gamma=lphi)
+            pub, var = log_gammas(nl), log_gammas(nl, lphi_in_gamma=lphi)
             by = {"QK": (pub.qk, var.qk), "V_tilde": (pub.vt, var.vt), "M_in": ([pub.m_in], [var.m_in]),
                   "M_out": ([pub.m_out], [var.m_out])}
             per_layer.append([(float(by[k][0][max(h, 0)]), float(by[k][1][max(h, 0)])) for h, k, _ in s.matrices()])
         return alpha, per_layer, norms
     factors = [extension_factors(s.spectral(), shape, lphi, s.mlp_radius) for s in spectra]
-    alpha = np.ones(len(spectra))
-    with np.errstate(over="ignore"):  # an overflow to inf is refused below, in one line
-        for l in range(len(spectra) - 2, -1, -1):
-            alpha[l] = alpha[l + 1] * factors[l + 1].lip
+    alpha = np.zeros(len(spectra))
+    for l in range(len(spectra) - 2, -1, -1):
+        alpha[l] = alpha[l + 1] + _log(factors[l + 1].lip)
     per_layer = []
     for s, f in zip(spectra, factors):
         rows = []
         for h, k, _ in s.matrices():
             g = f.gamma[k]
-            g = float(g[h]) if h >= 0 else float(g)
+            g = _log(float(g[h]) if h >= 0 else float(g))
             rows.append((g, g))
         per_layer.append(rows)
     return alpha, per_layer, None
+
+
+def _log(x: float) -> float:
+    if not np.isfinite(x):
+        raise ValueError("a layer factor overflows float64; the extension's factors are not representable")
+    return math.log(x) if x > 0 else -math.inf
 
 
 def _norm_21_of(s: LayerSpectra, head: int, kind: str) -> float:
@@ -276,51 +291,56 @@ def analyze_spectra(spectra: list[LayerSpectra], shape: ModelShape, lphi: float 
             gamma_var.append(g_var)
             norm21.append(_norm_21_of(s, max(head, 0), kind))
             sigmas.append(sigma)
-    s_p = np.array([schatten_grid(sg, ps, rank_tol) for sg in sigmas])
+    log_s_p = np.array([log_schatten_grid(sg, ps, rank_tol) for sg in sigmas])
     layer_alpha = np.array([r[3] for r in rows])
-    scale = np.array(gamma_pub) * layer_alpha * depth
-    table, best, minima = minimise(s_p, ps, scale, n)
-    _, _, minima_var = minimise(s_p, ps, np.array(gamma_var) * layer_alpha * depth, n)
+    log_depth = math.log(depth)
+    scale = np.array(gamma_pub) + layer_alpha + log_depth
+    table, best, minima = minimise_log(log_s_p, ps, scale, n)
+    _, _, minima_var = minimise_log(log_s_p, ps, np.array(gamma_var) + layer_alpha + log_depth, n)
+    with np.errstate(over="ignore"):
+        table = np.exp(table)  # for figures only; a value beyond float64 is inf there and not drawn
     matrices = []
     for i, (layer, head, kind, a) in enumerate(rows):
         sg = np.asarray(sigmas[i])
-        spectral, frob = float(sg[0]), float(math.sqrt(np.sum(sg * sg)))
+        spectral = float(sg[0])
+        relative = float(math.sqrt(np.sum(np.square(sg / spectral)))) if spectral > 0 else 0.0
         matrices.append(MatrixResult(
-            layer=layer, head=head, type=kind, rank=int(s_p[i, 0]), spectral_norm=spectral, frobenius_norm=frob,
-            norm_21=norm21[i], stable_rank=frob ** 2 / spectral ** 2 if spectral > 0 else 0.0, alpha=a,
-            gamma=gamma_pub[i], scale=float(scale[i]), p_opt=float(ps[best[i]]), min_contribution=float(minima[i]),
-            sigma=sg, contributions=table[i]))
-    _require_finite(alpha=alpha, scale=scale, contributions=minima)
+            layer=layer, head=head, type=kind, rank=int(round(math.exp(log_s_p[i, 0]))), spectral_norm=spectral,
+            frobenius_norm=_finite(spectral * relative, "Frobenius norm", layer, kind), norm_21=norm21[i],
+            stable_rank=relative ** 2, alpha=from_ln(a), gamma=from_ln(gamma_pub[i]), scale=from_ln(scale[i]),
+            p_opt=float(ps[best[i]]), min_contribution=float(minima[i]), sigma=sg, contributions=table[i]))
     root_l = math.sqrt(depth)
     ours = float(np.sum(minima)) + root_l
     if shape.published:
         return ModelAnalysis(shape=shape, grid_m=m, lphi=lphi, rank_tol=rank_tol, ps=ps, matrices=matrices,
-                             ours=ours, edelman=edelman(norms, alpha),
+                             ours=ours, edelman=from_ln(log_edelman(norms, alpha)),
                              variants=Variants(ours_lphi_in_gamma=float(np.sum(minima_var)) + root_l,
-                                               edelman_qk_factor_2=edelman(norms, alpha, qk_factor=2.0)))
+                                               edelman_qk_factor_2=from_ln(log_edelman(norms, alpha, qk_factor=2.0))))
     return ModelAnalysis(shape=shape, grid_m=m, lphi=lphi, rank_tol=rank_tol, ps=ps, matrices=matrices, ours=ours,
                          edelman=_edelman_form(matrices, 1.0), proxy="extension",
                          departures=tuple(departures(shape)),
                          variants=Variants(ours_lphi_in_gamma=ours, edelman_qk_factor_2=_edelman_form(matrices, 2.0)))
 
 
-def _edelman_form(matrices: list[MatrixResult], qk_factor: float) -> float:
+def _finite(value: float, what: str, layer: int, kind: str) -> float:
+    if not math.isfinite(value):
+        raise ValueError(f"layer {layer} {kind}: {what} exceeds the float64 range")
+    return value
+
+
+def _edelman_form(matrices: list[MatrixResult], qk_factor: float) -> float | LogReal:
     """``(1 + sum_l alpha_l^{2/3} sum_k (gammaE_k ||W_k||_{2,1})^{2/3})^{3/2}`` with Edelman's in-layer factor
-    ``gammaE = gamma`` except ``gamma_QK / 2 * qk_factor`` (the published form, for the extension's factors)."""
-    total = 1.0
+    ``gammaE = gamma`` except ``gamma_QK / 2 * qk_factor`` (the published form, for the extension's factors);
+    evaluated in log space."""
+    terms = []
     for m in matrices:
-        g = m.gamma / 2.0 * qk_factor if m.type == "QK" else m.gamma
-        total += m.alpha ** (2 / 3) * (g * m.norm_21) ** (2 / 3)
-    return float(total ** 1.5)
-
-
-def _require_finite(**arrays: np.ndarray) -> None:
-    """The proxies are float64: refuse, in one line, a model whose Lipschitz products overflow."""
-    for name, values in arrays.items():
-        bad = ~np.isfinite(np.asarray(values, dtype=np.float64))
-        if bad.any():
-            raise ValueError(f"{name} overflows float64 for {int(bad.sum())} matrices (the product of layer Lipschitz "
-                             "factors exceeds 1.8e308); the proxies are not representable for these weights")
+        g = ln_of(m.gamma) + (math.log(qk_factor / 2.0) if m.type == "QK" else 0.0)
+        terms.append((2 / 3) * (ln_of(m.alpha) + g + ln_of(m.norm_21)))
+    terms = np.array(terms)
+    top = float(np.max(terms)) if terms.size and np.isfinite(np.max(terms)) else 0.0
+    with np.errstate(divide="ignore"):
+        inner = top + math.log(float(np.sum(np.exp(terms - top)))) if terms.size else -math.inf
+    return from_ln(1.5 * float(np.logaddexp(0.0, inner)))
 
 
 def check_depth(source: CheckpointSource, layers: int | None) -> int:

@@ -104,3 +104,81 @@ def edelman(layers: list[LayerNorms], alpha: np.ndarray, qk_factor: float = 1.0)
               + (n.m_out_spectral * n.m_in_21) ** (2 / 3) + n.m_out_21 ** (2 / 3))
         total += a ** (2 / 3) * float(xi)
     return float(total ** 1.5)
+
+
+# --- the same proxies in log space: no overflow for any representable spectrum ------------------------------
+# alpha, gamma, scale and edelman are products of many norms and can leave float64 while every singular value
+# is representable; ours cannot (its p = 0 term is sqrt(rank N)).  Zero norms give ln = -inf, which these
+# functions carry through (exp(-inf) = 0), never nan.
+
+
+def _ln(x) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        return np.log(np.asarray(x, dtype=np.float64))
+
+
+def _logsumexp(a: np.ndarray, axis=None) -> np.ndarray:
+    """``ln sum exp(a)`` without overflow; ``-inf`` for an empty or all ``-inf`` input."""
+    a = np.asarray(a, dtype=np.float64)
+    top = np.max(a, axis=axis, keepdims=True) if a.size else np.array(-np.inf)
+    top = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        out = np.log(np.sum(np.exp(a - top), axis=axis, keepdims=True)) + top
+    return np.squeeze(out, axis=axis) if axis is not None else out.reshape(())
+
+
+def log_layer_lipschitz(norms: LayerNorms, lphi: float = L_PHI) -> float:
+    """``ln lip_k = ln L_phi + ln ||M_in|| + ln ||M_out|| + ln sum_h ||Vt_h|| (1 + 4 ||QK_h||)``."""
+    heads = _ln(norms.vt_spectral) + np.logaddexp(0.0, math.log(4.0) + _ln(norms.qk_spectral))
+    return float(math.log(lphi) + _ln(norms.m_in_spectral) + _ln(norms.m_out_spectral) + _logsumexp(heads))
+
+
+def log_alphas(layers: list[LayerNorms], lphi: float = L_PHI) -> np.ndarray:
+    """``ln alpha^(l) = sum_{k > l} ln lip_k`` (0 for the last layer)."""
+    factors = [log_layer_lipschitz(n, lphi) for n in layers]
+    out = np.zeros(len(layers))
+    for l in range(len(layers) - 2, -1, -1):
+        out[l] = out[l + 1] + factors[l + 1]
+    return out
+
+
+def log_gammas(norms: LayerNorms, lphi_in_gamma: float | None = None) -> LayerGammas:
+    """``ln gamma`` of :func:`gammas`, term by term."""
+    g = 0.0 if lphi_in_gamma is None else math.log(lphi_in_gamma)
+    ff = float(_ln(norms.m_out_spectral) + _ln(norms.m_in_spectral)) + g
+    vt = _ln(norms.vt_spectral)
+    return LayerGammas(qk=math.log(2.0) + vt + ff, vt=np.full_like(vt, ff),
+                       m_in=float(_ln(norms.m_out_spectral)) + g, m_out=0.0)
+
+
+def log_contributions(log_s_p: np.ndarray, ps: np.ndarray, log_scale: np.ndarray, hidden: int) -> np.ndarray:
+    """``ln contribution(p) = (ln S_p + p ln scale + (p + 1) ln N) / (p + 2)`` (``p ln scale = 0`` at p = 0)."""
+    ps = np.asarray(ps, dtype=np.float64)
+    log_scale = np.asarray(log_scale, dtype=np.float64)[..., None]
+    with np.errstate(invalid="ignore"):
+        pull = np.where(ps == 0.0, 0.0, ps * log_scale)
+    return (log_s_p + pull + (ps + 1.0) * math.log(hidden)) / (ps + 2.0)
+
+
+def minimise_log(log_s_p: np.ndarray, ps: np.ndarray, log_scale: np.ndarray, hidden: int):
+    """Per row: the ``ln contribution`` table, the first minimiser's index (``p_opt``) and the minimum (a float:
+    the p = 0 term ``sqrt(rank N)`` bounds it)."""
+    table = log_contributions(log_s_p, ps, log_scale, hidden)
+    best = np.argmin(table, axis=1)
+    minima = np.exp(table[np.arange(len(best)), best])
+    at_zero = np.asarray(ps)[best] == 0.0  # sqrt(rank N) exactly, as the float formula gives it
+    minima[at_zero] = np.sqrt(np.round(np.exp(log_s_p[at_zero, 0])) * float(hidden))
+    return table, best, minima
+
+
+def log_edelman(layers: list[LayerNorms], log_alpha: np.ndarray, qk_factor: float = 1.0) -> float:
+    """``ln edelman = (3/2) ln(1 + sum_l exp((2/3) ln alpha^(l) + ln xi_l))``, ``ln xi_l`` by log-sum-exp."""
+    terms = []
+    for la, n in zip(log_alpha, layers):
+        ff = float(_ln(n.m_out_spectral) + _ln(n.m_in_spectral))
+        parts = np.concatenate([
+            (2 / 3) * (math.log(qk_factor) + ff + _ln(n.vt_spectral) + _ln(n.qk_21)),
+            (2 / 3) * (ff + _ln(n.vt_21)),
+            [(2 / 3) * float(_ln(n.m_out_spectral) + _ln(n.m_in_21)), (2 / 3) * float(_ln(n.m_out_21))]])
+        terms.append((2 / 3) * la + float(_logsumexp(parts)))
+    return 1.5 * float(np.logaddexp(0.0, _logsumexp(np.array(terms))))

@@ -17,6 +17,7 @@ from sabounds.numerics.checkpoints.errors import CheckpointError
 from sabounds.numerics.checkpoints.source import CheckpointSource
 from sabounds.numerics.proxies.model_analysis import (LayerSpectra, MeasuredModel, analyze_spectra, measure_model,
                                                       open_checkpoint)
+from sabounds.numerics.log_real import LogReal, ln_of
 from sabounds.numerics.spectra import RANK_TOL
 
 
@@ -30,7 +31,7 @@ class ScalingPoint:
     hidden: int
     heads: int
     ours: float
-    edelman: float
+    edelman: float | LogReal
     kind: str = "trained"
 
 
@@ -55,7 +56,7 @@ class ScalingResult:
 
 def fit_loglog(points: Sequence[ScalingPoint], quantity: str) -> LogLogFit:
     """Least-squares log-log slopes of ``quantity`` ('ours' or 'edelman') in L and N."""
-    y = np.log([getattr(p, quantity) for p in points])
+    y = np.array([ln_of(getattr(p, quantity)) for p in points])
     columns = {"L": np.log([p.layers for p in points]), "N": np.log([p.hidden for p in points])}
     varying = [k for k, c in columns.items() if np.ptp(c) > 0]
     design = np.column_stack([np.ones(len(points))] + [columns[k] for k in varying])

@@ -9,6 +9,7 @@ never by the command line (hypothesis is a test dependency).
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -109,22 +110,53 @@ def bert_like_stacks(draw, L=st.integers(1, 64), N=st.sampled_from([8, 16, 32]),
     return bert_like_stack(np.random.default_rng(draw(SEEDS)), draw(L), width, heads, draw(lipschitz), draw(shared_spectra))
 
 
-def finds_counterexample(check, strategy: st.SearchStrategy, max_examples: int = 200) -> bool:
+@contextmanager
+def _pinned_constant_pool():
+    """Hypothesis (>= 6.131) sometimes draws a "local constant" taken from the source of every *local* module imported
+    so far (``hypothesis.internal.conjecture.providers._get_local_constants``).  That pool grows as a test session
+    imports more of the package, so a derandomized search draws different examples depending on which tests ran
+    before it.  Inside this context the local pool is pinned empty (the library's fixed global constants remain) and
+    the per-constraint constant cache is cleared on entry and exit, so the draws depend on the seed alone.
+    Hypothesis versions without a local pool are left as they are."""
+    try:
+        from hypothesis.internal.conjecture import providers
+        empty, cache = providers.Constants(), providers.CONSTANTS_CACHE
+        original = providers._get_local_constants
+    except (ImportError, AttributeError):  # pragma: no cover - older hypothesis: nothing session-dependent to pin
+        yield
+        return
+    cache.cache.clear()
+    providers._get_local_constants = lambda: empty
+    try:
+        yield
+    finally:
+        providers._get_local_constants = original
+        cache.cache.clear()
+
+
+def finds_counterexample(check, strategy: st.SearchStrategy, max_examples: int = 200, examples=()) -> bool:
     """Whether hypothesis finds an example of ``strategy`` on which ``check(example)`` raises ``AssertionError``.
 
     For mutation tests: a property's check run against a deliberately wrong formula must fail somewhere.
-    Generation only (no shrinking), derandomized, no example database.
+    ``examples`` are structured witnesses tried first (hypothesis's explicit phase), then ``max_examples``
+    generated ones: derandomized, no example database, no shrinking, no deadline.  The search is bounded by
+    counts only, and its answer depends on the seed alone, not on what ran earlier in the process
+    (see ``_pinned_constant_pool``).
     """
-    from hypothesis import Phase, given, settings
+    from hypothesis import Phase, example, given, settings
 
     @settings(max_examples=max_examples, derandomize=True, database=None, deadline=None,
               phases=(Phase.explicit, Phase.generate))
     @given(strategy)
-    def run(example):
-        check(example)
+    def run(value):
+        check(value)
+
+    for witness in reversed(examples):  # decorators apply bottom-up: the first witness runs first
+        run = example(witness)(run)
 
     try:
-        run()
+        with _pinned_constant_pool():
+            run()
     except AssertionError:
         return True
     except BaseExceptionGroup as group:  # several distinct failures: all must be assertion failures

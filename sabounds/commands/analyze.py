@@ -10,7 +10,6 @@ Exit status 0 on success, 2 for a bad argument or checkpoint.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 
 from rich.console import Console
@@ -22,6 +21,7 @@ from sabounds.numerics.proxies.model_analysis import (ModelAnalysis, analyze_mea
                                                       open_checkpoint)
 from sabounds.numerics.spectra import RANK_TOL
 from sabounds.errors import UserError
+from sabounds.numerics.log_real import dumps
 from sabounds.progress import progress_bar
 
 
@@ -168,22 +168,38 @@ def summary_lines(analysis: ModelAnalysis) -> list[str]:
     return lines
 
 
+def storage_rank(args, analysis: ModelAnalysis):
+    """The labelled storage-aware rank beside the published one (numerics/proxies/storage_rank.py)."""
+    from sabounds.numerics.proxies.storage_rank import storage_rank_of
+    try:
+        source = open_checkpoint(model_dir_or_default(args.model_dir), args.mapping, architecture=args.architecture,
+                                 allow_pickle=args.allow_pickle)
+        return storage_rank_of(source, analysis)
+    except (CheckpointError, ValueError, OSError) as exc:
+        raise UserError(str(exc)) from None
+
+
 def run(args) -> int:
     if args.plots and not args.out:
         raise UserError("--plots needs --out DIR")
+    if args.out is not None:
+        from sabounds.atomic import check_target
+        check_target(args.out, args.force, protect=[model_dir_or_default(args.model_dir)])
     analysis = analyze(args)
-    if args.out:
+    if args.out is not None:
         from sabounds.atomic import atomic_directory
         from sabounds.output_files import write_analysis_files
-        with atomic_directory(args.out, force=args.force) as work:
+        with atomic_directory(args.out, force=args.force, protect=[model_dir_or_default(args.model_dir)]) as work:
             write_analysis_files(analysis, work, plots=args.plots, figures=figure_options(args))
+    storage = storage_rank(args, analysis)
     if args.json:
-        print(json.dumps(analysis.to_json(), indent=2))
+        print(dumps({**analysis.to_json(), "storage_rank": storage.to_json()}, indent=2))
         return 0
     console = Console()
     console.print(type_table(analysis))
     for line in summary_lines(analysis):
         console.print(line, highlight=False)
+    console.print(storage.summary(), highlight=False)
     if args.out:
         console.print(f"wrote {args.out}", highlight=False)
     return 0

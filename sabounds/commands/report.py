@@ -13,7 +13,7 @@ import sys
 
 from sabounds.numerics.checkpoints.reader import CheckpointError
 from sabounds.proofs_check.report import failing_steps, summary, summary_text
-from sabounds.atomic import atomic_directory
+from sabounds.atomic import OutputInterrupted, atomic_directory, check_target
 from sabounds.commands.analyze import add_figure_arguments, figure_options, model_dir_or_default
 from sabounds.commands.verify import settings_from
 from sabounds.errors import UserError
@@ -35,13 +35,17 @@ def run(args) -> int:
     settings = settings_from(args)
     model_dir = model_dir_or_default(args.model)
     figures = figure_options(args)
+    check_target(args.out, args.force, protect=[model_dir])
     try:
         sizes = stage_sizes(model_dir)
-        with atomic_directory(args.out, force=args.force) as folder, \
+        with atomic_directory(args.out, force=args.force, protect=[model_dir]) as folder, \
                 progress_bar("report", total=sum(sizes.values())) as advance:
             data = build_report(folder, model_dir, settings, advance, figures)
     except (CheckpointError, ValueError) as exc:
         raise UserError(str(exc)) from None
+    except OutputInterrupted as exc:
+        print(f"sabounds report: interrupted; {exc.message}", file=sys.stderr)
+        return 130
     except KeyboardInterrupt:
         print(f"sabounds report: interrupted; no report written ({args.out} unchanged)", file=sys.stderr)
         return 130

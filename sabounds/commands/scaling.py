@@ -6,7 +6,6 @@ Prints (or writes with --out) one row per checkpoint and depth, and least-square
 from __future__ import annotations
 
 import argparse
-import json
 
 from rich.console import Console
 from rich.table import Table
@@ -15,6 +14,7 @@ from sabounds.numerics.checkpoints.reader import CheckpointError
 from sabounds.numerics.proxies.scaling import plan_scaling, scaling
 from sabounds.commands.analyze import add_common_arguments, figure_options, model_dir_or_default
 from sabounds.errors import UserError
+from sabounds.numerics.log_real import dumps
 from sabounds.progress import progress_bar
 
 
@@ -37,19 +37,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args) -> int:
     dirs = args.model_dirs or [model_dir_or_default(None)]
+    if args.out is not None:
+        from sabounds.atomic import check_target
+        check_target(args.out, args.force, protect=dirs)
     try:
         plan = plan_scaling(dirs, args.depths, args.allow_pickle, args.mapping, args.architecture)
         with progress_bar("reading layers", total=plan.layers_to_read, enabled=not args.json) as advance:
             result = scaling(plan, args.lphi, args.rank_tol, advance)
     except (CheckpointError, ValueError) as exc:
         raise UserError(str(exc)) from None
-    if args.out:
+    if args.out is not None:
         from sabounds.atomic import atomic_directory
         from sabounds.output_files import write_scaling_files
-        with atomic_directory(args.out, force=args.force) as work:
+        with atomic_directory(args.out, force=args.force, protect=dirs) as work:
             write_scaling_files(result, work, figures=figure_options(args))
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        print(dumps(result.to_json(), indent=2))
         return 0
     table = Table(title="ours and edelman against depth and width")
     for column in ("model", "L", "N", "ours", "edelman"):

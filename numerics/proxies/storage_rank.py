@@ -1,0 +1,146 @@
+"""A storage-aware rank beside the published one: singular values at or below the checkpoint's rounding level
+are not counted (issue 10 item 7).  The published rule (``tol = 1e-10``) stays the default.
+
+Bound.  A tensor stored in a binary format with unit roundoff ``u`` (F64 2^-53, F32 2^-24, F16 2^-11, BF16
+2^-8) holds ``W~ = W + E`` with ``|E_ij| <= u |W_ij|`` (round to nearest, no underflow), so
+``||E||_2 <= ||E||_F <= u ||W||_F <= a ||W~||_F`` with ``a = u / (1 - u)``.  Weyl's inequality
+``sigma_{i}(W~) <= sigma_i(W) + ||E||_2`` gives, for a matrix ``W`` of rank ``r``,
+``sigma_{r+1}(W~) <= a ||W~||_F``: every singular value at or below ``tau = a ||W~||_F`` may be rounding of
+a matrix of lower rank.  For a product of stored factors ``A~ B~`` (QK_h, Vt_h),
+``A~ B~ - A B = E_A B~ + A~ E_B - E_A E_B`` and ``tau = (2a + a^2) ||A~||_F ||B~||_F``.  The storage-aware rank
+is ``#{i : sigma_i > max(tau, published threshold)}``; only ``S_0`` changes, so the new ``p_opt`` and ``ours``
+follow from the contribution table by replacing its p = 0 column with ``sqrt(rank_storage N)``.  By the same
+Weyl bound each spectral norm is uncertain by ``tau`` (``|sigma_1(W~) - sigma_1(W)| <= tau``); the largest
+``tau / sigma_1`` is reported, since alpha and edelman are products of such norms.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+UNIT_ROUNDOFF = {"F64": 2.0 ** -53, "F32": 2.0 ** -24, "F16": 2.0 ** -11, "BF16": 2.0 ** -8}
+_MAX_HEADER = 100_000_000
+
+
+def tensor_dtypes(model_dir: str | Path) -> dict[str, str]:
+    """Tensor name -> safetensors dtype, from the headers of ``model.safetensors`` or of every shard."""
+    model_dir = Path(model_dir)
+    files = [model_dir / "model.safetensors"] if (model_dir / "model.safetensors").is_file() else \
+        sorted(model_dir.glob("*.safetensors"))
+    out: dict[str, str] = {}
+    for path in files:
+        out.update(tensor_dtypes_of_file(path))
+    return out
+
+
+def tensor_dtypes_of_file(path: Path) -> dict[str, str]:
+    """Tensor name -> dtype from one safetensors header (bounded size; a bad header is a one-line ValueError)."""
+    try:
+        with open(path, "rb") as fh:
+            (length,) = struct.unpack("<Q", fh.read(8))
+            if length > _MAX_HEADER:
+                raise ValueError(f"header of {length} bytes is larger than {_MAX_HEADER}")
+            header = json.loads(fh.read(length))
+        return {k: str(v.get("dtype")) for k, v in header.items() if k != "__metadata__" and isinstance(v, dict)}
+    except (OSError, struct.error, ValueError, RecursionError, AttributeError) as exc:
+        raise ValueError(f"{path}: safetensors header unreadable ({' '.join(str(exc).split())[:200]})") from None
+
+
+def layer_unit_roundoff(dtypes: dict[str, str], layers: int) -> float:
+    """The largest unit roundoff among the encoder layers' weight tensors (the coarsest storage), F64 if unknown."""
+    found = [UNIT_ROUNDOFF.get(d, UNIT_ROUNDOFF["F64"]) for name, d in dtypes.items()
+             if "encoder.layer." in name and name.endswith(".weight")
+             and int(name.split("encoder.layer.")[1].split(".")[0]) < layers]
+    return max(found, default=UNIT_ROUNDOFF["F64"])
+
+
+def _frobenius(x: np.ndarray) -> np.ndarray:
+    """Frobenius norms over the last two axes, scaled so that no square overflows."""
+    s = np.max(np.abs(x), axis=(-2, -1), keepdims=True)
+    s = np.where(s > 0, s, 1.0)
+    return np.sqrt(np.sum(np.square(x / s), axis=(-2, -1))) * s[..., 0, 0]
+
+
+def rounding_thresholds(layer, u: float) -> dict[str, np.ndarray]:
+    """``tau`` per matrix of one layer (``LayerMatrices`` of numerics/checkpoints/layers.py): per head for QK, Vt."""
+    a = u / (1.0 - u)
+    product = 2.0 * a + a * a
+    out = {"QK": product * _frobenius(layer.qk_left) * _frobenius(layer.qk_right),
+           "V_tilde": product * _frobenius(layer.vt_left) * _frobenius(layer.vt_right),
+           "M_in": np.array([a * float(_frobenius(layer.m_in))]),
+           "M_out": np.array([a * float(_frobenius(layer.m_out))])}
+    if getattr(layer, "m_gate", None) is not None:
+        out["M_gate"] = np.array([a * float(_frobenius(layer.m_gate))])
+    return out
+
+
+def published_threshold(sigma: np.ndarray, tol: float) -> float:
+    return tol * sigma.size * max(float(sigma.max()), 1.0) if sigma.size else 0.0
+
+
+@dataclass(frozen=True)
+class StorageRank:
+    """The storage-aware rank beside the published one, for a whole analysis."""
+
+    dtype_roundoff: float
+    ranks: list[int]
+    between: int
+    moved: list[tuple[int, int, str, float, float]]  # (layer, head, type, published p_opt, storage-aware p_opt)
+    ours: float
+    published_ours: float
+    norm_uncertainty: float = 0.0  # max over matrices of tau / sigma_1: the storage's relative effect on ||W||_2
+
+    def summary(self) -> str:
+        return (f"storage-aware rank (labelled; published rank stays the default): {self.between} singular values "
+                f"lie between the published threshold and the rounding level of the stored weights "
+                f"(u = {self.dtype_roundoff:.3g}); p_opt moves for {len(self.moved)} matrices; ours would be "
+                f"{self.ours:.8g} instead of {self.published_ours:.8g}. Storage rounding moves each spectral norm "
+                f"by at most {self.norm_uncertainty:.2g} relative (tau / sigma_1), and the norm products alpha and "
+                "edelman accordingly")
+
+    def to_json(self) -> dict:
+        return {"unit_roundoff": self.dtype_roundoff, "between_thresholds": self.between,
+                "spectral_norm_relative_uncertainty": self.norm_uncertainty,
+                "p_opt_moved": [{"layer": l, "head": h, "type": t, "published": a, "storage_aware": b}
+                                for l, h, t, a, b in self.moved],
+                "ours": self.ours, "published_ours": self.published_ours}
+
+
+def storage_aware(analysis, thresholds: list[dict[str, np.ndarray]], u: float) -> StorageRank:
+    """Re-count each matrix's rank above ``max(tau, published threshold)`` and re-minimise over p."""
+    n = analysis.shape.hidden
+    ranks, between, moved, minima, worst = [], 0, [], [], 0.0
+    for m in analysis.matrices:
+        tau = float(thresholds[m.layer][m.type][max(m.head, 0)])
+        if m.spectral_norm > 0:
+            worst = max(worst, tau / m.spectral_norm)
+        published = published_threshold(m.sigma, analysis.rank_tol)
+        rank = int(np.count_nonzero(m.sigma > max(tau, published)))
+        between += m.rank - rank
+        ranks.append(rank)
+        row = np.array(m.contributions, dtype=np.float64)
+        row[0] = math.sqrt(rank * n)
+        best = int(np.argmin(row))
+        minima.append(float(row[best]))
+        if float(analysis.ps[best]) != m.p_opt:
+            moved.append((m.layer, m.head, m.type, m.p_opt, float(analysis.ps[best])))
+    return StorageRank(u, ranks, between, moved, float(np.sum(minima)) + math.sqrt(analysis.shape.layers),
+                       analysis.ours, worst)
+
+
+def storage_rank_of(source, analysis) -> StorageRank:
+    """Read the analysed layers of an opened checkpoint again for their factors' Frobenius norms; the
+    storage-aware rank.  ``u`` is the coarsest float dtype in its safetensors headers (F64 when it has none)."""
+    files = [f for f in getattr(source, "files", ()) if str(f).endswith(".safetensors")]
+    dtypes: dict[str, str] = {}
+    for f in files:
+        dtypes.update(tensor_dtypes_of_file(Path(f)))
+    u = max((UNIT_ROUNDOFF[d] for d in dtypes.values() if d in UNIT_ROUNDOFF), default=UNIT_ROUNDOFF["F64"])
+    thresholds = [rounding_thresholds(source.layer(i), u) for i in range(analysis.shape.layers)]
+    return storage_aware(analysis, thresholds, u)
