@@ -1,4 +1,4 @@
-"""The (2,1)-norm of THEORY.md section 1: the sum over columns of the columns' l2 norms (row-vector orientation).
+"""The (2,1)-norm of docs/definitions.md: the sum over columns of the columns' l2 norms (row-vector orientation).
 
 Both norms are homogeneous (``||c W|| = |c| ||W||``), so each matrix is divided by its largest entry before
 squares or Gram matrices are formed and the result multiplied back: no overflow for entries up to the float64

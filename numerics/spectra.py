@@ -1,7 +1,7 @@
 """Singular values and Schatten quantities of actual matrices (float64).
 
 ``S_p(W) = sum_i sigma_i^p`` for ``0 < p <= 2`` and ``S_0(W) = rank(W)``, the numerical rank of
-THEORY.md section 1 (the published proxy): ``#{i : sigma_i > tol * len(sigma) * max(sigma_1, 1)}``,
+docs/definitions.md (the published proxy): ``#{i : sigma_i > tol * len(sigma) * max(sigma_1, 1)}``,
 ``tol = 1e-10``.
 
 Overflow: singular values are homogeneous, so each matrix (or factor) is divided by its largest entry before

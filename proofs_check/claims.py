@@ -1,4 +1,4 @@
-"""The seed's five claims (THEORY.md section 7), decided from the regime tables and the derivations.
+"""The paper's five claims (docs/checks.md), decided from the regime tables and the derivations.
 
 Each claim is judged against the seed summary's own words (quoted, Dutch original with a translation), under
 each condition (regime x alpha model x aggregation x tail of Theorem 4.1), and the JSON keeps the per-condition
@@ -6,7 +6,7 @@ list.  A condition is *in scope* when the wording speaks about it (e.g. claim 1 
 the bounded-alpha rate, in the paper's representative regimes); the verdict is ``refuted`` only if an in-scope
 condition fails, and then the failing conditions are its witness; a claim that holds only up to log factors is
 ``verified``/``proved`` with the headline "holds up to log factors (O~)".  The verdicts judge the
-reconstruction (THEORY.md), not the unavailable paper.  A decider that fails internally gives ``unresolved``.
+reconstruction (docs/derivations.md), not the unavailable paper.  A decider that fails internally gives ``unresolved``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from sabounds.theory.thm41 import M, N, p
 _SYMBOLIC = ("sympy growth orders of the regime tables (sabounds.theory.regimes; limits of log-ratios, with the positivity "
              "of log factors checked at 3 sample points at 30 digits)")
 _SAMPLED = {"precision_digits": 30, "samples": 3}
-RECONSTRUCTION = "judged on the reconstruction (THEORY.md), not on the unavailable paper"
+RECONSTRUCTION = "judged on the reconstruction (docs/derivations.md), not on the unavailable paper"
 
 QUOTES = {
     "1": ("Specifiek verbetert de afhankelijkheid van diepte van $L^{3/2}$ (in Edelman et al., 2022) naar $\\sqrt{L}$ of "

@@ -445,7 +445,7 @@ class FreeForm:
 
 @dataclass(frozen=True)
 class Thm41Tail(ConstantFamily):
-    """Claim: a Theorem 4.1 tail step (``sabounds.theory.thm41``, THEORY.md section 4) holds with its right side times ``value``.
+    """Claim: a Theorem 4.1 tail step (``sabounds.theory.thm41``, docs/definitions.md) holds with its right side times ``value``.
 
     Method: (1) an explicit extremal matrix where the step holds with equality (diagonal, so its float64 SVD is
     exact): ``refuted`` there whenever ``value < 1``; (2) otherwise the step's own check (``MatrixRelation``:

@@ -41,7 +41,11 @@ COMMANDS = {
     "regimes": "closed-form regime tables: exponents in L, N and the T dependence of each bound",
     "sweep": "many checkpoints as Dask tasks per layer, with cached certified spectra: tidy table, fits, figures",
     "bound": "the whole bound on a checkpoint as a number: every term, vacuity, n needed, break-even",
+    "docs": "regenerate the generated pages of docs/ (derivations, checks, LaTeX preamble) from the code",
 }
+
+DOCS_POINTER = ("Definitions of every quantity (ours, edelman, alpha, gamma, scale, S_p) and of the verdicts: "
+                "docs/definitions.md; derivations and checks: docs/derivations.md, docs/checks.md.")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -63,7 +67,7 @@ def build_parser(argv: list[str] | None = None, every_command: bool = True) -> a
     """The parser; with ``every_command=False`` only the command named in ``argv`` is imported and given its
     options (``--version`` and ``--help`` import no command: start-up without numpy or sympy)."""
     parser = _Parser(prog="sabounds", description="Verify, evaluate and test the spectrum-adaptive generalization "
-                     "bounds for trained deep Transformers (Sakai and Imaizumi, 2026).")
+                     "bounds for trained deep Transformers (Sakai and Imaizumi, 2026).", epilog=DOCS_POINTER)
     parser.add_argument("--version", action="version", version=f"sabounds {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
@@ -73,7 +77,7 @@ def build_parser(argv: list[str] | None = None, every_command: bool = True) -> a
             sub.add_parser(name, help=help_text)
             continue
         module = importlib.import_module(f"sabounds.commands.{name}")
-        cmd = sub.add_parser(name, help=help_text, description=(module.__doc__ or help_text).strip())
+        cmd = sub.add_parser(name, help=help_text, description=(module.__doc__ or help_text).strip(), epilog=DOCS_POINTER)
         module.add_arguments(cmd)
         cmd.set_defaults(_run=module.run)
     return parser

@@ -20,8 +20,9 @@ def write_csv(path: Path, header: Sequence[str], rows) -> None:
         writer.writerows(rows)
 
 
-def write_analysis_files(analysis: ModelAnalysis, directory: Path, plots: bool = False) -> list[Path]:
-    """``model.csv``, ``matrices.csv``, ``totals.csv`` (and, with ``plots``, three PNG figures) in ``directory``."""
+def write_analysis_files(analysis: ModelAnalysis, directory: Path, plots: bool = False, figures=None) -> list[Path]:
+    """``model.csv``, ``matrices.csv``, ``totals.csv`` (and, with ``plots``, three figures in the formats of
+    ``figures``, a ``sabounds.plots.FigureOptions``; PNG by default) in ``directory``."""
     record = analysis.to_json()
     directory = Path(directory)
     model = record["model"]
@@ -36,20 +37,26 @@ def write_analysis_files(analysis: ModelAnalysis, directory: Path, plots: bool =
     write_csv(directory / "totals.csv", ["quantity", "value"], totals)
     written = [directory / n for n in ("model.csv", "matrices.csv", "totals.csv")]
     if plots:
-        from sabounds import plots as figures
-        written += figures.analysis_figures(analysis, directory)
+        from sabounds import plots as figures_module
+        written += figures_module.analysis_figures(analysis, directory, figures or figures_module.FigureOptions())
     return written
 
 
-def write_scaling_files(result: ScalingResult, directory: Path, plots: bool = True) -> list[Path]:
-    """``scaling.csv`` (one row per checkpoint and depth), ``fits.csv`` (log-log slopes) and ``scaling.png``."""
+def write_scaling_files(result: ScalingResult, directory: Path, plots: bool = True, figures=None) -> list[Path]:
+    """``scaling.csv`` (one row per checkpoint and depth), ``fits.csv`` (log-log slopes), ``growth.csv`` (per
+    checkpoint: power of L or factor per layer, whichever fits) and the ``scaling`` figure."""
     directory = Path(directory)
     record = result.to_json()
     write_csv(directory / "scaling.csv", list(record["points"][0]), [list(p.values()) for p in record["points"]])
     write_csv(directory / "fits.csv", ["quantity", "slope_L", "slope_N", "intercept"],
               [[f.quantity, f.slope_L, f.slope_N, f.intercept] for f in result.fits])
-    written = [directory / "scaling.csv", directory / "fits.csv"]
+    from sabounds.numerics.proxies.growth import depth_growths
+    growth = [g.to_json() for q in ("ours", "edelman") for g in depth_growths(result.points, q)]
+    write_csv(directory / "growth.csv", ["quantity", "model", "kind", "power", "factor_per_layer", "rss_power",
+                                         "rss_exponential"], [[g[c] for c in ("quantity", "model", "kind", "power",
+                                         "factor_per_layer", "rss_power", "rss_exponential")] for g in growth])
+    written = [directory / "scaling.csv", directory / "fits.csv", directory / "growth.csv"]
     if plots:
-        from sabounds import plots as figures
-        written.append(figures.scaling_figure(result, directory))
+        from sabounds import plots as figures_module
+        written += figures_module.scaling_figure(result, directory, figures or figures_module.FigureOptions())
     return written

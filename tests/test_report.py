@@ -1,6 +1,7 @@
 """sabounds report: the numbers equal those of the individual commands, and a run is atomic."""
 
 import json
+import re
 import os
 import signal
 import subprocess
@@ -32,11 +33,11 @@ def test_report_files(report):
     for name in ("report.md", "checks.json", "checks.csv", "regimes.json", "regimes.csv", "provenance.json",
                  "analysis/matrices.csv", "analysis/analysis.json", "analysis/singular_value_decay.png",
                  "analysis/contribution_vs_p.png", "analysis/p_opt_per_layer.png", "scaling/scaling.csv",
-                 "scaling/scaling.json", "scaling/scaling.png"):
+                 "scaling/scaling.json", "scaling/scaling.png", "report.html"):
         assert (report / name).is_file(), name
     text = (report / "report.md").read_text()
-    assert text.index("## Summary") < text.index("## Checks")
-    assert "The seed's claims" in text and "Regime table" in text and "sha256" in text
+    assert text.index("## Summary") < text.index("## Every check")
+    assert "The paper's claims" in text and "by regime" in text and "sha256" in text
     prov = json.loads((report / "provenance.json").read_text())
     assert len(prov["checkpoint_sha256"]["model.safetensors"]) == 64
     assert prov["settings"]["precision_digits"] == 20 and prov["settings"]["samples"] == 10
@@ -129,3 +130,72 @@ def test_claim_verdicts_and_their_conditions(report):
     best_p = checks["claims.4_best_p"]["witness"]
     assert len(best_p["fails"]) == 1 and "(g kappa)^2 N < r" in best_p["fails"][0] and "p = 2 is picked" in best_p["fails"][0]
     assert best_p["fails"][0] not in best_p["in_scope"] and "counterexample" not in best_p
+
+
+PRIVATE_WORDS = ("seed", "ours_best_p", "ours_sum", "ours_rss", "sum min", "THEORY.md", "V_tilde")
+
+
+def _summary_lines(text: str) -> list[str]:
+    lines = text.splitlines()
+    start = lines.index("## Summary")
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("## "))
+    return lines[:end]
+
+
+def test_first_screen_holds_the_claims_and_the_model_numbers_with_formulas(report):
+    text = (report / "report.md").read_text()
+    first = _summary_lines(text)
+    assert len(first) <= 40, len(first)
+    screen = "\n".join(first)
+    claim_rows = [line for line in first if line.startswith("| ") and line[2:3].isdigit()]
+    assert len(claim_rows) == 5 and all("**" in row for row in claim_rows)
+    assert "S_p(W)^(1/(p+2)) scale^(p/(p+2)) N^((p+1)/(p+2))" in screen and "(1 + sum_l alpha_l^(2/3) xi_l)^(3/2)" in screen
+    assert "capacity proxies" in screen and "not bounds on the risk" in screen
+    analysis = json.loads((report / "analysis" / "analysis.json").read_text())
+    assert f"{analysis['totals']['ours']:.8g}" in screen
+    assert "per layer" in screen  # edelman's exponential growth as a factor per layer, not a log-log slope
+    assert "log factor" in screen
+
+
+def test_no_private_word_anywhere(report):
+    for name in ("report.md", "report.html"):
+        text = (report / name).read_text()
+        found = [w for w in PRIVATE_WORDS if w.lower() in text.lower()]
+        assert found == [], (name, found)
+
+
+def test_negative_controls_and_margins_are_explained(report):
+    text = (report / "report.md").read_text()
+    assert "Negative controls are refuted on purpose" in text
+    assert "`thm41.schatten_to_rank_raw_svd` | refuted (negative control)" in text
+    assert "negative margin means" in text
+
+
+def test_html_has_the_tables_and_figures_inline(report):
+    page = (report / "report.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and page.count("<table>") >= 4
+    for src in re.findall(r'<img src="([^"]+)"', page):
+        assert (report / src).is_file(), src
+    assert len(re.findall(r"<img ", page)) >= 4
+
+
+def _chromium():
+    import shutil
+    return next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
+
+
+@pytest.mark.skipif(_chromium() is None, reason="no headless Chromium here (apt-get install chromium)")
+def test_html_renders_in_a_real_browser(report, tmp_path):
+    """Headless Chromium loads report.html from the folder and paints the tables and figures (not a blank page)."""
+    import matplotlib.image
+    import numpy as np
+    shot = tmp_path / "shot.png"
+    proc = subprocess.run([_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                           f"--screenshot={shot}", "--window-size=1200,3000", (report / "report.html").as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    assert shot.is_file(), proc.stderr[-2000:]
+    pixels = matplotlib.image.imread(shot)[..., :3]
+    assert pixels.shape[0] == 3000 and pixels.shape[1] == 1200
+    dark = (pixels.mean(axis=2) < 0.5).mean()
+    assert 0.005 < dark < 0.5, dark  # text and table rules painted, not an empty or black page
+    assert np.unique(pixels.reshape(-1, 3), axis=0).shape[0] > 50  # antialiased text and figure colours

@@ -31,7 +31,7 @@ def test_scaling_across_widths_and_depths(tmp_path, capsys):
     for fit in record["fits"]:
         coef = np.linalg.lstsq(design, np.log([p[fit["quantity"]] for p in points]), rcond=None)[0]
         assert [fit["intercept"], fit["slope_L"], fit["slope_N"]] == pytest.approx(list(coef), rel=1e-9)
-    assert sorted(p.name for p in out.iterdir() if p.name != ".sabounds-output") == ["fits.csv", "scaling.csv", "scaling.png"]
+    assert sorted(p.name for p in out.iterdir() if p.name != ".sabounds-output") == ["fits.csv", "growth.csv", "scaling.csv", "scaling.png"]
 
 
 def test_depth_beyond_a_checkpoint_is_refused(tmp_path, capsys):

@@ -1,7 +1,7 @@
 """A Transformer architecture as data: per-layer slot kinds (one weight matrix each) and Lipschitz factors.
 
 A slot is one matrix ``W_k``.  Its error reaches the output multiplied by ``rho_k = gamma_k alpha^(l)``
-(THEORY.md section 5), where ``gamma_k`` is the Lipschitz factor downstream of the slot inside its
+(docs/definitions.md), where ``gamma_k`` is the Lipschitz factor downstream of the slot inside its
 layer and ``alpha^(l) = prod_{j > l} Lip(layer j)``.  The Edelman et al. (2022) baseline uses its own
 in-layer factor ``gamma^E_k`` (section 6: no factor 2 on QK).  Spectral norms are the symbols of
 :data:`SPECTRAL`; an architecture is an instance of :class:`Architecture`, so another one (residual
@@ -23,7 +23,7 @@ SPECTRAL = (s_QK, s_V, s_in, s_out)
 
 L_PHI_GELU = sp.Rational(113, 100)
 """``L_phi = 1.13`` (published proxy), an upper bound on ``sup GELU' = Phi(sqrt 2) + sqrt 2 phi(sqrt 2)``,
-which is 1.1289041... (THEORY.md's 1.12898 is off in the fifth decimal; ``sabounds conjecture gelu-lipschitz``)."""
+which is 1.1289041... (an older specification's 1.12898 is off in the fifth decimal; ``sabounds conjecture gelu-lipschitz``)."""
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ def attention_head(softmax_constant: sp.Expr = 2) -> sp.Expr:
 
 
 def bert(softmax_constant: sp.Expr = 2) -> Architecture:
-    """The BERT-adapted multi-head model of THEORY.md sections 2-3: per layer H QK, H Vt, M_in (N x 4N), M_out (4N x N)."""
+    """The BERT-adapted multi-head model of docs/definitions.md: per layer H QK, H Vt, M_in (N x 4N), M_out (4N x N)."""
     c = sp.sympify(softmax_constant)
     kinds = (
         SlotKind("QK", H, N, N, c * s_V * s_out * s_in, s_V * s_out * s_in, s_QK, per_head=True),

@@ -1,6 +1,6 @@
 """The Lipschitz constant of one attention head: ``f(X) = softmax(X W X^T) X`` on rows of l2 norm <= 1.
 
-Hand proof of ``||f(X) - f(X')||_{2->inf} <= (1 + 2 ||W||_2) ||X - X'||_{2->inf}`` (THEORY.md section 3), each
+Hand proof of ``||f(X) - f(X')||_{2->inf} <= (1 + 2 ||W||_2) ||X - X'||_{2->inf}`` (docs/definitions.md), each
 step a check.  Row t of the derivative is ``Df[dX]_t = sum_j P_tj dx_j + sum_j (dP_t)_j x_j``:
 
 1. ``||sum_j P_tj dx_j||_2 <= ||dX||_{2->inf}`` (a convex combination; weight 1);

@@ -19,7 +19,7 @@ class Step:
     """One step: ``statement`` (a sympy relation or expression) holds because of ``justification``.
 
     ``check`` says how it is decided; ``source`` labels its provenance (``seed``, ``published proxy``
-    or ``reconstructed``, as in THEORY.md).
+    or ``reconstructed``, as in docs/definitions.md).
     """
 
     name: str

@@ -6,7 +6,7 @@ allocation of eps over the slots gives ``log N(eps) <= (sum_k (rho_k w_k)^{2/3})
 whence, by Dudley's integral cut at ``Delta/n``,
 
     theory:  R_n <= 4 Delta/n + 12 W_E B sqrt(ell/n) ln n,    W_E = (sum_k (rho_k w_k)^{2/3})^{3/2},
-    proxy:   (1 + sum_l alpha^(l)^{2/3} xi_l)^{3/2}            (THEORY.md section 6, published proxy).
+    proxy:   (1 + sum_l alpha^(l)^{2/3} xi_l)^{3/2}            (docs/definitions.md, published proxy).
 """
 
 from __future__ import annotations
@@ -82,6 +82,6 @@ def _steps() -> tuple[Step, ...]:
 
 @lru_cache(maxsize=1)
 def derivation() -> Derivation:
-    """Edelman et al. (2022) for L-layer Transformers (THEORY.md section 6), as a derivation."""
+    """Edelman et al. (2022) for L-layer Transformers (docs/definitions.md), as a derivation."""
     return Derivation("edelman", "Edelman et al. (2022): norm-based baseline, theory and proxy forms", _steps(),
                       notes="'slot_cover' is a cited premise.")

@@ -8,7 +8,7 @@ error reaches the output multiplied by ``rho_k = gamma_k alpha^(l)``, so ``eps_k
     rss aggregation:  R_n <= 12/sqrt(n) (p+2)/2 Delta^{2/(p+2)} sqrt(sum_k A_k (K rho_k)^q)   (all p_k = p),
 
 plus the post hoc cost of choosing p on the grid ``P_m`` and peeling over realised radii.  A second
-route (a single scale) and the published proxy's summand are derived too.  THEORY.md section 5.
+route (a single scale) and the published proxy's summand are derived too.  docs/definitions.md.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ allocation_factor = (K * rho) ** q
 dudley_constant = _dudley(q)
 """Crude route: ``12/sqrt(n) int_0^Delta eps^{-q/2} d eps = 12/sqrt(n) (p+2)/2 Delta^{2/(p+2)}``."""
 
-# The sharp route (THEORY.md section 5, last item): Theorem 4.1 with the sharp tail sigma_{r+1}^{2-p} S_p.
+# The sharp route (docs/definitions.md): Theorem 4.1 with the sharp tail sigma_{r+1}^{2-p} S_p.
 slot_coefficient_sharp = c_sharp * a_general ** (1 - p / 2) * (K_M * ell_M * d_out * B**2) ** (p / 2) * M
 """``A'`` with ``log N_k(eps) <= A' eps^{-p}`` (sharp tail, 0 < p < 2): covering exponent p instead of q."""
 maurey_coefficient = K_M * ell_M * d_out * B**2 * M
@@ -269,7 +269,7 @@ def _steps() -> tuple[Step, ...]:
 
 @lru_cache(maxsize=1)
 def derivation() -> Derivation:
-    """The Theorem 3.1 derivation (THEORY.md section 5), each step decided by ``proofs_check``."""
+    """The Theorem 3.1 derivation (docs/definitions.md), each step decided by ``proofs_check``."""
     return Derivation("thm31", "Theorem 3.1: the transformer bound (composition, Dudley, post hoc p)", _steps(),
                       notes="'composition', 'rss_cauchy_schwarz' and 'post_hoc_term' are cited premises.")
 

@@ -11,7 +11,7 @@ which with ``a = N``, ``b = N^2 M^{2/p} B^2 / eps^2`` is
     c(p) = ((p+2)^{p+2} / (4 p^p))^{1/(p+2)}.
 
 Constants stay symbolic (``ell_par``, ``K_M``, ``ell_M``) so a user can substitute tighter ones with
-``derivation().subs({K_M: ...})``.  THEORY.md section 4 is the specification.
+``derivation().subs({K_M: ...})``.  docs/definitions.md and docs/derivations.md are the specification.
 """
 
 from __future__ import annotations
@@ -220,6 +220,6 @@ def _steps() -> tuple[Step, ...]:
 
 @lru_cache(maxsize=1)
 def derivation() -> Derivation:
-    """The Theorem 4.1 derivation (THEORY.md section 4), each step decided by ``proofs_check``."""
+    """The Theorem 4.1 derivation (docs/definitions.md), each step decided by ``proofs_check``."""
     return Derivation("thm41", "Theorem 4.1: matrix-valued parametric interpolation", _steps(),
                       notes="Steps 'rank_part_cover' and 'tail_cover' are cited premises, not checked here.")

@@ -1,4 +1,4 @@
-"""The matrices of one layer in the paper's row-vector orientation (THEORY.md section 2), for any family.
+"""The matrices of one layer in the paper's row-vector orientation (docs/definitions.md), for any family.
 
 Weights are first brought to ``nn.Linear``'s ``(out, in)`` layout (``in_out`` storage is transposed; a fused
 ``qkv`` tensor is split by rows into ``H d_h``, ``G d_h``, ``G d_h``).  With ``d_h`` the head size, ``G`` the

@@ -1,4 +1,4 @@
-"""The published proxies of THEORY.md section 6 on prefixes of a random stack, for the depth-claim properties.
+"""The published proxies of docs/definitions.md on prefixes of a random stack, for the depth-claim properties.
 
 The formulas are those of ``sabounds.numerics.proxies.published`` (contribution over ``P_m``, ``m = ceil(L + ln N)``, first minimiser,
 ``alpha``, ``gamma``, ``edelman``).  Specific to this module: a stack is summarised once (norms and singular values
@@ -31,7 +31,7 @@ class LayerSummary:
         return proxies.layer_lipschitz(self.norms)
 
     def slots(self) -> list[tuple[np.ndarray, float]]:
-        """``(singular values, gamma)`` of every matrix: QK_h, Vt_h, M_in, M_out (THEORY.md section 3)."""
+        """``(singular values, gamma)`` of every matrix: QK_h, Vt_h, M_in, M_out (docs/definitions.md)."""
         g = proxies.gammas(self.norms)
         return list(zip(self.sigmas, [*g.qk, *g.vt, g.m_in, g.m_out]))
 

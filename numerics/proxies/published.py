@@ -1,4 +1,4 @@
-"""The BERT-adapted proxies of THEORY.md sections 3 and 6 [published proxy], and their labelled variants.
+"""The BERT-adapted proxies of docs/definitions.md [published proxy], and their labelled variants.
 
 - Layer factor ``lip_k = L_phi ||M_in^k||_2 ||M_out^k||_2 sum_h ||Vt^{k,h}||_2 (1 + 4 ||QK^{k,h}||_2)``;
   ``alpha^(l) = prod_{k > l} lip_k`` (1 for the last layer).

@@ -1,7 +1,7 @@
 """Random BERT-like stacks: per layer, low-rank attention (QK_h, Vt_h of rank d_h = N/H) and a slowly decaying
-feed-forward pair (M_in N x 4N, M_out 4N x N), in the orientation of THEORY.md section 2.
+feed-forward pair (M_in N x 4N, M_out 4N x N), in the orientation of docs/definitions.md.
 
-Every layer is rescaled so that its Lipschitz factor (THEORY.md section 3, ``sabounds.numerics.proxies.published.layer_lipschitz``)
+Every layer is rescaled so that its Lipschitz factor (docs/definitions.md, ``sabounds.numerics.proxies.published.layer_lipschitz``)
 ``lambda = L_phi ||M_in||_2 ||M_out||_2 sum_h ||Vt_h||_2 (1 + 4 ||QK_h||_2)`` equals ``lipschitz`` exactly; then
 ``alpha^(l) = lipschitz^(L - l)``: ``lipschitz = 1`` is the bounded regime, ``> 1`` the exponential one.
 

@@ -1,4 +1,4 @@
-"""Measure a trained checkpoint: per-matrix spectra, post hoc p and the paper's proxies (THEORY.md s. 6).
+"""Measure a trained checkpoint: per-matrix spectra, post hoc p and the paper's proxies (docs/definitions.md).
 
 MODEL is a folder with config.json and model.safetensors (or a sharded model.safetensors.index.json), or an
 .onnx file; without it, the bundled all-MiniLM-L6-v2 checkpoint is used.  Families (from config.json's
@@ -56,6 +56,28 @@ def positive_float(text: str) -> float:
     return value
 
 
+def add_figure_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--figure-format png,pdf,svg`` and ``--dpi`` (PNG resolution) for every command that draws figures."""
+    from sabounds.plots import FORMATS, parse_formats
+
+    def formats(text):
+        try:
+            return parse_formats(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    parser.add_argument("--figure-format", type=formats, default=("png",), metavar="FMT[,FMT]",
+                        help=f"figure file formats, any of {','.join(FORMATS)} (default png)")
+    parser.add_argument("--dpi", type=positive_int, default=150, metavar="D", help="PNG resolution (default 150)")
+
+
+def figure_options(args):
+    from sabounds.plots import FigureOptions
+    try:
+        return FigureOptions(tuple(args.figure_format), args.dpi)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     """Options shared by ``analyze`` and ``scaling``."""
     parser.add_argument("--lphi", type=positive_float, default=None, metavar="X",
@@ -66,6 +88,7 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--out", metavar="DIR", help="write CSV tables (and figures) into the new directory DIR")
     parser.add_argument("--force", action="store_true", help="replace DIR if it exists")
+    add_figure_arguments(parser)
     parser.add_argument("--allow-pickle", action="store_true",
                         help="read pytorch_model.bin through PyTorch's weights-only loader (needs torch)")
     parser.add_argument("--mapping", metavar="FILE",
@@ -79,7 +102,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="model directory or .onnx file (default: all-MiniLM-L6-v2)")
     parser.add_argument("--layers", type=positive_int, metavar="K", help="analyse the first K layers as an L = K model")
     parser.add_argument("--grid-m", type=grid_m, metavar="M", help="p grid {0, 1/M, ..., 2} (default ceil(L + ln N))")
-    parser.add_argument("--plots", action="store_true", help="with --out, also write PNG figures")
+    parser.add_argument("--plots", action="store_true", help="with --out, also write the figures (--figure-format)")
     add_common_arguments(parser)
 
 
@@ -167,7 +190,7 @@ def run(args) -> int:
         from sabounds.atomic import atomic_directory
         from sabounds.output_files import write_analysis_files
         with atomic_directory(args.out, force=args.force, protect=[model_dir_or_default(args.model_dir)]) as work:
-            write_analysis_files(analysis, work, plots=args.plots)
+            write_analysis_files(analysis, work, plots=args.plots, figures=figure_options(args))
     storage = storage_rank(args, analysis)
     if args.json:
         print(dumps({**analysis.to_json(), "storage_rank": storage.to_json()}, indent=2))

@@ -1,6 +1,7 @@
 """The main job: every check, the regime tables, the model analysis and its depth scaling, as one report folder.
 
-Writes report.md (summary first), every table as CSV and JSON, and the figures as PNG.  The folder appears
+Writes report.md (summary first) and report.html beside it, every table as CSV and JSON, and the figures (PNG,
+and PDF/SVG with --figure-format).  The folder appears
 whole or not at all: an interrupted run (Ctrl-C, SIGTERM, a full disk) leaves nothing and says so; an
 existing folder is replaced only with --force.  Exit status as for verify: 1 if a derivation step fails.
 """
@@ -13,7 +14,7 @@ import sys
 from sabounds.numerics.checkpoints.reader import CheckpointError
 from sabounds.proofs_check.report import failing_steps, summary, summary_text
 from sabounds.atomic import OutputInterrupted, atomic_directory, check_target
-from sabounds.commands.analyze import model_dir_or_default
+from sabounds.commands.analyze import add_figure_arguments, figure_options, model_dir_or_default
 from sabounds.commands.verify import settings_from
 from sabounds.errors import UserError
 from sabounds.progress import progress_bar
@@ -27,17 +28,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--precision", type=int, default=50, metavar="D", help="mpmath digits (default 50)")
     parser.add_argument("--samples", type=int, default=200, metavar="K", help="random draws per numeric check (default 200)")
     parser.add_argument("--seed", type=int, default=20260507, help="random seed (default %(default)s)")
+    add_figure_arguments(parser)
 
 
 def run(args) -> int:
     settings = settings_from(args)
     model_dir = model_dir_or_default(args.model)
+    figures = figure_options(args)
     check_target(args.out, args.force, protect=[model_dir])
     try:
         sizes = stage_sizes(model_dir)
         with atomic_directory(args.out, force=args.force, protect=[model_dir]) as folder, \
                 progress_bar("report", total=sum(sizes.values())) as advance:
-            data = build_report(folder, model_dir, settings, advance)
+            data = build_report(folder, model_dir, settings, advance, figures)
     except (CheckpointError, ValueError) as exc:
         raise UserError(str(exc)) from None
     except OutputInterrupted as exc:

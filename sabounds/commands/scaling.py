@@ -12,7 +12,7 @@ from rich.table import Table
 
 from sabounds.numerics.checkpoints.reader import CheckpointError
 from sabounds.numerics.proxies.scaling import plan_scaling, scaling
-from sabounds.commands.analyze import add_common_arguments, model_dir_or_default
+from sabounds.commands.analyze import add_common_arguments, figure_options, model_dir_or_default
 from sabounds.errors import UserError
 from sabounds.numerics.log_real import dumps
 from sabounds.progress import progress_bar
@@ -50,7 +50,7 @@ def run(args) -> int:
         from sabounds.atomic import atomic_directory
         from sabounds.output_files import write_scaling_files
         with atomic_directory(args.out, force=args.force, protect=dirs) as work:
-            write_scaling_files(result, work)
+            write_scaling_files(result, work, figures=figure_options(args))
     if args.json:
         print(dumps(result.to_json(), indent=2))
         return 0
@@ -61,7 +61,15 @@ def run(args) -> int:
         table.add_row(p.model, str(p.layers), str(p.hidden), f"{p.ours:.6g}", f"{p.edelman:.6g}")
     console = Console()
     console.print(table)
+    from sabounds.numerics.proxies.growth import depth_growths
     for fit in result.fits:
+        growth = depth_growths(result.points, fit.quantity)
+        if growth and fit.slope_N is None:
+            for g in growth:
+                where = f", {g.model}" if len(growth) > 1 else ""
+                console.print(f"{fit.quantity}{where}: {g.describe()} (depths {g.depths[0]}..{g.depths[-1]})",
+                              highlight=False)
+            continue
         slopes = ", ".join(f"d log {fit.quantity} / d log {v} = {s:.3f}"
                            for v, s in (("L", fit.slope_L), ("N", fit.slope_N)) if s is not None)
         console.print(f"{fit.quantity}: {slopes or 'no varying L or N'}", highlight=False)

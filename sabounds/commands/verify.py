@@ -56,6 +56,36 @@ def _precision_samples(rec: dict) -> str:
     return f"{rec['precision_digits']} digits, {rec['samples']} samples"
 
 
+_COLUMNS = ("id", "verdict", "claim", "method", "precision, samples", "s")
+"""Columns in the order they are given up when the terminal is narrow (last first)."""
+_RIGHT_EDGES = "┓┃┩│┘"
+
+
+def _table(records: list[dict], columns: tuple[str, ...]) -> Table:
+    cells = {"id": lambda r: r["id"], "claim": lambda r: r["claim"],
+             "verdict": lambda r: f"[{_COLOURS[r['verdict']]}]{r['verdict']}[/]", "method": lambda r: r["method"],
+             "precision, samples": _precision_samples, "s": lambda r: f"{r['seconds']:.2f}"}
+    table = Table(show_lines=False, header_style="bold")
+    for col in columns:
+        table.add_column(col, overflow="fold", no_wrap=col in ("id", "verdict", "s"))
+    for rec in records:
+        table.add_row(*(cells[c](rec) for c in columns))
+    return table
+
+
+def fitting_table(records: list[dict], width: int) -> tuple[Table, list[str]]:
+    """The table with as many columns (in :data:`_COLUMNS` order) as fit ``width`` uncropped; the columns left out.
+
+    Fitting is decided by rendering: every line must end with the table's right border."""
+    import io
+    for n in range(len(_COLUMNS), 1, -1):
+        probe = Console(width=width, file=io.StringIO(), color_system=None, record=True)
+        probe.print(_table(records, _COLUMNS[:n]))
+        if all(line[-1:] in _RIGHT_EDGES for line in probe.export_text().splitlines() if line):
+            break
+    return _table(records, _COLUMNS[:n]), list(_COLUMNS[n:])
+
+
 def run_mutants(args) -> int:
     """``--mutants``: the mutation audit of ``sabounds.proofs_check.mutants`` under the arguments' settings."""
     from sabounds.proofs_check import mutants as MU
@@ -86,24 +116,27 @@ def run_mutants(args) -> int:
 
 
 def run(args) -> int:
-    if args.mutants:
-        return run_mutants(args)
-    results, counts = decide(args)
+    try:
+        if args.mutants:
+            return run_mutants(args)
+        results, counts = decide(args)
+    except UserError as exc:
+        if args.json:  # a reader of --json gets JSON even for bad input; the one-line message still goes to stderr
+            json.dump({"error": str(exc), "exit_status": 2}, sys.stdout)
+            sys.stdout.write("\n")
+        raise
     records = [outcome_record(c, o) for c, o in results]
     failing = failing_steps(results)
     if args.json:
         json.dump({"checks": records, "summary": counts}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        table = Table(show_lines=False, header_style="bold")
-        for col in ("id", "claim", "verdict", "method", "precision, samples", "s"):
-            table.add_column(col, overflow="fold")
-        for rec in records:
-            colour = _COLOURS[rec["verdict"]]
-            table.add_row(rec["id"], rec["claim"], f"[{colour}]{rec['verdict']}[/]", rec["method"],
-                          _precision_samples(rec), f"{rec['seconds']:.2f}")
-        console = Console(width=max(Console().width, 160))
+        console = Console()  # the terminal's own width (COLUMNS when not a terminal)
+        table, dropped = fitting_table(records, console.width)
         console.print(table)
+        if dropped:
+            console.print(f"({', '.join(dropped)} left out to fit {console.width} columns; --json has every field)",
+                          highlight=False)
         total = sum(r["seconds"] for r in records)
         line = ", ".join(f"{n} {v}" for v, n in counts.items() if v != "basis")
         line += "; by basis: " + ", ".join(f"{n} {v}" for v, n in counts["basis"].items() if n)
