@@ -77,7 +77,7 @@ def _judge(number: str, conditions: list[tuple[str, str, bool]], method: str, st
                "holds_up_to_log": [c for c, st, _ in conditions if st == UP_TO_LOG],
                "fails": [c for c, st, _ in conditions if st == FAILS],
                "in_scope": [c for c, _ in scoped], **({"counterexample": failing} if failing else {})}
-    detail = (f"{headline}. Seed: \"{quote}\" ({english}). {statement}; {RECONSTRUCTION}. "
+    detail = (f"{headline}. The paper's summary says: \"{quote}\" ({english}). {statement}; {RECONSTRUCTION}. "
               f"HOLDS under: {'; '.join(witness['holds']) or 'no condition'}. "
               f"HOLDS ONLY UP TO A LOG FACTOR under: {'; '.join(witness['holds_up_to_log']) or 'no condition'}. "
               f"FAILS under: {'; '.join(witness['fails']) or 'no condition'}." + (f" {note}" if note else ""))

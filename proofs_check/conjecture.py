@@ -50,6 +50,24 @@ def _digits_to_separate(value: sp.Expr, other: sp.Expr, floor: int) -> int:
     return max(floor, int(mpmath.ceil(-mpmath.log10(mpmath.mpf(gap.p) / gap.q))) + 20)
 
 
+def exact_text(value: sp.Rational) -> str:
+    """``value`` exactly and briefly: as sympy prints it when short, else ``d.ddd...e-k`` (every digit kept)."""
+    text = str(value)
+    r = abs(sp.Rational(value))
+    q, twos, fives = r.q, 0, 0
+    while q % 2 == 0:
+        q, twos = q // 2, twos + 1
+    while q % 5 == 0:
+        q, fives = q // 5, fives + 1
+    if len(text) <= 24 or q != 1:  # short, or not a terminating decimal: sympy's fraction is the exact form
+        return text
+    k = max(twos, fives)
+    n = r.p * 10 ** k // r.q
+    digits = str(n).rstrip("0")
+    mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    return ("-" if value < 0 else "") + f"{mantissa}e{len(str(n)) - 1 - k:+d}"
+
+
 def _matrix(a: np.ndarray) -> list:
     return [[float(v) for v in row] for row in np.atleast_2d(a)]
 
@@ -65,7 +83,7 @@ class ConstantFamily:
 
     @property
     def claim(self) -> str:
-        return self.claim_template.format(value=self.value)
+        return self.claim_template.format(value=exact_text(self.value))
 
     @classmethod
     def build(cls, value: sp.Rational, ranges: Mapping[str, Interval]) -> "ConstantFamily":
@@ -197,7 +215,7 @@ class SoftmaxLinfL1(ConstantFamily):
                 if mpmath.tanh(h) / h > c:
                     return float(h), mpmath.tanh(h) / h
                 h /= 2
-        raise ValueError(f"no witness h down to 2^-400 for value {value}")
+        raise ValueError(f"no witness h down to 2^-400 for value {exact_text(value)}")
 
 
 @dataclass(frozen=True)
@@ -247,7 +265,7 @@ class AttentionLipschitz(ConstantFamily):
         if witness is None:
             return Outcome.unresolved("tight family", detail + "; " + cross)
         return Outcome(Verdict.REFUTED, "tight family (opposite tokens, tied scores, W = sigma diag(1, -1)), "
-                       "certified by interval arithmetic (mpmath.iv)", settings.precision, 1,
+                       "certified by interval arithmetic (mpmath.iv)", witness["certificate_digits"], 1,
                        _relative_margin(value, witness["constant"]), witness, f"{detail}; {cross}")
 
     @staticmethod
@@ -270,7 +288,7 @@ class AttentionLipschitz(ConstantFamily):
                     break
                 delta_q *= 2
             else:
-                return None, f"no delta down to 2^-400 certified the constant above {value}"
+                return None, f"no delta down to 2^-400 certified the constant above {exact_text(value)}"
         with mpmath.workdps(dps):
             delta = mpmath.mpf(1) / delta_q
             theta, theta2 = mpmath.pi / 4, mpmath.pi / 4 - delta
@@ -286,12 +304,13 @@ class AttentionLipschitz(ConstantFamily):
         witness = {"T": 2, "d": 2, "sigma": sigma, "delta": f"2^-{int(math.log2(delta_q))}", "theta": "pi/4",
                    "W": _matrix(w), "X": _matrix(x), "X_prime": _matrix(x2),
                    "constant": float(k_lo), "constant_interval": [mpmath.nstr(k_lo, 20), mpmath.nstr(k_hi, 20)],
-                   "constant_float_witness": float(k_mp), "ratio": float(ratio_mp), "norm_W": float(sigma)}
+                   "constant_float_witness": float(k_mp), "ratio": float(ratio_mp), "norm_W": float(sigma),
+                   "certificate_digits": dps}
         if not k_mp > mpmath.mpf(value.p) / value.q:
-            return None, (f"the float64 rendering of the tight point gives {mpmath.nstr(k_mp, 15)}, not above {value}")
+            return None, (f"the float64 rendering of the tight point gives {mpmath.nstr(k_mp, 15)}, not above {exact_text(value)}")
         detail = (f"exact tight point (theta = pi/4, delta = 2^-{int(math.log2(delta_q))}, sigma = {sigma}): "
                   f"(ratio - 1)/||W||_2 in [{mpmath.nstr(k_lo, 15)}, {mpmath.nstr(k_hi, 15)}] (mpmath.iv, {dps} digits) "
-                  f"> {value}; its float64 rendering (rows scaled by 1 - 2^-50 into the unit ball) recomputed by "
+                  f"> {exact_text(value)}; its float64 rendering (rows scaled by 1 - 2^-50 into the unit ball) recomputed by "
                   f"sabounds.numerics.attention at {settings.precision} digits: {mpmath.nstr(k_mp, 15)}")
         return witness, detail
 
@@ -623,6 +642,8 @@ def declare(name: str, lo, hi, integer: bool = False, log: bool = False) -> tupl
 
 
 def _relative_margin(value, constant) -> float:
-    """``(value - constant) / |value|`` (negative = violated); the absolute difference when ``value = 0``."""
-    diff = value - constant
-    return float(diff / abs(value)) if value != 0 else float(diff)
+    """``(value - constant) / constant``: the slack relative to the constant at the tightest point, as for the
+    other families (negative = violated); finite for every accepted value (|value| <= 1e100, constant > 0)."""
+    constant = sp.Rational(constant) if not isinstance(constant, float) else sp.Rational(repr(constant))
+    diff = sp.Rational(value) - constant
+    return float(diff / constant) if constant > 0 else float(diff)

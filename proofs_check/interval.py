@@ -257,7 +257,8 @@ def prove_on_box(lhs: sp.Expr, rhs: sp.Expr, strict: bool, domain: Mapping[sp.Sy
                     # symbols the form does not contain take any value: the midpoint of their range
                     full = {**_mid(root, integers), **point}
                     witness = {str(s): float(v[0]) for s, v in full.items()}
-                    return BoxResult(False, boxes + used, witness, f"{form} <= {mpmath.nstr(gp[1], 6)} < 0 at the witness "
+                    return BoxResult(False, boxes + used, witness, f"{form} <= {mpmath.nstr(gp[1], 6)} "
+                                     f"{'< 0' if gp[1] < 0 else '(the strict relation needs > 0)'} at the witness "
                                      f"(interval arithmetic, {dps} digits)", form)
                 halves = _split(box, logs, integers)
                 if halves is None:

@@ -50,11 +50,25 @@ DOCS_POINTER = ("Definitions of every quantity (ours, edelman, alpha, gamma, sca
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2
+        _json_error(message)
         self.exit(2, f"{self.prog}: error: {message}\n")
 
     def _print_message(self, message, file=None):  # argparse swallows write errors; main reports them
         if message and file is not None:  # None: the stream was closed at start-up (main says so)
             file.write(message)
+
+
+_WANTS_JSON = False
+
+
+def _json_error(message: str) -> None:
+    """With ``--json`` on the line, an error is JSON on stdout too (the one-line message still goes to stderr)."""
+    if _WANTS_JSON:
+        import json
+        try:
+            sys.stdout.write(json.dumps({"error": " ".join(str(message).split()), "exit_status": 2}) + "\n")
+        except (OSError, ValueError):
+            pass
 
 
 def chosen_command(argv: list[str] | None) -> str | None:
@@ -87,7 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     from sabounds import streams
     from sabounds.limits import check_arguments
 
+    global _WANTS_JSON
     streams.guard_closed_descriptors()
+    _WANTS_JSON = "--json" in (sys.argv[1:] if argv is None else argv)
     try:
         args = build_parser(argv, every_command=False).parse_args(argv)
     except SystemExit as exc:  # --help, --version or a usage error: a full or closed output is an error here too
@@ -120,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         streams.flush_stdout()
         return code
     except UserError as exc:
+        _json_error(str(exc))
         print(f"sabounds {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into a reader that stopped early (e.g. head): a quiet, normal end

@@ -133,7 +133,7 @@ def bound_section(data: ReportData) -> list[str]:
     return ["## The whole bound", "",
             f"`sabounds bound --n {s['n']:.0e} --delta {s['delta']} --margin {s['margin']}` on this model (reconstructed "
             "Theorem 3.1 and Edelman et al. through the same margin bound; `bound/bound.json`):", "",
-            "```", *report_lines(data.bound), "```", "", "![whole bound against n](bound/bound_vs_n.png)", ""]
+            "```", *map(plain, report_lines(data.bound)), "```", "", "![whole bound against n](bound/bound_vs_n.png)", ""]
 
 
 def _write_json(path: Path, data) -> None:

@@ -120,13 +120,15 @@ OUTPUT_CASES = [
     OutputCase("new-nested", "deep/er/out", False, OK, ("deep",)),
     OutputCase("through-parent-link", "link/new", False, OK, ("data/new",)),
 ]
-OUTPUT_COMMANDS = ["analyze", "scaling", "report"]  # report: refusals only (they come before any work)
+OUTPUT_COMMANDS = ["analyze", "scaling", "report", "bound", "sweep"]
+REFUSALS_ONLY = {"report", "sweep"}  # their refusals come before any work; their writing is tested elsewhere
+_MODEL_ARGS = {"analyze": ["model"], "scaling": ["model"], "report": ["--model", "model"],
+               "bound": ["model", "--n", "1e9", "--delta", "0.05", "--margin", "1"], "sweep": ["model", "--workers", "1"]}
 
 
 def output_argv(command: str, case: OutputCase, root: Path) -> list[str]:
     out = case.out.replace("{root}", str(root))
-    model = ["model"] if command in ("analyze", "scaling") else ["--model", "model"]
-    return [command, *model, "--out", out, *(["--force"] if case.force else [])]
+    return [command, *_MODEL_ARGS[command], "--out", out, *(["--force"] if case.force else [])]
 
 
 # --- interrupts of report --force over an existing report ----------------------------------------------------
@@ -137,7 +139,7 @@ NEW_AFTER = {"in-swap", "swapped", "old-half-deleted", "done"}  # an INT/TERM he
 SIGNALS = ["INT", "TERM", "KILL"]
 
 
-def fake_build_report(folder, model_dir, settings, advance):
+def fake_build_report(folder, model_dir, settings, advance, figures=None):
     """A fast stand-in for the report's computation (the tables and folder layout are the real writers')."""
     from sabounds.output_files import write_csv
     run = os.environ.get("SABOUNDS_TEST_RUN", "?")
@@ -252,7 +254,7 @@ STARTUP_DELAYS = [0.0, 0.05, 0.15, 0.3, 0.6, 1.0, 2.0]  # after the interpreter 
 
 def counts() -> dict[str, int]:
     """How many generated cases each class has (for the README's reliability section)."""
-    outputs = sum(1 for c in OUTPUT_CASES for cmd in OUTPUT_COMMANDS if cmd != "report" or c.expect == REFUSE)
+    outputs = sum(1 for c in OUTPUT_CASES for cmd in OUTPUT_COMMANDS if cmd not in REFUSALS_ONLY or c.expect == REFUSE)
     return {"outputs (--out, --force, links, inputs)": outputs + 2,
             "interrupts (report --force, stage x signal)": len(INTERRUPT_STAGES) * len(SIGNALS),
             "Ctrl-C at start-up": len(STARTUP_DELAYS),

@@ -9,12 +9,12 @@ import time
 
 import pytest
 
-from hostile import (OK, OUTPUT_CASES, OUTPUT_COMMANDS, REFUSE, ROOT, TESTS, output_argv, snapshot, tiny_model,
-                     workspace)
+from hostile import (OK, OUTPUT_CASES, OUTPUT_COMMANDS, REFUSALS_ONLY, REFUSE, ROOT, TESTS, output_argv, snapshot,
+                     tiny_model, workspace)
 from sabounds.atomic import MARKER, _acquire, _release, read_marker
 from sabounds.cli import main
 
-CASES = [(cmd, c) for c in OUTPUT_CASES for cmd in OUTPUT_COMMANDS if cmd != "report" or c.expect == REFUSE]
+CASES = [(cmd, c) for c in OUTPUT_CASES for cmd in OUTPUT_COMMANDS if cmd not in REFUSALS_ONLY or c.expect == REFUSE]
 
 
 @pytest.fixture

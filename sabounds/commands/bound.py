@@ -32,7 +32,8 @@ def probability(text: str) -> float:
 
 def sample_size(text: str) -> mpmath.mpf:
     try:
-        value = mpmath.mpf(text.strip())
+        with mpmath.workdps(40):  # 1e400 stays 1e400 when echoed to 17 digits (not 9.9999999999999997e+399)
+            value = mpmath.mpf(text.strip())
     except (ValueError, TypeError):
         raise argparse.ArgumentTypeError(f"expected a number of samples such as 1e9, got {text!r}") from None
     if not (mpmath.isfinite(value) and value >= 8):
@@ -185,7 +186,7 @@ def compute(args):
         return bound(model_dir_or_default(args.model_dir), n=args.n, delta=args.delta, margin=args.margin,
                      input_norm=args.input_norm, tokens=args.tokens, target=args.target, empirical_risk=args.empirical_risk,
                      constants=dict(args.constant), precision=args.precision, layers=args.layers,
-                     curve_points=17 if args.out else 0, allow_pickle=args.allow_pickle)
+                     curve_points=17 if args.out is not None else 0, allow_pickle=args.allow_pickle)
     except (CheckpointError, ValueError) as exc:
         raise UserError(" ".join(str(exc).split())) from None
     except OSError as exc:
@@ -193,9 +194,10 @@ def compute(args):
 
 
 def run(args) -> int:
-    if args.out:
+    if args.out is not None:
         from sabounds.atomic import atomic_directory
-        with atomic_directory(args.out, force=args.force) as work:  # refuses an existing DIR before any work
+        protect = [model_dir_or_default(args.model_dir)]  # never write into, over or around the checkpoint
+        with atomic_directory(args.out, force=args.force, protect=protect) as work:  # refuses before any work
             analysis = compute(args)
             write_files(analysis, work)
     else:
@@ -204,7 +206,7 @@ def run(args) -> int:
         print(json.dumps(analysis.to_json(), indent=2))
         return 0
     print("\n".join(report_lines(analysis)))
-    if args.out:
+    if args.out is not None:
         print(f"wrote {args.out}")
     return 0
 

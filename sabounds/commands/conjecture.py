@@ -175,7 +175,8 @@ def run(args) -> int:
         print(f"claim:   {rec['claim']}")
         print(f"verdict: {rec['verdict']}  ({rec['method']})")
         if rec["precision_digits"] is not None:
-            print(f"numeric: {rec['precision_digits']} digits, {rec['samples']} samples")
+            count = rec["samples"]
+            print(f"numeric: {rec['precision_digits']} digits" + (f", {count} sample{'s' * (count != 1)}" if count else ""))
         if rec["margin"] is not None:
             print(f"margin:  {rec['margin']:.6g}  (relative slack at the tightest point; negative = violated)")
         if rec["witness"]:

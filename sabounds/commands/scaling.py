@@ -19,8 +19,9 @@ from sabounds.progress import progress_bar
 
 
 def depth_list(text: str) -> list[int]:
+    """``1,2,4``: positive integers separated by single commas (an empty item is a typo, not a skip)."""
     try:
-        depths = [int(t) for t in text.split(",") if t.strip()]
+        depths = [int(t) for t in text.split(",")]
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected comma-separated positive integers, got {text!r}") from None
     if not depths or min(depths) < 1:

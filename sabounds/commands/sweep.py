@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -76,6 +77,10 @@ def run(args) -> int:
     except SourceListError as exc:
         raise UserError(str(exc)) from None
     cache_dir = _cache_dir(args)
+    protect = [*sources, *args.sources, cache_dir]  # checkpoints, list files and the cache: never written over
+    if args.out:
+        from sabounds.atomic import check_target
+        check_target(args.out, args.force, protect=[p for p in protect if p and os.path.lexists(p)])
     start = time.perf_counter()
     plan = plan_sweep(sources, args.method, cache_dir, args.depths)
     tasks = [t for p in plan for t in p.tasks]
@@ -105,7 +110,8 @@ def run(args) -> int:
     if args.out:
         from sabounds.atomic import atomic_directory
         from sabounds.sweep_outputs import write_sweep_files
-        with atomic_directory(args.out, force=args.force) as work:
+        with atomic_directory(args.out, force=args.force,
+                              protect=[p for p in protect if p and os.path.lexists(p)]) as work:
             write_sweep_files(rows, fits, _provenance(args, plan, cache_dir, seconds, outcomes), work, cache_dir,
                               methods)
     if args.json:

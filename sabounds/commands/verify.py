@@ -116,15 +116,9 @@ def run_mutants(args) -> int:
 
 
 def run(args) -> int:
-    try:
-        if args.mutants:
-            return run_mutants(args)
-        results, counts = decide(args)
-    except UserError as exc:
-        if args.json:  # a reader of --json gets JSON even for bad input; the one-line message still goes to stderr
-            json.dump({"error": str(exc), "exit_status": 2}, sys.stdout)
-            sys.stdout.write("\n")
-        raise
+    if args.mutants:
+        return run_mutants(args)
+    results, counts = decide(args)
     records = [outcome_record(c, o) for c, o in results]
     failing = failing_steps(results)
     if args.json:
