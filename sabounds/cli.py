@@ -63,11 +63,12 @@ _WANTS_JSON = False
 
 def _json_error(message: str) -> None:
     """With ``--json`` on the line, an error is JSON on stdout too (the one-line message still goes to stderr)."""
-    if _WANTS_JSON:
+    if _WANTS_JSON and sys.stdout is not None:  # None: standard output was closed (the error says so on stderr)
         import json
         try:
             sys.stdout.write(json.dumps({"error": " ".join(str(message).split()), "exit_status": 2}) + "\n")
-        except (OSError, ValueError):
+            sys.stdout.flush()
+        except (OSError, ValueError, AttributeError):
             pass
 
 

@@ -18,8 +18,8 @@ from sabounds.theory.checks import CheckSpec, Definition, Interval
 class Step:
     """One step: ``statement`` (a sympy relation or expression) holds because of ``justification``.
 
-    ``check`` says how it is decided; ``source`` labels its provenance (``seed``, ``published proxy``
-    or ``reconstructed``, as in docs/definitions.md).
+    ``check`` says how it is decided; ``source`` labels its provenance (``published proxy``, ``reconstructed``,
+    ``extension`` or ``paper's summary``, as in docs/derivations.md).
     """
 
     name: str

@@ -77,5 +77,8 @@ def measure_layers(checkpoint, layers: int, method: str = "certified", threads: 
         return result
     if threads == 1:
         return [one(i) for i in range(layers)]
-    with ThreadPoolExecutor(threads) as pool:
+    pool = ThreadPoolExecutor(threads)
+    try:
         return list(pool.map(one, range(layers)))
+    finally:  # on Ctrl-C, drop the queued layers: only those already running finish before the process ends
+        pool.shutdown(wait=False, cancel_futures=True)
