@@ -38,3 +38,13 @@ def test_cli_mutants_json_on_the_attention_derivation(capsys):
     code = main(["verify", "--mutants", "--only", "attention", "--json", "--samples", "8", "--precision", "20"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["summary"]["surviving"] == 0 and out["summary"]["killed"] == len(out["mutants"]) > 5
+
+
+def test_every_mutant_of_the_whole_bound_is_killed():
+    """The whole bound's steps: its Edelman step once left every mutant unresolved (constants missing from the
+    domain, so the numeric route could not run); now each mutant is refuted by the step's own check."""
+    from sabounds.theory import whole_bound
+    assert any(d.id == "whole_bound" for d in MU.derivations_audited())
+    results = MU.audit([whole_bound.derivation()], MU.QUICK)
+    survivors = [(m.step, m.operator, m.outcome.verdict.value) for m in results if not m.killed]
+    assert len(results) >= 20 and survivors == []

@@ -229,7 +229,8 @@ def _steps() -> tuple[Step, ...]:
              sp.Eq(edelman_dudley, c_sym / margin * (c_cut * Delta / n + c_D / sp.sqrt(n)
                    * sp.Integral(W_E * B * sp.sqrt(K_M * ell_E) / eps, (eps, Delta / n, Delta)))),
              "Edelman's cover W_E^2 B^2 K_M ell_E / eps^2 in Dudley's integral cut at Delta/n, through the same margin bound",
-             Identity({W_E: pos, B: pos, K_M: pos, ell_E: pos, Delta: pos, margin: pos, n: Interval(2, 10**6, log=True)})),
+             Identity({W_E: pos, B: pos, K_M: pos, ell_E: pos, Delta: pos, margin: pos, c_sym: pos, c_cut: pos, c_D: pos,
+                       n: Interval(2, 10**6, log=True)})),
         Step("proxy_break_even",
              sp.Eq(proxy_contribution(M, p, scale / proxy_break_even, N), sp.sqrt(rank_ * N)),
              "shrinking kappa = gamma alpha L by f* = kappa S_p^{1/p} N^{(p+1)/p} / (r N)^{(p+2)/(2p)} makes contribution(p) equal sqrt(r N)",
