@@ -290,3 +290,22 @@ def test_sample_sizes_beyond_float64_are_evaluated_without_overflow():
     for b in (wb.ours_sum, wb.ours_rss, wb.edelman):
         assert mpmath.isfinite(b.total) and 0 < b.total < mpmath.mpf("1e-150")
     assert set(wb.ours_sum.p_opt) <= set(model.ps)
+
+
+@pytest.mark.parametrize("which", ["ours_sum", "ours_rss", "edelman"])
+def test_n_needed_does_not_depend_on_the_starting_n(which):
+    """From a start far above the answer the downward bracket is clamped at n = 8 instead of giving up early
+    (once 'already below the target at n = 4.36e+12' from --n 1e40)."""
+    model = random_model(0)
+    with mpmath.workdps(30):
+        answers = [n_needed(model, PUBLISHED, Setting(n=n0, delta=0.05, margin=1.0), which, target=1).n
+                   for n0 in (10**6, 10**20, 10**40, mpmath.mpf("1e400"))]
+    assert all(a is not None for a in answers)
+    assert max(answers) / min(answers) - 1 < mpmath.mpf(10) ** -15
+
+
+def test_a_bound_below_the_target_everywhere_says_so_at_n_8():
+    model = random_model(0)
+    with mpmath.workdps(30):
+        r = n_needed(model, PUBLISHED, Setting(n=10**6, delta=0.05, margin=1.0), "ours_rss", target=10**12)
+    assert r.n is None and "n = 8" in r.note

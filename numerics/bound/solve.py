@@ -68,14 +68,16 @@ def n_needed(model: Model, variant: Variant, setting: Setting, which: str, targe
         g0 = g(x0)
         step = mpmath.mpf(1) if g0 > 0 else mpmath.mpf(-1)
         lo, g_lo = x0, g0
+        floor = mpmath.log(8)  # the smallest n the bound is stated for
         for _ in range(MAX_BRACKET_STEPS):
-            hi = lo + step
+            hi = max(lo + step, floor) if step < 0 else lo + step
             g_hi = g(hi)
             if (g_hi > 0) != (g0 > 0):
                 break
+            if step < 0 and hi == floor:
+                return NNeeded(which, target, None, None, None, None, count, "already below the target at n = 8, the "
+                               "smallest n the bound is stated for")
             lo, g_lo, step = hi, g_hi, 2 * step
-            if step < 0 and mpmath.exp(lo + step) < 8:
-                return NNeeded(which, target, None, None, None, None, count, f"already below the target at n = {mpmath.nstr(mpmath.exp(lo), 3)}")
         else:
             return NNeeded(which, target, None, None, None, None, count, f"not reached by n = e^{mpmath.nstr(lo, 5)}")
         a, fa, b, fb = (lo, g_lo, hi, g_hi) if g_lo > 0 else (hi, g_hi, lo, g_lo)
