@@ -554,7 +554,8 @@ class FreeForm:
                        f"it: {why})")
 
     def _box(self) -> str:
-        return ", ".join(f"{s} in [{iv.lo}, {iv.hi}]" + (" (integers)" if iv.integer else "") for s, iv in self.domain.items())
+        from sabounds.proofs_check.interval import describe_box
+        return describe_box(self.domain)
 
     def _margin_at(self, exact: Mapping, dps: int) -> float | None:
         try:

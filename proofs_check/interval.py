@@ -192,6 +192,12 @@ def _exact_inside(point: dict, domain: Mapping[sp.Symbol, object], dps: int) -> 
     return out
 
 
+def describe_box(domain: Mapping[sp.Symbol, object]) -> str:
+    """The box a verdict holds on, as text: ``x in [1/10, 10], L in [1, 64] (integers)``."""
+    return ", ".join(f"{s} in [{d.lo}, {d.hi}]" + (" (integers)" if d.integer else "")
+                     for s, d in sorted(domain.items(), key=lambda t: str(t[0])))
+
+
 def _relax_roundings(expr: sp.Expr) -> tuple[sp.Expr, dict]:
     """Replace each ``ceiling(x)`` by ``x + theta`` and ``floor(x)`` by ``x - theta``, ``theta`` in [0, 1] a new box
     coordinate: a relaxation (it holds for every theta, so for the true one) without the dependency on x."""
