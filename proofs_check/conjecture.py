@@ -371,15 +371,18 @@ class AttentionLipschitz(ConstantFamily):
 class FreeForm:
     """Claim: a user's relation ``lhs <op> rhs`` holds for every point of a box of scalar variables.
 
-    Method: (1) sympy's sign inference on ``rhs - lhs`` (and on its ``simplify``), using only the variables'
-    sign and integrality assumptions taken from their ranges, within ``symbolic_seconds``: ``proved`` when it
-    succeeds; (2) otherwise an adversarial search of the relative gap ``(rhs - lhs) / max(|lhs|, |rhs|)``
-    (structured candidates, ``settings.samples`` random starts, then pattern search; counts only) at
-    ``settings.precision`` digits with a guarded evaluator (``sabounds.numerics.expressions.bounded``); if it does not
-    finish within ``budget`` seconds (a safety limit) the answer is ``unresolved``, never a different verdict.  ``refuted`` when the gap
-    is below ``-10^(-precision/2)`` (strict relations: <= 0) at a witness re-checked at twice the precision;
-    ``verified`` otherwise, with the smallest gap; ``unresolved`` if no point could be evaluated.
-    Fails: a violation confined to a tiny region can be missed.
+    Literals are exact rationals (``0.1`` is 1/10).  Method: (0) a relation without variables is evaluated exactly
+    by sympy; (1) sympy's sign inference on ``rhs - lhs`` (and on its ``factor``/``simplify``), using only the
+    variables' sign and integrality assumptions, within ``symbolic_seconds``: ``proved``; (2) interval arithmetic
+    (branch and bound) on the box: ``proved`` on that box, or ``refuted`` at an exact point it certifies; (3) an
+    adversarial search of the relative gap ``(rhs - lhs) / max(|lhs|, |rhs|)`` at ``settings.precision`` digits:
+    exact structured candidates (ends, 0, +-1, integers, rationals with denominators up to 12, midpoints), then
+    ``settings.samples`` random starts and pattern search (counts only; ``budget`` seconds is a safety limit whose
+    expiry gives ``unresolved``).  Every point with a gap <= 0 is re-checked at its exact value (interval
+    arithmetic, else ``4 precision`` digits): ``refuted`` with that exact witness if the violation persists,
+    ``unresolved`` if it cannot be told from 0; a negative margin is never ``verified``.  Points where the
+    relation is undefined are counted; if any, the answer is at most ``unresolved`` (the relation does not hold on
+    all of its declared box).  Fails: a violation confined to a tiny region can be missed.
     """
 
     relation: sp.Rel
