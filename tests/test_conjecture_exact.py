@@ -121,3 +121,8 @@ def test_json_is_byte_identical_for_the_same_seed(capsys):
     first = capsys.readouterr().out
     main(argv)
     assert capsys.readouterr().out == first and "seconds" not in json.loads(first)
+
+
+def test_tail_constant_1_is_verified_without_a_negative_margin(capsys):
+    code, rec = _json(["tail-singular-value", "--value", "1", "--samples", "30"], capsys)
+    assert code == 0 and rec["verdict"] == "verified" and rec["margin"] >= 0
