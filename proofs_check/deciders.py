@@ -212,11 +212,13 @@ def decide_inequality(step: Step, settings: Settings, key: str) -> Outcome:
         return Outcome.proved(f"interval arithmetic (mpmath.iv, branch and bound) on the box {describe_box(domain)}",
                               f"{certified.reason}; proved on the box {describe_box(domain)} only")
     if certified.holds is False:
-        point = {s_: sp.Float(certified.witness[str(s_)], 30) for s_ in domain if str(s_) in certified.witness}
+        exact = certified.exact or {}
+        point = {s_: exact[str(s_)] for s_ in domain if str(s_) in exact}
         with mpmath.workdps(settings.precision):
             margin = float(relative_gap(rel, point, settings.precision))
+        witness = {k: float(v) if sp.Rational(float(v)) == v else str(v) for k, v in exact.items()}
         return Outcome(Verdict.REFUTED, "interval arithmetic (mpmath.iv): certified violation", 30, certified.boxes,
-                       margin, certified.witness, certified.reason)
+                       margin, witness, certified.reason)
     out = _numeric_inequality(rel, domain, settings, key, tol, "adversarial search (random starts + pattern search)")
     if out.verdict is Verdict.VERIFIED:
         out = replace(out, detail=f"{out.detail}; sampled because interval arithmetic could not settle it: {certified.reason}")
