@@ -394,7 +394,8 @@ class FreeForm:
 
     @property
     def claim(self) -> str:
-        ranges = ", ".join(f"{s} in [{iv.lo}, {iv.hi}]" for s, iv in self.domain.items())
+        ranges = ", ".join(f"{s} in [{_exact_str(sp.Rational(iv.lo))}, {_exact_str(sp.Rational(iv.hi))}]"
+                           for s, iv in self.domain.items())
         return f"{self.relation} for {ranges}" if ranges else str(self.relation)
 
     def _gap(self) -> tuple[sp.Expr, bool]:
