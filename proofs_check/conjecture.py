@@ -448,7 +448,8 @@ class FreeForm:
 
     def _violated_at(self, exact: Mapping[sp.Symbol, sp.Rational], dps: int) -> tuple[bool | None, str]:
         """Is the relation violated at the exact point?  Interval arithmetic at the point first (certified either way),
-        then a re-evaluation at ``4 dps`` digits (violated when the gap stays beyond ``10^-dps`` there)."""
+        then a re-evaluation at ``4 dps`` digits (violated when the gap stays below ``-10^-dps`` there; a gap of 0 there
+        is no proof of a strict violation: ``erf(26)`` is 1 to 200 digits but below 1)."""
         from sabounds.proofs_check.interval import NotEnclosable, _const, enclose, iv_digits
         g, strict = self._gap()
         digits = 2 * dps
@@ -462,7 +463,9 @@ class FreeForm:
                 return False, f"interval arithmetic at the exact point ({digits} digits): rhs - lhs >= {mpmath.nstr(lo, 6)}"
         except (NotEnclosable, ZeroDivisionError, ValueError, OverflowError, TypeError, ArithmeticError):
             pass
-        point = {s: mpmath.mpf(int(v.p)) / int(v.q) for s, v in exact.items()}
+        verdict = self._exact_sign(g, strict, exact)
+        if verdict is not None:
+            return verdict, f"sympy at the exact point: rhs - lhs {'is <= 0' if verdict else 'holds the sign'} exactly"
         try:
             with mpmath.workdps(4 * dps):
                 point = {s: mpmath.mpf(int(v.p)) / int(v.q) for s, v in exact.items()}
@@ -470,11 +473,35 @@ class FreeForm:
         except (ValueError, ZeroDivisionError, OverflowError, TypeError, ArithmeticError):
             return None, "the re-evaluation at the exact point failed"
         tol = mpmath.mpf(10) ** (-dps)
-        if again < -tol or (strict and again <= 0):
+        if again < -tol:
             return True, f"re-evaluated at the exact point at {4 * dps} digits: relative gap {mpmath.nstr(again, 8)}"
         if again >= 0 if not strict else again > tol:
             return False, f"re-evaluated at the exact point at {4 * dps} digits: relative gap {mpmath.nstr(again, 8)}"
         return None, f"relative gap {mpmath.nstr(again, 8)} at {4 * dps} digits: too close to 0 to tell"
+
+    def _exact_sign(self, g: sp.Expr, strict: bool, exact: Mapping) -> bool | None:
+        """Violated (True), holds (False) or unknown (None) at a point of small exact rationals, by sympy's exact
+        evaluation (``(x - 1/7)**2`` at ``x = 1/7`` is 0 exactly); skipped for long rationals or huge values."""
+        if any(abs(v.p) > 10**30 or v.q > 10**30 for v in exact.values()):
+            return None
+        try:
+            with mpmath.workdps(30):
+                sides = [bounded_evaluate(side, {s: mpmath.mpf(int(v.p)) / int(v.q) for s, v in exact.items()}, 30)
+                         for side in (self.relation.lhs, self.relation.rhs)]
+            if max(abs(v) for v in sides) > mpmath.mpf(10) ** 1000:
+                return None
+            with time_limit(min(1.0, self.symbolic_seconds)):
+                value = g.xreplace(dict(exact))
+                if not value.is_Number:
+                    value = sp.simplify(value)
+                negative, zero, positive = value.is_negative, value.is_zero, value.is_positive
+        except (TimeLimit, RecursionError, MemoryError, TypeError, ValueError, ArithmeticError, OverflowError):
+            return None
+        if negative or (strict and zero):
+            return True
+        if positive or (not strict and (zero or value.is_nonnegative)):
+            return False
+        return None
 
     def _exact(self, point: Mapping, dps: int) -> dict:
         """A searched point as exact rationals in the box (exact candidates stay exact; mpf via its ``dps``-digit decimal)."""

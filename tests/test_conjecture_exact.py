@@ -126,3 +126,11 @@ def test_json_is_byte_identical_for_the_same_seed(capsys):
 def test_tail_constant_1_is_verified_without_a_negative_margin(capsys):
     code, rec = _json(["tail-singular-value", "--value", "1", "--samples", "30"], capsys)
     assert code == 0 and rec["verdict"] == "verified" and rec["margin"] >= 0
+
+
+def test_a_gap_rounded_to_0_is_no_strict_violation(capsys):
+    """erf(26) is 1 to 200 digits but below 1: without an exact enclosure, a 0 gap cannot refute ``<``."""
+    code, rec = _json(["erf(x) < 1", "--var", "x:0:30", "--samples", "20"], capsys)
+    assert rec["verdict"] != "refuted"
+    code, rec = _json(["erf(x) <= 1", "--var", "x:0:30", "--samples", "20"], capsys)
+    assert rec["verdict"] == "verified" and rec["margin"] >= 0
