@@ -15,6 +15,7 @@ justified without a benchmark showing it finds worse violations faster.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Mapping
@@ -71,10 +72,12 @@ STRUCTURED_CAP = 400
 
 
 def _simple_values(iv: Interval, cap: int = 64) -> list[sp.Rational]:
-    """Exact values of one coordinate worth trying first: the ends, 0, +-1, the midpoint, the integers, then the
-    rationals with denominators 2..12 inside the interval (fewest-digit first), at most ``cap`` of them."""
+    """Exact values of one coordinate worth trying first: the ends, 0, +-1, the midpoint, powers of 10 (log ranges),
+    the integers, then the rationals with denominators 2..12 inside the interval, at most ``cap`` of them."""
     lo, hi = sp.Rational(iv.lo), sp.Rational(iv.hi)
     out = [lo, hi, (lo + hi) / 2, sp.Integer(0), sp.Integer(1), sp.Integer(-1)]
+    if iv.log and lo > 0:
+        out += [sp.Integer(10) ** k for k in range(max(-cap, int(sp.floor(sp.log(lo, 10)))), min(cap, int(sp.ceiling(sp.log(hi, 10)))) + 1)]
     ints_lo, ints_hi = sp.ceiling(lo), sp.floor(hi)
     if ints_hi - ints_lo <= cap:
         out += [sp.Integer(k) for k in range(int(ints_lo), int(ints_hi) + 1)]
@@ -99,12 +102,11 @@ def exact_candidates(domain: Mapping[sp.Symbol, Interval], cap: int = STRUCTURED
     if not syms:
         return []
     centre = {s: (sp.Rational(domain[s].lo) + sp.Rational(domain[s].hi)) / 2 for s in syms}
-    if any(domain[s].integer for s in syms):
-        centre = {s: sp.floor(c) if domain[s].integer else c for s, c in centre.items()}
+    centre = {s: min(max(sp.floor(c), sp.ceiling(domain[s].lo)), sp.floor(domain[s].hi)) if domain[s].integer else c
+              for s, c in centre.items()}
     points = [dict(centre)]
     for s in syms:
         points += [{**centre, s: v} for v in _simple_values(domain[s])]
-    import itertools
     few = [_simple_values(domain[s], cap=6)[:6] for s in syms]
     for combo in itertools.islice(itertools.product(*few), cap):
         points.append(dict(zip(syms, combo)))
