@@ -437,11 +437,12 @@ class FreeForm:
             return Outcome(Verdict.PROVED, "sympy: the closed relation evaluated exactly", witness=None,
                            detail=f"lhs = {sides['lhs']}, rhs = {sides['rhs']}: sympy evaluates the relation to True")
         if truth is sp.false:
-            with mpmath.workdps(60):
-                try:
-                    margin = float(self._relative_gap({}, 60))
-                except (ValueError, ZeroDivisionError, OverflowError, TypeError, ArithmeticError):
-                    margin = None
+            g, _ = self._gap()
+            try:
+                scale = sp.Max(sp.Abs(rel.lhs), sp.Abs(rel.rhs))
+                margin = float(sp.N(g / scale if scale != 0 else g, 30))
+            except (ValueError, ZeroDivisionError, OverflowError, TypeError, ArithmeticError):
+                margin = None
             return Outcome(Verdict.REFUTED, "sympy: the closed relation evaluated exactly", None, None, margin, sides,
                            f"lhs = {sides['lhs']}, rhs = {sides['rhs']}: sympy evaluates the relation to False")
         return None
