@@ -18,7 +18,7 @@ import sympy as sp
 from sabounds.numerics.expressions.evaluate import evaluate
 from sabounds.numerics.expressions.matrix_atoms import substitute_atoms
 from sabounds.numerics.testbeds.random_matrices import draw, token_matrix
-from sabounds.proofs_check.interval import BOX_BUDGET, BoxResult, NotEnclosable, prove_on_box
+from sabounds.proofs_check.interval import BOX_BUDGET, BoxResult, NotEnclosable, describe_box, prove_on_box
 from sabounds.proofs_check.search import adversarial_min, from_unit
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 from sabounds.theory import checks as C
@@ -209,13 +209,16 @@ def decide_inequality(step: Step, settings: Settings, key: str) -> Outcome:
     rel = type(rel)(rel.lhs.doit(), rel.rhs.doit(), evaluate=False)
     certified = certify_inequality(rel, domain, budget=max(200, 20 * settings.samples))
     if certified.holds is True and ok is not False:
-        return Outcome.proved("interval arithmetic (mpmath.iv, branch and bound)", certified.reason)
+        return Outcome.proved(f"interval arithmetic (mpmath.iv, branch and bound) on the box {describe_box(domain)}",
+                              f"{certified.reason}; proved on the box {describe_box(domain)} only")
     if certified.holds is False:
-        point = {s_: sp.Float(certified.witness[str(s_)], 30) for s_ in domain if str(s_) in certified.witness}
+        exact = certified.exact or {}
+        point = {s_: exact[str(s_)] for s_ in domain if str(s_) in exact}
         with mpmath.workdps(settings.precision):
             margin = float(relative_gap(rel, point, settings.precision))
+        witness = {k: float(v) if sp.Rational(float(v)) == v else str(v) for k, v in exact.items()}
         return Outcome(Verdict.REFUTED, "interval arithmetic (mpmath.iv): certified violation", 30, certified.boxes,
-                       margin, certified.witness, certified.reason)
+                       margin, witness, certified.reason)
     out = _numeric_inequality(rel, domain, settings, key, tol, "adversarial search (random starts + pattern search)")
     if out.verdict is Verdict.VERIFIED:
         out = replace(out, detail=f"{out.detail}; sampled because interval arithmetic could not settle it: {certified.reason}")

@@ -136,6 +136,8 @@ class BoxResult:
     witness: dict | None = None
     reason: str = ""
     form: str = ""
+    exact: dict | None = None
+    """The witness as exact sympy rationals inside the domain (symbol name -> value), certified at those values."""
 
 
 def _ends(v) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -172,6 +174,28 @@ def _as_iv(box: dict) -> dict:
 def _mid(box: dict, integers: set) -> dict:
     return {s: (m, m) for s, (lo, hi) in box.items()
             for m in [mpmath.floor((lo + hi) / 2) if s in integers else (lo + hi) / 2]}
+
+
+def _exact_inside(point: dict, domain: Mapping[sp.Symbol, object], dps: int) -> dict:
+    """``point`` (symbol -> mpf) as exact rationals inside the domain: each coordinate's ``dps``-digit decimal, clamped
+    to the exact ends of its range (the branch and bound root is rounded outwards, so a midpoint may lie outside)."""
+    out = {}
+    for s, v in point.items():
+        d = domain.get(s)
+        r = sp.Rational(mpmath.nstr(v, dps))
+        if d is not None:
+            lo, hi = sp.Rational(d.lo), sp.Rational(d.hi)
+            r = min(max(r, lo), hi)
+            if d.integer:
+                r = min(max(sp.Integer(round(r)), sp.ceiling(lo)), sp.floor(hi))
+        out[s] = r
+    return out
+
+
+def describe_box(domain: Mapping[sp.Symbol, object]) -> str:
+    """The box a verdict holds on, as text: ``x in [1/10, 10], L in [1, 64] (integers)``."""
+    return ", ".join(f"{s} in [{d.lo}, {d.hi}]" + (" (integers)" if d.integer else "")
+                     for s, d in sorted(domain.items(), key=lambda t: str(t[0])))
 
 
 def _relax_roundings(expr: sp.Expr) -> tuple[sp.Expr, dict]:
@@ -256,10 +280,17 @@ def prove_on_box(lhs: sp.Expr, rhs: sp.Expr, strict: bool, domain: Mapping[sp.Sy
                 if may_refute and gp is not None and (gp[1] < 0 or (strict and gp[1] <= 0)):
                     # symbols the form does not contain take any value: the midpoint of their range
                     full = {**_mid(root, integers), **point}
-                    witness = {str(s): float(v[0]) for s, v in full.items()}
-                    return BoxResult(False, boxes + used, witness, f"{form} <= {mpmath.nstr(gp[1], 6)} "
-                                     f"{'< 0' if gp[1] < 0 else '(the strict relation needs > 0)'} at the witness "
-                                     f"(interval arithmetic, {dps} digits)", form)
+                    exact = _exact_inside({s: v[0] for s, v in full.items()}, domain, dps)
+                    try:
+                        ge = _ends(gap({s: _const(v) for s, v in exact.items() if s in box}))
+                    except (NotEnclosable, ZeroDivisionError, ValueError, OverflowError):
+                        ge = None
+                    if ge is not None and (ge[1] < 0 or (strict and ge[1] <= 0)):
+                        witness = {str(s): float(v) for s, v in exact.items()}
+                        return BoxResult(False, boxes + used, witness, f"{form} <= {mpmath.nstr(ge[1], 6)} "
+                                         f"{'< 0' if ge[1] < 0 else '(the strict relation needs > 0)'} at the witness "
+                                         f"(interval arithmetic, {dps} digits, at the witness's exact value)", form,
+                                         {str(s): v for s, v in exact.items()})
                 halves = _split(box, logs, integers)
                 if halves is None:
                     pending = True

@@ -15,6 +15,7 @@ justified without a benchmark showing it finds worse violations faster.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Mapping
@@ -59,33 +60,118 @@ class SearchResult:
     value: mpmath.mpf
     point: dict
     evaluations: int
+    undefined: int = 0
+    """Evaluated points where ``f`` raised or was not a finite real (skipped)."""
+    negatives: tuple = ()
+    """Up to ``KEEP_NEGATIVE`` ``(value, point)`` with a negative value, most negative first (exact points kept exact)."""
+
+
+KEEP_NEGATIVE = 16
+STRUCTURED_CAP = 400
+"""Most exact structured candidates (``exact_candidates``) evaluated before the random starts."""
+
+
+def _simple_values(iv: Interval, cap: int = 64) -> list[sp.Rational]:
+    """Exact values of one coordinate worth trying first: the ends, 0, +-1, the midpoint, powers of 10 (log ranges),
+    the integers, then the rationals with denominators 2..12 inside the interval, at most ``cap`` of them."""
+    lo, hi = sp.Rational(iv.lo), sp.Rational(iv.hi)
+    out = [lo, hi, (lo + hi) / 2, sp.Integer(0), sp.Integer(1), sp.Integer(-1)]
+    if iv.log and lo > 0:
+        out += [sp.Integer(10) ** k for k in range(max(-cap, int(sp.floor(sp.log(lo, 10)))), min(cap, int(sp.ceiling(sp.log(hi, 10)))) + 1)]
+    ints_lo, ints_hi = sp.ceiling(lo), sp.floor(hi)
+    if ints_hi - ints_lo <= cap:
+        out += [sp.Integer(k) for k in range(int(ints_lo), int(ints_hi) + 1)]
+    if not iv.integer:
+        for q in range(2, 13):
+            if len(out) > 4 * cap:
+                break
+            k_lo, k_hi = sp.ceiling(lo * q), sp.floor(hi * q)
+            if k_hi - k_lo <= cap:
+                out += [sp.Rational(k, q) for k in range(int(k_lo), int(k_hi) + 1)]
+    keep = []
+    for v in out:
+        if lo <= v <= hi and (not iv.integer or v.q == 1) and v not in keep:
+            keep.append(v)
+    return keep[:cap]
+
+
+def exact_candidates(domain: Mapping[sp.Symbol, Interval], cap: int = STRUCTURED_CAP) -> list[dict]:
+    """Structured exact points of the box (at most ``cap``): every coordinate's simple values with the others at
+    their midpoint, then the products of the ends, 0 and +-1 (in the box) over the coordinates."""
+    syms = list(domain)
+    if not syms:
+        return []
+    centre = {s: (sp.Rational(domain[s].lo) + sp.Rational(domain[s].hi)) / 2 for s in syms}
+    centre = {s: min(max(sp.floor(c), sp.ceiling(domain[s].lo)), sp.floor(domain[s].hi)) if domain[s].integer else c
+              for s, c in centre.items()}
+    points = [dict(centre)]
+    for s in syms:
+        points += [{**centre, s: v} for v in _simple_values(domain[s])]
+    few = [_simple_values(domain[s], cap=6)[:6] for s in syms]
+    for combo in itertools.islice(itertools.product(*few), cap):
+        points.append(dict(zip(syms, combo)))
+    unique, seen = [], set()
+    for pt in points:
+        key = tuple(pt[s] for s in syms)
+        if key not in seen:
+            seen.add(key)
+            unique.append(pt)
+    return unique[:cap]
+
+
+def _to_unit(v: sp.Rational, iv: Interval) -> float:
+    lo, hi = float(iv.lo), float(iv.hi)
+    if hi == lo:
+        return 0.5
+    if iv.log:
+        return min(max((np.log(float(v)) - np.log(lo)) / (np.log(hi) - np.log(lo)), 0.0), 1.0)
+    return min(max((float(v) - lo) / (hi - lo), 0.0), 1.0)
 
 
 def adversarial_min(f: Callable[[dict], mpmath.mpf], domain: Mapping[sp.Symbol, Interval], samples: int,
-                    rng: np.random.Generator, refine: int = 4, iterations: int = 40) -> SearchResult:
+                    rng: np.random.Generator, refine: int = 4, iterations: int = 40,
+                    structured: bool = False) -> SearchResult:
     """Minimise ``f(point)`` over the box ``domain``: ``samples`` random starts, then pattern search from the best ``refine``.
 
-    Structured candidates come first: the corners (up to 4 coordinates), the centre and the midpoints of the faces.
-    Points where ``f`` raises or is not a finite real are skipped.  Call inside ``mpmath.workdps``.
+    Structured candidates come first: the corners (up to 4 coordinates), the centre and the midpoints of the faces;
+    with ``structured`` also :func:`exact_candidates` (ends, 0, +-1, integers, simple rationals), whose points are
+    returned as exact sympy rationals.  Points where ``f`` raises or is not a finite real are skipped and counted
+    (``undefined``).  Call inside ``mpmath.workdps``.
     """
     syms = list(domain)
     ivs = [domain[s] for s in syms]
-    evaluations = 0
+    evaluations = undefined = 0
+    negatives: list = []
 
-    def value(u: np.ndarray):
-        nonlocal evaluations
+    def judge(point: dict, shown: dict):
+        nonlocal evaluations, undefined
         evaluations += 1
-        point = {s: from_unit(float(ui), iv) for s, ui, iv in zip(syms, u, ivs)}
         try:
             v = f(point)
             v = mpmath.mpmathify(v)
         except (ValueError, ZeroDivisionError, OverflowError, TypeError, ArithmeticError):
-            return None, point
+            undefined += 1
+            return None, shown
         if not isinstance(v, mpmath.mpf) or not mpmath.isfinite(v):
-            return None, point
-        return v, point
+            undefined += 1
+            return None, shown
+        if v < 0 or (v == 0 and structured):
+            negatives.append((v, shown))
+            negatives.sort(key=lambda t: t[0])
+            del negatives[KEEP_NEGATIVE:]
+        return v, shown
+
+    def value(u: np.ndarray):
+        point = {s: from_unit(float(ui), iv) for s, ui, iv in zip(syms, u, ivs)}
+        return judge(point, point)
 
     starts = []
+    if structured:
+        for exact in exact_candidates(domain):
+            point = {s: mpmath.mpf(int(v.p)) / int(v.q) for s, v in exact.items()}
+            v, shown = judge(point, exact)
+            if v is not None:
+                starts.append((v, np.array([_to_unit(exact[s], iv) for s, iv in zip(syms, ivs)]), shown))
     structured = [np.full(len(syms), 0.5)]
     for j in range(len(syms)):
         for end in (0.0, 1.0):
@@ -107,7 +193,7 @@ def adversarial_min(f: Callable[[dict], mpmath.mpf], domain: Mapping[sp.Symbol, 
         if v is not None:
             starts.append((v, c, point))
     if not starts:
-        raise ValueError("the function had no finite value at any sampled point")
+        raise ValueError(f"the function had no finite value at any of the {evaluations} sampled points")
     starts.sort(key=lambda t: t[0])
     best = starts[0]
     for v, u, point in starts[: max(1, refine)]:
@@ -127,7 +213,7 @@ def adversarial_min(f: Callable[[dict], mpmath.mpf], domain: Mapping[sp.Symbol, 
                 break
         if v < best[0]:
             best = (v, u, point)
-    return SearchResult(best[0], best[2], evaluations)
+    return SearchResult(best[0], best[2], evaluations, undefined, tuple(negatives))
 
 
 @dataclass(frozen=True)

@@ -123,3 +123,13 @@ def test_tighter_constant_substitution_keeps_the_derivation_decidable():
 def test_each_check_kind_has_a_decider(kind):
     from sabounds.proofs_check.deciders import DECIDERS
     assert kind in DECIDERS
+
+
+@pytest.mark.parametrize("name,box", [("sum_aggregation", "x_1 in [1/10, 10], x_2 in [1/10, 10], x_3 in [1/10, 10]"),
+                                      ("grid_m_bound", "L in [1, 10000] (integers)"),
+                                      ("peeling_cost", "in [1, 1000000] (integers)")])
+def test_a_proof_by_interval_arithmetic_names_its_box(name, box):
+    """Interval arithmetic proves a step on a bounded box only: the method says which (L up to the --layers cap)."""
+    from sabounds.theory import thm31
+    outcome = decide(thm31.derivation()[name], Settings())
+    assert outcome.verdict is Verdict.PROVED and "on the box" in outcome.method and box in outcome.method

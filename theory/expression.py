@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import keyword
 import math
+import re
 from typing import Callable, Mapping
 
 import sympy as sp
@@ -24,6 +25,13 @@ MAX_NODES = 1000
 MAX_EXPONENT = 10**4  # |constant exponent| allowed in a power
 MAX_ARGUMENT = 10**15  # |constant argument| of any other function (sin of a huge float is slow and meaningless)
 MAX_CONSTANT_DIGITS = 4000  # an exact constant may have at most this many decimal digits (printable: Python's limit is 4300)
+NUMBER_CHARS = 200
+"""Longest accepted number text (a decimal literal, ``--value``, a ``--var`` bound): ~200 significant digits."""
+EXPONENT_CAP = 400
+"""A nonzero number's magnitude must lie within ``10^-EXPONENT_CAP .. 10^EXPONENT_CAP`` (inclusive, compared exactly):
+1e400 and 1e-400 are accepted, 1e-401, 1.5e400 and 1e-5000 refused, before any huge power of ten is built."""
+_DECIMAL = re.compile(r"^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d{1,12}))?$")
+_FRACTION = re.compile(r"^([+-]?\d+)\s*/\s*([+-]?\d+)$")
 
 
 class ExpressionError(ValueError):
@@ -52,6 +60,42 @@ RELATIONS = {ast.LtE: sp.Le, ast.Lt: sp.Lt, ast.GtE: sp.Ge, ast.Gt: sp.Gt}
 _BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
 _REFUSED_OPERATORS = {ast.BitXor: "'^' is not a power here; write '**'", ast.FloorDiv: "'//' is not allowed; write '/'",
                       ast.Mod: "'%' is not allowed", ast.MatMult: "'@' is not allowed"}
+
+
+def exact_decimal(text: str, what: str = "number") -> sp.Rational:
+    """A finite decimal (``1.13``, ``1e-3``) or a fraction (``113/100``) as the exact rational it spells.
+
+    Read by a regular expression, never evaluated; the length and magnitude caps (``NUMBER_CHARS``,
+    ``EXPONENT_CAP``) are checked before a power of ten is built, so a huge exponent costs nothing.
+    """
+    t = text.strip()
+    if len(t) > NUMBER_CHARS:
+        raise ExpressionError(f"{what} is limited to {NUMBER_CHARS} characters")
+    frac = _FRACTION.match(t)
+    if frac:
+        num, den = int(frac.group(1)), int(frac.group(2))
+        if den == 0:
+            raise ExpressionError(f"{what} {text!r} divides by zero")
+        value = sp.Rational(num, den)
+    else:
+        m = _DECIMAL.match(t)
+        if not m or not (m.group(2) or m.group(3)):
+            raise ExpressionError(f"{what} {text!r} is not a finite decimal number or fraction")
+        sign, whole, part, exp = m.group(1), m.group(2) or "", m.group(3) or "", int(m.group(4) or 0)
+        digits = (whole + part).lstrip("0")
+        if not digits:
+            return sp.Integer(0)
+        # the value is 0.d1d2... * 10^top with d1 != 0, so 10^(top-1) <= |value| < 10^top
+        top = exp + len(whole.lstrip("0")) if whole.lstrip("0") else exp - (len(part) - len(part.lstrip("0")))
+        if top - 1 > EXPONENT_CAP or top < -EXPONENT_CAP:
+            raise ExpressionError(f"{what} {text!r}: its magnitude must lie within 1e-{EXPONENT_CAP} .. 1e{EXPONENT_CAP}")
+        scale = exp - len(part)
+        value = sp.Integer(int(whole + part))
+        value = value * sp.Integer(10) ** scale if scale >= 0 else sp.Rational(value, sp.Integer(10) ** (-scale))
+        value = -value if sign == "-" else value
+    if value != 0 and not (sp.Rational(1, 10**EXPONENT_CAP) <= abs(value) <= sp.Integer(10) ** EXPONENT_CAP):
+        raise ExpressionError(f"{what} {text!r}: its magnitude must lie within 1e-{EXPONENT_CAP} .. 1e{EXPONENT_CAP}")
+    return value
 
 
 def check_name(name: str) -> str:
@@ -88,8 +132,9 @@ def _digits(value: sp.Expr) -> float:
 
 
 class _Builder:
-    def __init__(self, symbols: Mapping[str, sp.Symbol]):
+    def __init__(self, symbols: Mapping[str, sp.Symbol], source: str = ""):
         self.symbols = symbols
+        self.source = source
 
     def build(self, node: ast.AST) -> sp.Expr:
         method = getattr(self, f"_{type(node).__name__}", None)
@@ -102,9 +147,9 @@ class _Builder:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise ExpressionError(f"literal {v!r} is not allowed; only real numbers")
         if isinstance(v, float):
-            if not math.isfinite(v):
-                raise ExpressionError(f"literal {v!r} is not a finite number")
-            return sp.Float(repr(v))
+            # the literal as written, exactly (0.1 is 1/10, not the binary float nearest to it)
+            text = ast.get_source_segment(self.source, node) or repr(v)
+            return exact_decimal(text.replace("_", ""), "literal")
         if len(str(v)) > 100:
             raise ExpressionError("integer literal longer than 100 digits")
         return sp.Integer(v)
@@ -228,7 +273,7 @@ def parse_relation(text: str, variables: Mapping[str, sp.Symbol]) -> sp.Rel:
     relation = RELATIONS.get(type(body.ops[0]))
     if relation is None:
         raise ExpressionError("the comparison must be one of <=, <, >=, > (== and != are not inequalities)")
-    builder = _Builder(variables)
+    builder = _Builder(variables, text.strip())
     try:
         lhs, rhs = builder.build(body.left), builder.build(body.comparators[0])
     except (ValueError, OverflowError, RecursionError, MemoryError, TypeError, ArithmeticError) as exc:

@@ -238,7 +238,7 @@ def _steps() -> tuple[Step, ...]:
         Step("grid_m_bound",
              sp.Le(grid_m, L + sp.log(N) + 1),
              "m = ceil(L + ln N) <= L + ln N + 1, so the grid costs K ln(2L + 2 ln N + 3)",
-             Inequality({L: Interval(1, 64, integer=True), N: Interval(2, 4096, log=True)})),
+             Inequality({L: Interval(1, 10_000, integer=True), N: Interval(2, 4096, log=True)})),  # L up to the --layers cap
         Step("peeling_weights",
              sp.Eq(sp.Sum(1 / (j_peel * (j_peel + 1)), (j_peel, 1, sp.oo)), 1),
              "weights 1/(j(j+1)) over dyadic shells (2^{j-1}, 2^j] sum to 1: shell j costs ln(j(j+1)) <= 2 ln(j+1)",

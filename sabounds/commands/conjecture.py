@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 
@@ -25,7 +24,7 @@ from sabounds.proofs_check.time_limit import TimeLimit, time_limit
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 from sabounds.errors import UserError
 from sabounds.progress import progress_bar
-from sabounds.theory.expression import ExpressionError, check_name, parse_relation
+from sabounds.theory.expression import EXPONENT_CAP, NUMBER_CHARS, ExpressionError, check_name, exact_decimal, parse_relation
 
 EXIT = {Verdict.PROVED: 0, Verdict.VERIFIED: 0, Verdict.REFUTED: 0, Verdict.UNRESOLVED: 1}
 
@@ -45,44 +44,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds for a free-form decision (default 4, at most 60)")
 
 
-VALUE_CHARS = 200
+VALUE_CHARS = NUMBER_CHARS
 """Longest accepted --value (and --var bound) text: at most 200 characters, so at most ~200 significant digits."""
-EXPONENT_CAP = 400
-"""Largest accepted decimal exponent magnitude of --value (and --var bounds): 1e400 and 1e-400 are accepted,
-1e401 and 1e-5000 are refused in one line before any number is built (no 10**999999999 expansion)."""
-_DECIMAL = re.compile(r"^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d{1,12}))?$")
-_FRACTION = re.compile(r"^([+-]?\d+)\s*/\s*([+-]?\d+)$")
 
 
 def exact_number(text: str, what: str) -> sp.Rational:
-    """A finite decimal (``1.13``, ``1e-3``) or a fraction (``113/100``) as the exact rational it spells.
-
-    The text is read by a regular expression, never evaluated; its exponent is checked against
-    ``EXPONENT_CAP`` *before* the rational is built, so a huge exponent costs nothing.
-    """
-    t = text.strip()
-    if len(t) > VALUE_CHARS:
-        raise UserError(f"{what} is limited to {VALUE_CHARS} characters")
-    frac = _FRACTION.match(t)
-    if frac:
-        num, den = int(frac.group(1)), int(frac.group(2))
-        if den == 0:
-            raise UserError(f"{what} {text!r} divides by zero")
-        return sp.Rational(num, den)
-    m = _DECIMAL.match(t)
-    if not m or not (m.group(2) or m.group(3)):
-        raise UserError(f"{what} {text!r} is not a finite decimal number or fraction")
-    sign, whole, part, exp = m.group(1), m.group(2) or "", m.group(3) or "", int(m.group(4) or 0)
-    digits = (whole + part).lstrip("0")
-    magnitude = exp + len(whole.lstrip("0")) if whole.lstrip("0") else exp - (len(part) - len(part.lstrip("0")))
-    if digits and abs(magnitude) > EXPONENT_CAP:
-        raise UserError(f"{what} {text!r}: its magnitude must lie within 1e-{EXPONENT_CAP} .. 1e{EXPONENT_CAP}")
-    if not digits:
-        return sp.Integer(0)
-    scale = exp - len(part)
-    value = sp.Integer(int(whole + part))
-    value = value * sp.Integer(10) ** scale if scale >= 0 else sp.Rational(value, sp.Integer(10) ** (-scale))
-    return -value if sign == "-" else value
+    """A finite decimal (``1.13``, ``1e-3``) or a fraction (``113/100``) as the exact rational it spells
+    (``sabounds.theory.expression.exact_decimal``: the same reader and caps as a relation's literals)."""
+    try:
+        return exact_decimal(text, what)
+    except ExpressionError as exc:
+        raise UserError(str(exc)) from None
 
 
 def parse_value(text: str) -> sp.Rational:
@@ -149,10 +121,10 @@ def conjecture_from(args):
 
 
 def record(conjecture, outcome: Outcome) -> dict:
-    """The JSON of one decision: the issue's six keys, then claim, detail and seconds."""
+    """The JSON of one decision: the issue's six keys, then claim and detail; no timing (same seed, same bytes)."""
     return {"verdict": outcome.verdict.value, "method": outcome.method, "witness": dict(outcome.witness or {}) or None,
             "margin": outcome.margin, "precision_digits": outcome.precision_digits, "samples": outcome.samples,
-            "claim": conjecture.claim, "detail": outcome.detail, "seconds": round(outcome.seconds, 3)}
+            "claim": conjecture.claim, "detail": outcome.detail}
 
 
 def run(args) -> int:
@@ -182,5 +154,5 @@ def run(args) -> int:
         if rec["witness"]:
             print("witness: " + ", ".join(f"{k} = {v}" for k, v in rec["witness"].items() if k not in ("W", "X", "X_prime")))
         print(f"detail:  {rec['detail']}")
-        print(f"time:    {rec['seconds']:.2f} s")
+        print(f"time:    {outcome.seconds:.2f} s")
     return EXIT[outcome.verdict]
