@@ -8,6 +8,14 @@ from sabounds.atomic import MARKER, OutputInterrupted, atomic_directory, read_ma
 from sabounds.errors import UserError
 
 
+def _mark(folder, **fields):
+    """A marker as sabounds writes it on completion (with the sha256 and size of each listed file)."""
+    import json
+    from sabounds.atomic import _hashes
+    (folder / MARKER).write_text(json.dumps({"sabounds_output": 1, "state": "complete", **fields,
+                                             "hashes": _hashes(folder, fields["files"])}))
+
+
 def _visible(folder):
     return sorted(p.name for p in folder.iterdir() if p.name != MARKER)
 
@@ -83,12 +91,12 @@ def test_failed_forced_run_keeps_the_old_report(tmp_path):
 
 def test_stale_partials_of_dead_runs_are_removed(tmp_path):
     target = tmp_path / "out"
-    marker = '{"sabounds_output": 1, "state": "writing", "files": []}'
+    marker = '{"sabounds_output": 1, "state": "writing", "pid": %d, "files": []}'
     dead, alive, foreign = (tmp_path / f".out.partial-{pid}" for pid in (999999999, os.getpid(), 999999998))
     for folder in (dead, alive, foreign):
         folder.mkdir()
-    (dead / MARKER).write_text(marker)
-    (alive / MARKER).write_text(marker)
+    (dead / MARKER).write_text(marker % 999999999)
+    (alive / MARKER).write_text(marker % os.getpid())
     (foreign / "data.txt").write_text("not ours")
     assert remove_stale_partials(target) == [dead]
     assert alive.exists() and not dead.exists() and foreign.exists()  # no marker: not ours, never deleted
@@ -138,8 +146,7 @@ def test_two_rename_fallback_replaces_and_a_kill_between_is_undone(tmp_path, mon
     partial = tmp_path / f".out.partial-{dead}"
     partial.mkdir()
     (partial / "newer.txt").write_text("newer")
-    (partial / MARKER).write_text(json.dumps({"sabounds_output": 1, "token": "t2", "state": "complete",
-                                              "replaces": old_token, "files": ["newer.txt"]}))
+    _mark(partial, token="t2", replaces=old_token, files=["newer.txt"])
     done = atomic.recover(target)
     assert any("undone" in line for line in done) and any("undid" in line for line in done), done
     assert _visible(target) == ["new.txt"] and sorted(p.name for p in tmp_path.iterdir()) == ["out"]
@@ -154,8 +161,7 @@ def test_leftover_of_a_finished_swap_is_removed_as_finished(tmp_path):
     old = tmp_path / ".out.partial-999999996"
     old.mkdir()
     (old / "old.txt").write_text("older")
-    (old / MARKER).write_text(json.dumps({"sabounds_output": 1, "token": "t0", "state": "complete",
-                                          "replaces": None, "files": ["old.txt"]}))
+    _mark(old, token="t0", replaces=None, files=["old.txt"])
     marker = read_marker(target)
     marker["replaces"] = "t0"
     (target / MARKER).write_text(json.dumps(marker))
