@@ -19,7 +19,8 @@
   the old one in one system call, so at every instant exactly one complete report sits at ``target``; the old
   one is then deleted.  Where the call is missing (non-Linux, or a file system that refuses it) two renames
   are used; a kill between them leaves ``target`` missing for an instant, and the next run restores the old
-  report.  SIGINT and SIGTERM are blocked during the swap, so an interrupt is reported with the true state.
+  report.  SIGINT and SIGTERM are blocked during the swap (and held until
+  after it if another thread takes them), so an interrupt is reported with the true state.
 - **Recovery.** Leftovers of a killed run carry the marker; the next run to the same target (under the lock)
   deletes unfinished ones, finishes an interrupted replacement or undoes it, and says which on stderr.  Only a
   leftover of a dead process is touched: a ``writing`` one whose marker names that process, or a ``complete``
@@ -512,10 +513,30 @@ class _Interrupts:
 
     def __init__(self):
         self.seen = False
+        self.deferred = False
+        self.pending = False
 
     def __call__(self, signum, frame):
         self.seen = True
+        if self.deferred:  # inside a step that must not be cut (blocking covers only this thread)
+            self.pending = True
+            return
         raise KeyboardInterrupt
+
+    @contextmanager
+    def held(self):
+        """Run a step whole: SIGINT/SIGTERM are blocked in this thread and, if another thread takes one, the
+        KeyboardInterrupt comes after the step."""
+        self.deferred = True
+        signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+        try:
+            yield
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
+            self.deferred = False
+            if self.pending:
+                self.pending = False
+                raise KeyboardInterrupt
 
 
 _SIGNALS = {signal.SIGINT, signal.SIGTERM}
@@ -562,16 +583,13 @@ def atomic_directory(target: str | os.PathLike, force: bool = False,
                                 "move it away or retry")
         record = {"sabounds_output": 1, "token": uuid.uuid4().hex, "pid": os.getpid(), "state": "writing",
                   "replaces": old_marker.get("token") if old_marker else None, "files": []}
-        signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)  # the folder is never without its marker (but KILL)
-        try:
+        with interrupts.held():  # the folder is never without its marker (but after SIGKILL)
             try:
                 _partial_name(path, os.getpid()).mkdir()
             except OSError as exc:
                 raise UserError(f"cannot write in {path.parent}: {exc.strerror or exc}") from None
             partial = _partial_name(path, os.getpid())
             _write_marker(partial, record)
-        finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
         fault_point("partial-created")
         yield partial
         fault_point("written")
@@ -581,13 +599,10 @@ def atomic_directory(target: str | os.PathLike, force: bool = False,
         fault_point("completed")
         if existed and ownership(path):  # changed under us since the check (not by sabounds: we hold the lock)
             raise UserError(ownership(path))
-        signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
-        try:
+        with interrupts.held():
             fault_point("in-swap")
             old = _swap(partial, path)
             swapped = True
-        finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
         fault_point("swapped")
         if old is not None:
             _remove_old(old)

@@ -321,3 +321,23 @@ def test_force_replaces_a_report_whose_files_were_only_deleted(tmp_path):
     with atomic_directory(target, force=True) as part:
         (part / "new.txt").write_text("new")
     assert _visible(target) == ["new.txt"]
+
+
+def test_an_interrupt_taken_by_another_thread_during_the_swap_comes_after_it(tmp_path, monkeypatch):
+    """With the signal blocked in the main thread the kernel hands it to another thread; the swap still
+    completes and the message says the new report is in place."""
+    import threading
+    target = tmp_path / "out"
+    _old_report(target)
+    stop = threading.Event()
+    helper = threading.Thread(target=stop.wait, daemon=True)
+    helper.start()
+    monkeypatch.setenv("SABOUNDS_TEST_FAULT", "in-swap:INT")
+    try:
+        with pytest.raises(OutputInterrupted, match="holds the new, complete report"):
+            with atomic_directory(target, force=True) as part:
+                (part / "new.txt").write_text("new")
+    finally:
+        stop.set()
+        helper.join()
+    assert _visible(target) == ["new.txt"] and sorted(p.name for p in tmp_path.iterdir()) == ["out"]
