@@ -247,8 +247,8 @@ def test_help_lists_every_command_without_importing_them():
 
 
 @pytest.mark.parametrize("where", ["the-checkpoint", "inside-the-checkpoint", "a-file-in-the-checkpoint",
-                                   "above-the-checkpoint", "folder-of-the-list-file", "the-out-folder", "inside-the-out",
-                                   "a-file"])
+                                   "above-the-checkpoint", "folder-of-the-list-file", "the-out-folder",
+                                   "inside-the-out", "a-file"])
 def test_a_cache_dir_over_an_input_or_the_out_or_a_file_is_refused_before_any_work(models, tmp_path, capsys, where):
     from hostile import snapshot
     listing = tmp_path / "lists" / "list.txt"
@@ -258,7 +258,8 @@ def test_a_cache_dir_over_an_input_or_the_out_or_a_file_is_refused_before_any_wo
     out = tmp_path / "out"
     cache = {"the-checkpoint": models[0], "inside-the-checkpoint": f"{models[0]}/cache",
              "a-file-in-the-checkpoint": f"{models[0]}/config.json", "above-the-checkpoint": str(tmp_path),
-             "folder-of-the-list-file": str(listing.parent), "the-out-folder": str(out), "inside-the-out": str(out / "cache"),
+             "folder-of-the-list-file": str(listing.parent), "the-out-folder": str(out),
+             "inside-the-out": str(out / "cache"),
              "a-file": str(tmp_path / "afile")}[where]
     source = str(listing) if where == "folder-of-the-list-file" else models[0]
     before = snapshot(tmp_path)

@@ -48,8 +48,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--method", choices=("certified", "exact"), default="certified",
                         help="feed-forward spectra: Gram route where certified to 1e-9 relative, else LAPACK "
                              "(default), or LAPACK always")
-    parser.add_argument("--cache-dir", metavar="DIR", help="spectra cache folder (default: $SABOUNDS_CACHE_DIR or "
-                        "the user cache folder, e.g. ~/.cache/sabounds)")
+    parser.add_argument("--cache-dir", metavar="DIR", help="spectra cache folder, apart from the checkpoints, list "
+                        "files and --out (default: $SABOUNDS_CACHE_DIR or the user cache folder, e.g. "
+                        "~/.cache/sabounds)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the spectra cache")
     parser.add_argument("--json", action="store_true", help="print the rows and fits as JSON")
 
