@@ -4,19 +4,28 @@
 ``target``; when the block succeeds the partial folder is completed and swapped into place, otherwise removed.
 
 - **Ownership.** Every folder sabounds creates carries a marker file ``.sabounds-output`` (JSON: a run token,
-  the state ``writing`` or ``complete``, the token of the report it replaces, and the manifest of the files it
-  wrote).  ``--force`` replaces only an empty folder or one whose marker lists every file in it; it refuses a
-  symbolic link (never followed), the current folder or one containing it, the inputs (``protect``), a folder
-  containing or inside an input, anything that is not a folder, and an empty path.
+  the state ``writing`` or ``complete``, the token of the report it replaces, the manifest of the files it
+  wrote and, once complete, the sha256 and size of each).  ``--force`` replaces only an empty folder or one whose
+  marker lists every file in it with unchanged content (an edited file, or one turned into a link or folder, is
+  named in the refusal; a marker without hashes is not trusted); it refuses a symbolic link (never followed),
+  the current folder or one containing it, the inputs (``protect``), a folder containing or inside an input,
+  anything that is not a folder, and an empty path.
 - **Concurrency.** ``fcntl.flock`` on ``.<name>.sabounds-lock`` beside the target, held from the first check to
-  the swap: of two runs to one path exactly one proceeds, the other gets a one-line error.
+  the swap: of two runs to one path exactly one proceeds, the other gets a one-line error.  The lock file
+  appears with its content (first line ``sabounds output lock``; hard-linked from a private file); a file of
+  that name that is a link, not a regular file, or holds other content is refused and never opened for writing
+  or removed; only the lock file this run holds is removed.
 - **Atomic swap.** On Linux ``renameat2(RENAME_EXCHANGE)`` (through ctypes) swaps the complete new folder with
   the old one in one system call, so at every instant exactly one complete report sits at ``target``; the old
   one is then deleted.  Where the call is missing (non-Linux, or a file system that refuses it) two renames
   are used; a kill between them leaves ``target`` missing for an instant, and the next run restores the old
-  report.  SIGINT and SIGTERM are blocked during the swap, so an interrupt is reported with the true state.
+  report.  SIGINT and SIGTERM are blocked during the swap (and held until
+  after it if another thread takes them), so an interrupt is reported with the true state.
 - **Recovery.** Leftovers of a killed run carry the marker; the next run to the same target (under the lock)
-  deletes unfinished ones, finishes an interrupted replacement or undoes it, and says which on stderr.
+  deletes unfinished ones, finishes an interrupted replacement or undoes it, and says which on stderr.  Only a
+  leftover of a dead process is touched: a ``writing`` one whose marker names that process, or a ``complete``
+  one that ``--force`` could replace; a folder of a leftover's name without our marker, or with files the
+  marker does not list or that were edited, is left alone (if it blocks this run, the refusal says so).
 - **Fault injection (tests).** ``SABOUNDS_TEST_FAULT=<stage>[:<SIG>]`` sends ``SIG`` (INT, TERM or KILL; INT by
   default) to the process at ``<stage>``; :data:`STAGES` lists them, in order.
 """
@@ -26,10 +35,12 @@ from __future__ import annotations
 import ctypes
 import errno
 import fcntl
+import hashlib
 import json
 import os
 import shutil
 import signal
+import stat
 import sys
 import uuid
 from contextlib import contextmanager
@@ -95,8 +106,51 @@ def _contents(folder: Path) -> list[str]:
     return sorted(p for p in out if p not in (MARKER, MARKER + ".tmp"))
 
 
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _hashes(folder: Path, names: Iterable[str]) -> dict[str, dict]:
+    """sha256 and size of each regular file among ``names`` (folders end in ``/`` and are skipped)."""
+    out = {}
+    for name in names:
+        if not name.endswith("/"):
+            path = folder / name
+            st = os.lstat(path)
+            out[name] = ({"sha256": _sha256(path), "size": st.st_size} if stat.S_ISREG(st.st_mode)
+                         else {"kind": "not a regular file"})
+    return out
+
+
+def _changed(folder: Path, marker: dict) -> str | None:
+    """The first listed entry that is no longer what sabounds wrote (content, size, or kind), else None."""
+    hashes = marker.get("hashes")
+    if not isinstance(hashes, dict):
+        return None
+    for name in marker["files"]:
+        path = folder / name.rstrip("/")
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            continue  # deleted by the user: nothing of theirs to lose
+        if name.endswith("/"):
+            if not stat.S_ISDIR(st.st_mode):
+                return name
+            continue
+        want = hashes.get(name)
+        if not stat.S_ISREG(st.st_mode) or not isinstance(want, dict) or st.st_size != want.get("size") \
+                or _sha256(path) != want.get("sha256"):
+            return name
+    return None
+
+
 def ownership(folder: Path) -> str | None:
-    """None if sabounds may replace ``folder`` (empty, or every entry listed in its marker); else why not."""
+    """None if sabounds may replace ``folder`` (empty, or every entry listed in its marker and every listed file
+    as sabounds wrote it, by sha256 and size); else why not."""
     present = _contents(folder)
     if not present:
         return None
@@ -108,6 +162,13 @@ def ownership(folder: Path) -> str | None:
     if foreign:
         return (f"{folder} holds {len(foreign)} file(s) sabounds did not write (e.g. {foreign[0]!r}); "
                 "refusing to replace it, even with --force")
+    if not isinstance(marker.get("hashes"), dict):
+        return (f"{folder} has a marker without content hashes (an older sabounds, or unfinished), so edits to its "
+                "files cannot be ruled out; refusing to replace it, even with --force (remove it yourself)")
+    changed = _changed(folder, marker)
+    if changed:
+        return (f"{folder / changed.rstrip('/')} was changed after sabounds wrote it; refusing to replace "
+                f"{folder}, even with --force")
     return None
 
 
@@ -139,6 +200,9 @@ def check_target(target: str | os.PathLike, force: bool = False, protect: Iterab
         inp = Path(os.path.realpath(item))
         if _inside(inp, real) or _inside(real, inp):
             raise UserError(f"{path} is, contains or lies inside the input {inp}; choose another --out")
+    foreign_lock = _foreign_lock(_lock_path(path))
+    if foreign_lock:
+        raise UserError(foreign_lock)
     if os.path.lexists(path):
         if not path.is_dir():
             raise UserError(f"{path} exists and is not a folder")
@@ -157,20 +221,116 @@ def _lock_path(target: Path) -> Path:
     return target.parent / f".{target.name}.sabounds-lock"
 
 
-def _acquire(target: Path) -> int:
-    """Take the exclusive lock beside ``target`` without waiting; the file is ours to remove while held."""
-    path = _lock_path(target)
-    for _ in range(100):
+LOCK_SIGNATURE = b"sabounds output lock\n"
+
+
+def _lock_content() -> bytes:
+    return LOCK_SIGNATURE + f"pid {os.getpid()}\n".encode()
+
+
+def _create_lock(path: Path) -> int | None:
+    """Make the lock file ours, flocked and with its content before it appears (a private file hard-linked to the
+    lock's name); None if the name is taken.  Where hard links are refused: create, flock, then write."""
+    tmp = path.parent / f"{path.name}.{os.getpid()}-{uuid.uuid4().hex[:12]}.tmp"
+    try:
+        fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        raise UserError(f"cannot create the lock {path}: {exc.strerror or exc}") from None
+    try:
+        os.write(fd, _lock_content())
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+            os.link(tmp, path, follow_symlinks=False)
+            return fd
+        except FileExistsError:
+            os.close(fd)
+            return None
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS):
+                raise UserError(f"cannot create the lock {path}: {exc.strerror or exc}") from None
+        os.close(fd)
+        fd = -1
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        except FileExistsError:
+            return None
         except OSError as exc:
             raise UserError(f"cannot create the lock {path}: {exc.strerror or exc}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+        except OSError:  # a second run opened our still-empty lock this instant; it refuses and lets go
+            os.unlink(path)
+            raise UserError(f"another sabounds run is starting to write beside {path.name}; retry") from None
+        os.write(fd, _lock_content())
+        return fd
+    except BaseException:
+        if fd >= 0:
             os.close(fd)
+        raise
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def _foreign_lock(path: Path) -> str | None:
+    """Why a file at the lock's name is certainly not a sabounds lock (a link, not a regular file, or content
+    without our first line), else None.  Read without following links and without blocking."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
+        kind = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a regular file"
+        return (f"{path} is {kind}, not a sabounds lock; refusing to use or remove it "
+                "(move it away or choose another --out)")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        content = os.read(fd, len(LOCK_SIGNATURE)) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    finally:
+        os.close(fd)
+    if content and not LOCK_SIGNATURE.startswith(content):
+        return (f"{path} is not a sabounds lock (it holds other content); refusing to use or remove it "
+                "(move it away or choose another --out)")
+    return None
+
+
+def _adopt_lock(path: Path, target: Path) -> int | None:
+    """Take an existing lock file left by a finished or killed run; refuse one held now or one sabounds did not
+    write (never opened for writing, never removed); None if it vanished meanwhile."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
+        kind = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a regular file"
+        raise UserError(f"{path} is {kind}, not a sabounds lock; refusing to use or remove it "
+                        "(move it away or choose another --out)")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise UserError(f"cannot open the lock {path}: {exc.strerror or exc}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UserError(f"{path} is not a regular file, not a sabounds lock; refusing to use or remove it")
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
             raise UserError(f"another sabounds run is writing {target} (lock {path.name} is held); "
                             "wait for it or choose another --out") from None
+        content = os.read(fd, 4096)
+        if not content:
+            raise UserError(f"another sabounds run may be starting to write {target} (its lock {path.name} is "
+                            "still empty); retry, or remove that file if it is not a sabounds lock")
+        if not content.startswith(LOCK_SIGNATURE):
+            raise UserError(f"{path} is not a sabounds lock (it holds other content); refusing to use or remove "
+                            "it (move it away or choose another --out)")
         try:
             same = os.path.samestat(os.fstat(fd), os.stat(path, follow_symlinks=False))
         except FileNotFoundError:
@@ -178,12 +338,34 @@ def _acquire(target: Path) -> int:
         if same:  # not a lock file the previous holder removed after we opened it
             return fd
         os.close(fd)
+        return None
+    except BaseException:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+        raise
+
+
+def _acquire(target: Path) -> int:
+    """Take the exclusive lock beside ``target`` without waiting; returns a file descriptor on a lock file
+    sabounds wrote (created now, or left by a run that ended), which :func:`_release` removes."""
+    path = _lock_path(target)
+    for _ in range(100):
+        fd = _create_lock(path)
+        if fd is None:
+            fd = _adopt_lock(path, target)
+        if fd is not None:
+            return fd
     raise UserError(f"cannot take the lock {path}")
 
 
 def _release(target: Path, fd: int) -> None:
+    """Remove the lock file only if it is still the one this descriptor holds, then let go."""
+    path = _lock_path(target)
     try:
-        os.unlink(_lock_path(target))
+        if os.path.samestat(os.fstat(fd), os.stat(path, follow_symlinks=False)):
+            os.unlink(path)
     except OSError:
         pass
     os.close(fd)
@@ -258,14 +440,22 @@ def _alive(pid: int) -> bool:
 
 
 def _leftovers(target: Path) -> list[tuple[Path, dict]]:
+    """Folders beside ``target`` that a dead sabounds run left and that hold nothing else: a ``writing`` partial
+    whose marker names the run in the folder's name, or a ``complete`` folder that :func:`ownership` clears.
+    Anything else with a leftover's name (no marker, foreign or edited files) is never touched."""
     found = []
     for kind in ("partial", "old"):
         for path in sorted(target.parent.glob(f".{target.name}.{kind}-*")):
             pid = path.name.rsplit("-", 1)[-1]
+            if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
+                continue
             marker = read_marker(path)
-            if marker is None and path.is_dir() and not path.is_symlink() and not any(path.iterdir()):
-                marker = {"state": "empty"}  # killed between mkdir and the marker: nothing inside to lose
-            if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)) and marker is not None:
+            if marker is None:
+                continue
+            if marker.get("state") == "complete":
+                if ownership(path) is None:
+                    found.append((path, marker))
+            elif marker.get("state") == "writing" and kind == "partial" and marker.get("pid") == int(pid):
                 found.append((path, marker))
     return found
 
@@ -297,10 +487,7 @@ def recover(target: str | os.PathLike) -> list[str]:
             what = f"finished an interrupted replacement of {target.name}: removed the previous report"
         else:
             what = f"undid an interrupted run: removed its report, which never reached {target.name}"
-        if marker.get("state") == "empty":
-            path.rmdir()
-        else:
-            shutil.rmtree(path)
+        shutil.rmtree(path)
         done.append(f"{what} {path.name}")
     return done
 
@@ -326,17 +513,38 @@ class _Interrupts:
 
     def __init__(self):
         self.seen = False
+        self.deferred = False
+        self.pending = False
 
     def __call__(self, signum, frame):
         self.seen = True
+        if self.deferred:  # inside a step that must not be cut (blocking covers only this thread)
+            self.pending = True
+            return
         raise KeyboardInterrupt
+
+    @contextmanager
+    def held(self):
+        """Run a step whole: SIGINT/SIGTERM are blocked in this thread and, if another thread takes one, the
+        KeyboardInterrupt comes after the step."""
+        self.deferred = True
+        signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+        try:
+            yield
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
+            self.deferred = False
+            if self.pending:
+                self.pending = False
+                raise KeyboardInterrupt
 
 
 _SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
 def _finish_marker(partial: Path, record: dict) -> None:
-    record.update(state="complete", files=_contents(partial))
+    files = _contents(partial)
+    record.update(state="complete", files=files, hashes=_hashes(partial, files))
     _write_marker(partial, record)
 
 
@@ -369,16 +577,19 @@ def atomic_directory(target: str | os.PathLike, force: bool = False,
         check_target(path, force, protect)  # again, under the lock
         existed = os.path.lexists(path)
         old_marker = read_marker(path) if existed else None
-        partial = _partial_name(path, os.getpid())
-        if os.path.lexists(partial):
-            raise UserError(f"{partial} exists (left by a process with this id); remove it or retry")
-        try:
-            partial.mkdir()
-        except OSError as exc:
-            raise UserError(f"cannot write in {path.parent}: {exc.strerror or exc}") from None
+        for taken in (_partial_name(path, os.getpid()), _old_name(path, os.getpid())):
+            if os.path.lexists(taken):
+                raise UserError(f"{taken} exists (not made by this run); sabounds will not touch it: "
+                                "move it away or retry")
         record = {"sabounds_output": 1, "token": uuid.uuid4().hex, "pid": os.getpid(), "state": "writing",
                   "replaces": old_marker.get("token") if old_marker else None, "files": []}
-        _write_marker(partial, record)
+        with interrupts.held():  # the folder is never without its marker (but after SIGKILL)
+            try:
+                _partial_name(path, os.getpid()).mkdir()
+            except OSError as exc:
+                raise UserError(f"cannot write in {path.parent}: {exc.strerror or exc}") from None
+            partial = _partial_name(path, os.getpid())
+            _write_marker(partial, record)
         fault_point("partial-created")
         yield partial
         fault_point("written")
@@ -388,19 +599,16 @@ def atomic_directory(target: str | os.PathLike, force: bool = False,
         fault_point("completed")
         if existed and ownership(path):  # changed under us since the check (not by sabounds: we hold the lock)
             raise UserError(ownership(path))
-        signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
-        try:
+        with interrupts.held():
             fault_point("in-swap")
             old = _swap(partial, path)
             swapped = True
-        finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
         fault_point("swapped")
         if old is not None:
             _remove_old(old)
         fault_point("done")
     except BaseException as exc:
-        if not swapped and partial is not None and read_marker(partial) is not None:
+        if not swapped and partial is not None:  # made by our mkdir, so everything in it is ours
             shutil.rmtree(partial, ignore_errors=True)
         if isinstance(exc, KeyboardInterrupt):
             if swapped:

@@ -79,6 +79,23 @@ def workspace(root: Path) -> None:
         os.chdir(cwd)
     shutil.copytree(root / "rep", root / "rep_edited")
     (root / "rep_edited" / "my_comments.txt").write_text("added by the user")
+    shutil.copytree(root / "rep", root / "rep_changed")
+    (root / "rep_changed" / "model.csv").write_text("my notes over a file sabounds wrote")
+    shutil.copytree(root / "rep", root / "rep_linked")
+    (root / "rep_linked" / "model.csv").unlink()
+    (root / "rep_linked" / "model.csv").symlink_to(root / "notes.txt")
+    for name in ("lock_file", "lock_empty", "lock_link", "lock_dir"):
+        (root / name).mkdir()
+    (root / "lock_file" / ".out.sabounds-lock").write_text("precious")
+    (root / "lock_empty" / ".out.sabounds-lock").write_text("")
+    (root / "lock_link" / ".out.sabounds-lock").symlink_to(root / "notes.txt")
+    (root / "lock_dir" / ".out.sabounds-lock").mkdir()
+    (root / "lock_dir" / ".out.sabounds-lock" / "kept.txt").write_text("a user's folder")
+    leftovers = root / "leftovers"  # leftover names that sabounds did not make: never touched
+    (leftovers / ".out.partial-999999").mkdir(parents=True)
+    (leftovers / ".out.old-999998").mkdir()
+    shutil.copytree(root / "rep_edited", leftovers / ".out.old-999997")  # our marker, plus a user's file
+    shutil.copytree(root / "rep_changed", leftovers / ".out.partial-999996")  # our marker, an edited file
 
 
 @dataclass(frozen=True)
@@ -112,6 +129,12 @@ OUTPUT_CASES = [
     OutputCase("file-inside-report", "rep/.sabounds-output", True, REFUSE),
     OutputCase("report-no-force", "rep", False, REFUSE),
     OutputCase("report-with-user-file", "rep_edited", True, REFUSE),
+    OutputCase("report-with-edited-file", "rep_changed", True, REFUSE),
+    OutputCase("report-file-became-link", "rep_linked", True, REFUSE),
+    OutputCase("user-file-named-like-the-lock", "lock_file/out", False, REFUSE),
+    OutputCase("empty-file-named-like-the-lock", "lock_empty/out", False, REFUSE),
+    OutputCase("link-named-like-the-lock", "lock_link/out", False, REFUSE),
+    OutputCase("folder-named-like-the-lock", "lock_dir/out", False, REFUSE),
     OutputCase("unwritable", "/proc/sabounds-no/out", True, REFUSE),
     OutputCase("nul-byte", "a\0b", True, REFUSE),
     OutputCase("our-report-force", "rep", True, OK, ("rep",)),
@@ -119,6 +142,7 @@ OUTPUT_CASES = [
     OutputCase("new-folder", "fresh", False, OK, ("fresh",)),
     OutputCase("new-nested", "deep/er/out", False, OK, ("deep",)),
     OutputCase("through-parent-link", "link/new", False, OK, ("data/new",)),
+    OutputCase("beside-unmarked-leftovers", "leftovers/out", False, OK, ("leftovers/out",)),
 ]
 OUTPUT_COMMANDS = ["analyze", "scaling", "report", "bound", "sweep"]
 REFUSALS_ONLY = {"report", "sweep"}  # their refusals come before any work; their writing is tested elsewhere

@@ -47,7 +47,8 @@ def test_hostile_out(command, case, root, capsys):
         listed = set(read_marker(target)["files"])
         present = {k[len(str(target.relative_to(root))) + 1:] for k in after if k.startswith(str(target.relative_to(root)) + "/")}
         assert present - {MARKER} <= listed | {f + "/" for f in listed}
-        hidden = [k for k in after if os.path.basename(k).startswith(".") and os.path.basename(k) != MARKER]
+        hidden = [k for k in after if os.path.basename(k).startswith(".") and os.path.basename(k) != MARKER
+                  and k not in before]
         assert hidden == [], f"leftovers: {hidden}"
 
 

@@ -244,3 +244,26 @@ def test_help_lists_every_command_without_importing_them():
     out = subprocess.run([sys.executable, "-m", "sabounds", "--help"], capture_output=True, text=True, check=True)
     assert "sweep" in out.stdout and "analyze" in out.stdout
     assert time.perf_counter() - start < 30
+
+
+@pytest.mark.parametrize("where", ["the-checkpoint", "inside-the-checkpoint", "a-file-in-the-checkpoint",
+                                   "above-the-checkpoint", "folder-of-the-list-file", "the-out-folder",
+                                   "inside-the-out", "a-file"])
+def test_a_cache_dir_over_an_input_or_the_out_or_a_file_is_refused_before_any_work(models, tmp_path, capsys, where):
+    from hostile import snapshot
+    listing = tmp_path / "lists" / "list.txt"
+    listing.parent.mkdir()
+    listing.write_text(f"{models[0]}\n")
+    (tmp_path / "afile").write_text("a file")
+    out = tmp_path / "out"
+    cache = {"the-checkpoint": models[0], "inside-the-checkpoint": f"{models[0]}/cache",
+             "a-file-in-the-checkpoint": f"{models[0]}/config.json", "above-the-checkpoint": str(tmp_path),
+             "folder-of-the-list-file": str(listing.parent), "the-out-folder": str(out),
+             "inside-the-out": str(out / "cache"),
+             "a-file": str(tmp_path / "afile")}[where]
+    source = str(listing) if where == "folder-of-the-list-file" else models[0]
+    before = snapshot(tmp_path)
+    assert main(["sweep", source, "--workers", "0", "--cache-dir", cache, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cache" in err and "Traceback" not in err, err
+    assert snapshot(tmp_path) == before

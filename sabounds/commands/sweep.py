@@ -48,8 +48,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--method", choices=("certified", "exact"), default="certified",
                         help="feed-forward spectra: Gram route where certified to 1e-9 relative, else LAPACK "
                              "(default), or LAPACK always")
-    parser.add_argument("--cache-dir", metavar="DIR", help="spectra cache folder (default: $SABOUNDS_CACHE_DIR or "
-                        "the user cache folder, e.g. ~/.cache/sabounds)")
+    parser.add_argument("--cache-dir", metavar="DIR", help="spectra cache folder, apart from the checkpoints, list "
+                        "files and --out (default: $SABOUNDS_CACHE_DIR or the user cache folder, e.g. "
+                        "~/.cache/sabounds)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the spectra cache")
     parser.add_argument("--json", action="store_true", help="print the rows and fits as JSON")
 
@@ -60,6 +61,25 @@ def _cache_dir(args) -> str | None:
         return None
     path = args.cache_dir or default_cache_dir()
     return None if path is None else str(path)
+
+
+def check_cache_dir(cache_dir: str | None, inputs, out: str | None) -> None:
+    """Refuse (UserError) a spectra cache that is not a folder, or that is, contains or lies inside an input
+    (checkpoint or list file) or the --out folder: the cache writes ``entries/`` and ``files/`` into it."""
+    if cache_dir is None:
+        return
+    if "\0" in cache_dir:
+        raise UserError("--cache-dir contains a NUL character")
+    if os.path.lexists(cache_dir) and not os.path.isdir(cache_dir):
+        raise UserError(f"the spectra cache {cache_dir} exists and is not a folder; give a folder as --cache-dir")
+    real = os.path.realpath(cache_dir)
+    for item, what in [*((i, "the input") for i in inputs), (out, "the --out folder")]:
+        if item is None or not str(item).strip():
+            continue
+        other = os.path.realpath(item)
+        if os.path.commonpath([real, other]) in (real, other):
+            raise UserError(f"the spectra cache {cache_dir} is, contains or lies inside {what} {item}; "
+                            "choose another --cache-dir")
 
 
 def run(args) -> int:
@@ -81,6 +101,7 @@ def run(args) -> int:
     if args.out:
         from sabounds.atomic import check_target
         check_target(args.out, args.force, protect=[p for p in protect if p and os.path.lexists(p)])
+    check_cache_dir(cache_dir, [*sources, *(s for s in args.sources if os.path.lexists(s))], args.out)
     start = time.perf_counter()
     plan = plan_sweep(sources, args.method, cache_dir, args.depths)
     tasks = [t for p in plan for t in p.tasks]
