@@ -273,7 +273,7 @@ ARGUMENT_CASES = [
     ("no-command", []),
 ]
 
-STARTUP_DELAYS = [0.0, 0.05, 0.15, 0.3, 0.6, 1.0, 2.0]  # after the interpreter and sabounds/__init__ start
+STARTUP_DELAYS = [0.0, 0.05, 0.15, 0.3, 0.6, 1.0, 2.0]  # after sabounds.cli installs its Ctrl-C handler
 
 
 def counts() -> dict[str, int]:

@@ -6,6 +6,7 @@ The report's computation is replaced by a fast writer (tests/hostile.py ``fake_b
 interrupted runs take seconds (SIGINT and SIGTERM in this process, SIGKILL in a child); the command, the folder machinery and the writers are the real ones.
 """
 
+import os
 import signal
 import subprocess
 import sys
@@ -77,21 +78,24 @@ def test_interrupted_replacement_leaves_exactly_one_complete_report(tmp_path, st
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report"], "a hidden folder or lock remains"
 
 
-@pytest.fixture(scope="module")
-def interpreter_start():
-    """Seconds a child Python takes to import ``sabounds`` (the package's ``__init__``) and exit, under the
-    current load: before that point no package code runs, so the delays below count from there."""
-    start = time.monotonic()
-    subprocess.run([sys.executable, "-c", "import sabounds"], cwd=ROOT, check=True, timeout=300)
-    return time.monotonic() - start
+def _wait_for(condition, seconds: float) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(0.005)
+    return False
 
 
 @pytest.mark.parametrize("delay", STARTUP_DELAYS)
-def test_ctrl_c_at_start_up_is_one_line(tmp_path, delay, interpreter_start):
-    out = tmp_path / "report"
-    delay += interpreter_start
+def test_ctrl_c_at_start_up_is_one_line(tmp_path, delay):
+    """Delays count from the moment sabounds' own handler is in place (the child creates SABOUNDS_TEST_READY):
+    an interrupt inside Python's start-up, before any package code runs, is the interpreter's, not ours."""
+    out, ready = tmp_path / "report", tmp_path.parent / f"ready-{tmp_path.name}"
     proc = subprocess.Popen([sys.executable, "-m", "sabounds", "report", "--out", str(out), "--precision", "15",
-                             "--samples", "1"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--samples", "1"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, SABOUNDS_TEST_READY=str(ready)))
+    assert _wait_for(ready.exists, 120), "the child never reached sabounds.cli"
     time.sleep(delay)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=300)
