@@ -17,6 +17,9 @@ from sabounds.proofs_check.conjecture import exact_text
     ["analyze", "--dpi", "100000", "--json"],                      # the figure-resolution cap
     ["bound", "--n", "3", "--delta", "0.05", "--margin", "1", "--json"],
     ["sweep", "no-such-folder-*", "--json"],
+    ["regimes", "--format", "json", "--regime", "nope"],           # --format json asks for JSON too
+    ["regimes", "--format", "json", "--architecture", "nope"],
+    ["regimes", "--format=json", "--bogus"],
 ])
 def test_json_readers_get_json_errors(argv, capsys):
     try:
