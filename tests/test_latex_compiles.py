@@ -36,12 +36,36 @@ def _out(capsys, *argv) -> str:
     return capsys.readouterr().out
 
 
+MIN_SCALE = 0.8
+"""The smallest factor a table may be scaled by (``\\small`` at 80%: about 7 pt glyphs)."""
+
+
+def table_scales(tmp_path) -> list[float]:
+    """Each ``\\fittable``'s scale in the last compile: line width over natural width, capped at 1."""
+    log = (tmp_path / "doc.log").read_text(errors="replace")
+    pairs = re.findall(r"fittable: natural ([\d.]+)pt line ([\d.]+)pt", log)
+    return [min(1.0, float(line) / float(natural)) for natural, line in pairs]
+
+
 @needs_tex
+@pytest.mark.parametrize("regime", [None, "frobenius", "rank", "spectral", "power_law", "low_rank_tail"])
 @pytest.mark.parametrize("architecture", ["single_head", "bert"])
-def test_regime_table_fits_the_page(architecture, tmp_path, capsys):
-    body = _out(capsys, "regimes", "--format", "latex", "--architecture", architecture)
+def test_regime_table_fits_the_page(regime, architecture, tmp_path, capsys):
+    """Every --regime x --architecture: no overfull box, and no table shrunk below :data:`MIN_SCALE`."""
+    body = _out(capsys, "regimes", "--format", "latex", "--architecture", architecture,
+                *(["--regime", regime] if regime else []))
     assert body.lstrip().startswith("\\begin{table}") and "\\label{tab:regimes}" in body
+    assert "resizebox" not in body and "textheight" not in body
     assert compile_problems(standalone(body), tmp_path) == []
+    scales = table_scales(tmp_path)
+    assert len(scales) == (1 if regime else 5) and min(scales) >= MIN_SCALE, scales
+
+
+@needs_tex
+def test_the_scale_check_catches_a_table_shrunk_too_far(tmp_path):
+    wide = "\\fittable{\\begin{tabular}{l}" + "x" * 400 + "\\end{tabular}}"
+    compile_problems(standalone(wide), tmp_path)
+    assert min(table_scales(tmp_path)) < MIN_SCALE
 
 
 @needs_tex

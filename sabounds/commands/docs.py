@@ -108,10 +108,15 @@ def latex_page() -> str:
         "`tab:NAME`; each row holds the statement (maths), its justification (text with inline maths) and how the step "
         "is decided, with its source label. Minimisation steps read `value = min_r objective`. Formulas wider than the "
         "column are scaled to fit by `\\fitmath`.",
-        "- `sabounds regimes --format latex`: a `table` float labelled `tab:regimes`, exponents written `L^{3/2}`.", "",
+        "- `sabounds regimes --format latex`: one `table` float per regime (14 rows each: two alpha models, seven bounds), "
+        "labelled `tab:regimes-REGIME` (the first also `tab:regimes`), exponents written `L^{3/2}`. Each table is set "
+        "at its natural size in `\\small` and scaled down to the line only when wider, never below 80% (`\\fittable`).", "",
         "Both need the preamble below (`docs/preamble.tex`: amsmath, amssymb, array, longtable, graphicx and the "
-        "`\\fitmath` macro). `--standalone` (derivation) prints a complete document with it. In your own paper, copy "
-        "the `\\usepackage` lines and the `\\fitmath` definition into your preamble.", "",
+        "`\\fitmath` and `\\fittable` macros). `--standalone` (derivation) prints a complete document with it. In your "
+        "own paper, copy the `\\usepackage` lines and the two macro definitions into your preamble.", "",
+        "`longtable` does not work in `twocolumn` documents (it stops with an error): put a derivation between "
+        "`\\onecolumn` and `\\twocolumn`, or load `supertabular` and replace `longtable` by `supertabular*` "
+        "(or `xtab`) in the output.", "",
         "`tests/test_latex_compiles.py` compiles every output in exactly this preamble with `pdflatex` and fails on any "
         "overfull box, float too large for its page, or character missing from the font.", "",
         "```latex", LATEX_PREAMBLE.rstrip(), "```", ""])
