@@ -97,3 +97,11 @@ def test_claims_are_documented_with_the_codes_verdict_rule_and_their_own_method(
     assert "differentiation of the proxy summand" in rows["claims.4_best_p"]
     for cid in ("claims.3_interpolation", "claims.4_best_p"):
         assert "regime tables" not in rows[cid], cid
+
+
+def test_definitions_say_what_proves_and_state_each_tolerance():
+    text = (DOCS / "definitions.md").read_text()
+    proved = next(line for line in text.splitlines() if line.startswith("| `proved` |"))
+    assert "interval arithmetic" in proved and "sympy" in proved
+    assert "## Tolerances" in text and "10^-(D-10)" in text and "10^-(D-15)" in text and "float64" in text
+    assert "written `V_tilde` in tables" not in text

@@ -168,7 +168,22 @@ def test_negative_controls_and_margins_are_explained(report):
     text = (report / "report.md").read_text()
     assert "Negative controls are refuted on purpose" in text
     assert "`thm41.schatten_to_rank_raw_svd` | refuted (negative control)" in text
-    assert "negative margin means" in text
+    assert "violated only when it fails by more than its method's rounding tolerance" in text
+    assert "marked float64" in text and "float64, " in text
+
+
+def test_negative_margins_of_held_checks_carry_their_tolerance(report):
+    """Verified rows with tiny negative margins (float64 rounding, 50-digit residue) say they are rounding within the
+    method's tolerance, and the margin is indeed within it."""
+    checks = json.loads((report / "checks.json").read_text())["checks"]
+    text = (report / "report.md").read_text()
+    held = [c for c in checks if c["verdict"] == "verified" and c["margin"] is not None and c["margin"] < 0]
+    assert held
+    for c in held:
+        row = next(line for line in text.splitlines() if line.startswith(f"| `{c['id']}` |"))
+        tol = re.search(r"within tolerance ([\d.e+-]+)\)", row)
+        assert tol, row
+        assert -c["margin"] <= float(tol.group(1)), row
 
 
 def test_html_has_the_tables_and_figures_inline(report):
@@ -228,3 +243,17 @@ def test_reproduce_command_names_a_user_model_as_given_and_the_figure_options():
                               analysis=argparse.Namespace(lphi=1.13, grid_m=8, rank_tol=1e-10))
     text = "\n".join(reproduce_section(data))
     assert "sabounds report --model models/mine --precision 20 --samples 10 --figure-format png,svg --dpi 300" in text
+
+
+def test_regime_table_prints_the_full_growth_law_with_readable_labels(report, capsys):
+    """Each row's L and N columns equal those of ``sabounds regimes`` (log factors included); no code labels."""
+    from sabounds.report import _REGIME_BOUND_WORDS
+    main(["regimes"])
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in capsys.readouterr().out.splitlines()[2:]]
+    text = (report / "report.md").read_text()
+    section = text[text.index("## Growth of each bound by regime"):text.index("## The model in detail")]
+    for regime, alpha, bound, depth, width, *_ in rows:
+        expected = (f"| {regime.replace('_', ' ')} | {alpha} | {_REGIME_BOUND_WORDS[bound]} | "
+                    f"{depth.replace('exponential in L', 'exponential')} | {width.replace('exponential in N', 'exponential')} |")
+        assert expected in section, expected
+    assert "(log L)^(1/2)" in section and "_sharp" not in section and "_crude" not in section
