@@ -26,6 +26,7 @@ from sabounds import __version__
 from sabounds.commands.analyze import summary_lines
 from sabounds.output_files import write_analysis_files, write_csv, write_scaling_files
 from sabounds.numerics.log_real import dumps
+from sabounds.plain_text import PRIVATE_WORDS, plain  # noqa: F401  (PRIVATE_WORDS: the report's vocabulary)
 from sabounds.provenance import checkpoint_digests, package_versions, platform_line
 
 Advance = Callable[[str], None]
@@ -166,7 +167,7 @@ def write_tables(data: ReportData, folder: Path, figures=None) -> None:
     if data.bound is not None:
         from sabounds.commands.bound import write_files
         (folder / "bound").mkdir()
-        write_files(data.bound, folder / "bound")
+        write_files(data.bound, folder / "bound", _with_png(figures))
 
 
 def provenance(data: ReportData) -> dict:
@@ -177,21 +178,6 @@ def provenance(data: ReportData) -> dict:
                          "seed": data.settings.seed, "lphi": data.analysis.lphi, "grid_m": data.analysis.grid_m,
                          "rank_tol": data.analysis.rank_tol},
             "seconds": round(data.seconds, 1)}
-
-
-PRIVATE_WORDS = ("seed", "ours_best_p", "ours_sum", "ours_rss", "sum min", "THEORY" ".md", "V_tilde")
-"""Words of the code and of the project's notes that a reader of the report would not know; :func:`plain` removes them."""
-
-_PLAIN = (("ours_best_p", "ours (better aggregation)"), ("seed's word", "paper's word"), ("ours_sum", "ours (sum aggregation)"),
-          ("ours_rss", "ours (rss aggregation)"), ("V_tilde", "Vt"), ("The seed's", "The paper's"),
-          ("the seed's", "the paper's"), ("seed", "random state"))
-
-
-def plain(text: str) -> str:
-    """``text`` with the code's names replaced by words a reader knows (see :data:`PRIVATE_WORDS`)."""
-    for a, b in _PLAIN:
-        text = text.replace(a, b)
-    return text
 
 
 _COORDINATES = ("regime", "alpha", "aggregation")
@@ -240,6 +226,22 @@ def describe_conditions(subset: list[tuple[str, ...]], universe: list[tuple[str,
     return ", ".join(x for x in ("with " + " and ".join(words) if words else "", regime) if x)
 
 
+_AGGREGATION_WORDS = {"best": "the better aggregation", "sum": "sum aggregation", "rss": "rss aggregation",
+                      "sum, sharp": "sum aggregation with the sharp tail", "rss, sharp": "rss aggregation with the sharp tail",
+                      "edelman": "Edelman's bound"}
+
+
+def condition_words(condition: str) -> str:
+    """``frobenius/bounded/sum: ...`` as ``Frobenius regime, bounded alpha, sum aggregation: ...``; other text as is."""
+    import re
+    m = re.match(r"^(\w+)/(\w+)/([\w, ]+): ", condition)
+    if not m:
+        return condition
+    regime, alpha, agg = m.groups()
+    words = f"{regime.replace('_', ' ')} regime, {_VALUE_WORDS['alpha'].get(alpha, alpha)}, {_AGGREGATION_WORDS.get(agg, agg)}"
+    return words[:1].upper() + words[1:] + ": " + condition[m.end():]
+
+
 def claim_conditions(outcome: Outcome) -> str:
     """One line: the verdict's headline, where the claim holds as stated, and a reading that fails, if any."""
     w = outcome.witness or {}
@@ -253,7 +255,7 @@ def claim_conditions(outcome: Outcome) -> str:
         where = f"in all {len(scope)} cases checked" if scope else ""
     parts = [" ".join(x for x in (head, where) if x)]
     if fails:
-        parts.append(f"{'other readings fail' if scope else 'fails'}, e.g. {fails[0]}")
+        parts.append(f"{'other readings fail' if scope else 'fails'}, e.g. {condition_words(fails[0])}")
     return plain("; ".join(p for p in parts if p)) or plain(outcome.detail.split(". ")[0])
 
 
@@ -392,7 +394,7 @@ def claims_section(data: ReportData) -> list[str]:
                   plain(outcome.detail.split(". HOLDS")[0]) + ".", ""]
         for key, title in (("holds", "Holds"), ("holds_up_to_log", "Holds only up to a log factor"), ("fails", "Fails")):
             if w.get(key):
-                lines += [f"{title}:", "", *[f"- {plain(c)}" for c in w[key]], ""]
+                lines += [f"{title}:", "", *[f"- {plain(condition_words(c))}" for c in w[key]], ""]
     return lines
 
 
@@ -475,8 +477,10 @@ def model_section(data: ReportData) -> list[str]:
 def scaling_section(data: ReportData) -> list[str]:
     lines = ["## Growth with depth", "",
              "ours and edelman of the model truncated to its first L layers (each truncation analysed as an L-layer "
-             "model). A bound that grows exponentially is described by its factor per layer (least-squares fit of its "
-             "logarithm against L), a polynomial one by its power of L (fit against log L); the better fit is given.", "",
+             "model). One growth law per quantity, the same for every model: edelman, a product of per-layer Lipschitz "
+             "factors, by its factor per layer (least-squares fit of its logarithm against L); ours by its power of L "
+             "(fit against log L) or its factor per layer, whichever fits all models better. A fit to 3 depths has one "
+             "residual degree of freedom and is weakly determined.", "",
              "A truncation is the first L layers of a deeper model, not a model trained at depth L; the figure fills the "
              "markers of trained models and leaves truncations hollow. Growth laws are fitted to each model's points.", "",
              "| model | L | kind | ours | edelman |", "| --- | --- | --- | --- | --- |",

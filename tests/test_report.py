@@ -132,7 +132,9 @@ def test_claim_verdicts_and_their_conditions(report):
     assert best_p["fails"][0] not in best_p["in_scope"] and "counterexample" not in best_p
 
 
-PRIVATE_WORDS = ("seed", "ours_best_p", "ours_sum", "ours_rss", "sum min", "THEORY.md", "V_tilde")
+PRIVATE_WORDS = ("seed", "ours_best_p", "ours_sum", "ours_rss", "sum min", "THEORY.md", "V_tilde", "grid_union",
+                 "spectral_shells", "rank_choices", "schatten_shells", "derivation '", "_sharp", "_crude")
+PYTHON_SYNTAX = re.compile(r"\w\*\*\w|[\w)]\*[\w(]")
 
 
 def _summary_lines(text: str) -> list[str]:
@@ -157,11 +159,24 @@ def test_first_screen_holds_the_claims_and_the_model_numbers_with_formulas(repor
     assert "log factor" in screen
 
 
+def _prose(text: str) -> str:
+    """``text`` without code spans (check ids, commands, file names: identifiers documented in definitions.md)."""
+    return re.sub(r"<code>.*?</code>", "", re.sub(r"`[^`\n]*`", "", text))
+
+
 def test_no_private_word_anywhere(report):
-    for name in ("report.md", "report.html"):
-        text = (report / name).read_text()
+    """report.md, report.html and bound/bound.txt speak words: no code names, no Python syntax, no raw TeX, no
+    doubled word; the bound block's columns stay aligned."""
+    for name in ("report.md", "report.html", "bound/bound.txt"):
+        text = _prose((report / name).read_text())
         found = [w for w in PRIVATE_WORDS if w.lower() in text.lower()]
         assert found == [], (name, found)
+        assert not PYTHON_SYNTAX.search(text), (name, PYTHON_SYNTAX.search(text).group())
+        assert "$" not in text.replace("$ ", ""), name
+        assert not re.search(r"\b([A-Za-z]{2,}) \1\b", text), (name, re.search(r"\b([A-Za-z]{2,}) \1\b", text).group())
+    block = (report / "bound" / "bound.txt").read_text().splitlines()
+    dudley = [line for line in block if line.startswith("  Dudley integral,") and "slots" in line]
+    assert len(dudley) == 4 and len({len(line) for line in dudley}) == 1, dudley
 
 
 def test_negative_controls_and_margins_are_explained(report):

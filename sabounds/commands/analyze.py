@@ -56,7 +56,7 @@ def positive_float(text: str) -> float:
     return value
 
 
-def add_figure_arguments(parser: argparse.ArgumentParser) -> None:
+def add_figure_arguments(parser: argparse.ArgumentParser, default: tuple[str, ...] = ("png",)) -> None:
     """``--figure-format png,pdf,svg`` and ``--dpi`` (PNG resolution) for every command that draws figures."""
     from sabounds.plots import FORMATS, parse_formats
 
@@ -65,8 +65,8 @@ def add_figure_arguments(parser: argparse.ArgumentParser) -> None:
             return parse_formats(text)
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
-    parser.add_argument("--figure-format", type=formats, default=("png",), metavar="FMT[,FMT]",
-                        help=f"figure file formats, any of {','.join(FORMATS)} (default png)")
+    parser.add_argument("--figure-format", type=formats, default=tuple(default), metavar="FMT[,FMT]",
+                        help=f"figure file formats, any of {','.join(FORMATS)} (default {','.join(default)})")
     parser.add_argument("--dpi", type=positive_int, default=150, metavar="D", help="PNG resolution (default 150)")
 
 
