@@ -46,7 +46,7 @@ def test_definitions_define_what_the_outputs_name():
 
 
 def test_every_derivation_step_is_in_the_docs():
-    from sabounds.theory.catalog import DERIVATIONS
+    from sabounds.commands.derivation import DERIVATIONS
     text = (DOCS / "derivations.md").read_text()
     for name, make in DERIVATIONS.items():
         for step in make():

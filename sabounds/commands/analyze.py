@@ -179,9 +179,18 @@ def storage_rank(args, analysis: ModelAnalysis):
         raise UserError(str(exc)) from None
 
 
+def storage_words(storage) -> str:
+    """The storage-aware rank's summary, saying "unchanged" where ours would be the same printed number."""
+    same = f"{storage.ours:.8g}" == f"{storage.published_ours:.8g}"
+    old = f"ours would be {storage.ours:.8g} instead of {storage.published_ours:.8g}"
+    return storage.summary().replace(old, f"ours unchanged at {storage.ours:.8g}") if same else storage.summary()
+
+
 def run(args) -> int:
     if args.plots and not args.out:
         raise UserError("--plots needs --out DIR")
+    if not args.plots and (tuple(args.figure_format) != ("png",) or args.dpi != 150):
+        raise UserError("--figure-format and --dpi need --plots (without it no figure is drawn)")
     if args.out is not None:
         from sabounds.atomic import check_target
         check_target(args.out, args.force, protect=[model_dir_or_default(args.model_dir)])
@@ -199,7 +208,7 @@ def run(args) -> int:
     console.print(type_table(analysis))
     for line in summary_lines(analysis):
         console.print(line, highlight=False)
-    console.print(storage.summary(), highlight=False)
+    console.print(storage_words(storage), highlight=False)
     if args.out:
         console.print(f"wrote {args.out}", highlight=False)
     return 0

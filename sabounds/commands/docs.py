@@ -67,7 +67,7 @@ def _decided_by(check) -> str:
 
 def derivations_page() -> str:
     from sabounds.proofs_check.derivations import premises
-    from sabounds.theory.catalog import DERIVATIONS
+    from sabounds.commands.derivation import DERIVATIONS
     from sabounds.theory.printer import CHECK_WORDS, statement_text
     lines = [f"<!-- {MARKER} -->", "# Derivations", "",
              "Every derivation the package checks, one row per step: the statement (as sympy holds it), the reason it "
@@ -117,7 +117,7 @@ def checks_page() -> str:
 
 
 def latex_page() -> str:
-    from sabounds.theory.catalog import DERIVATIONS
+    from sabounds.commands.derivation import DERIVATIONS
     from sabounds.theory.printer import LATEX_PREAMBLE
     names = ", ".join(f"`{n}`" for n in DERIVATIONS)
     return "\n".join([
