@@ -531,7 +531,9 @@ def markdown(data: ReportData) -> str:
 
 _HTML_STYLE = """body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.45}
 table{border-collapse:collapse;margin:1rem 0;font-size:0.9rem}th,td{border:1px solid #bbb;padding:0.25rem 0.5rem;
-vertical-align:top}th{background:#eee}img{max-width:100%}code{background:#f4f4f4;padding:0 0.2rem}"""
+vertical-align:top}th{background:#eee}img{max-width:100%}code{background:#f4f4f4;padding:0 0.2rem}
+pre{overflow-x:auto;max-width:100%;background:#f7f7f7;padding:0.5rem}table{display:block;max-width:100%;overflow-x:auto}
+td code{overflow-wrap:anywhere}"""
 
 
 def html(markdown_text: str) -> str:

@@ -272,3 +272,30 @@ def test_regime_table_prints_the_full_growth_law_with_readable_labels(report, ca
                     f"{depth.replace('exponential in L', 'exponential')} | {width.replace('exponential in N', 'exponential')} |")
         assert expected in section, expected
     assert "(log L)^(1/2)" in section and "_sharp" not in section and "_crude" not in section
+
+
+def test_html_style_keeps_wide_blocks_inside_the_page():
+    """Static check (the browser test below measures): code blocks and tables scroll inside themselves."""
+    from sabounds.report import _HTML_STYLE
+    style = _HTML_STYLE.replace("\n", "")
+    assert re.search(r"pre\{[^}]*overflow-x:auto", style) and re.search(r"table\{[^}]*overflow-x:auto", style)
+
+
+@pytest.mark.skipif(_chromium() is None, reason="no headless Chromium here (apt-get install chromium)")
+def test_html_has_no_horizontal_overflow_in_a_real_browser(report, tmp_path):
+    """At 1265 px (and a phone's 400 px) the page does not scroll sideways: scrollWidth <= clientWidth (the bound
+    block's pre was once 1565 px wide)."""
+    import shutil
+    for width in (1265, 400):
+        shutil.copytree(report, tmp_path / f"r{width}")
+        page = tmp_path / f"r{width}" / "report.html"
+        page.write_text(page.read_text().replace("</body>", "<script>document.body.insertAdjacentHTML('beforeend', "
+                        "'<p id=\"probe\">' + document.documentElement.scrollWidth + ' ' + "
+                        "document.documentElement.clientWidth + '</p>')</script></body>"))
+        proc = subprocess.run([_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                               f"--window-size={width},900", "--dump-dom", page.as_uri()],
+                              capture_output=True, text=True, timeout=120)
+        found = re.search(r'<p id="probe">(\d+) (\d+)</p>', proc.stdout)
+        assert found, proc.stderr[-2000:]
+        scroll, client = map(int, found.groups())
+        assert scroll <= client, (width, scroll, client)
