@@ -231,9 +231,17 @@ _AGGREGATION_WORDS = {"best": "the better aggregation", "sum": "sum aggregation"
                       "edelman": "Edelman's bound"}
 
 
-def condition_words(condition: str) -> str:
-    """``frobenius/bounded/sum: ...`` as ``Frobenius regime, bounded alpha, sum aggregation: ...``; other text as is."""
+def _law_words(var: str, power: str, log_power: str | None) -> str:
+    return growth_law(var, {"exponent": power, "log_power": log_power or "0"})
+
+
+def condition_words(condition: str, var: str | None = None) -> str:
+    """``frobenius/bounded/sum: ...`` as ``Frobenius regime, bounded alpha, sum aggregation: ...``; other text as is.
+    With ``var`` (the claim's variable), growth orders such as ``ours 1/2 log^1/2`` read ``ours L^(1/2) (log L)^(1/2)``."""
     import re
+    if var is not None:
+        condition = re.sub(r"\b(edelman|ours) (\d+(?:/\d+)?|exponential)(?:[ *]log\^(\d+(?:/\d+)?))?(?=[ ,;(]|$)",
+                           lambda g: f"{g.group(1)} {_law_words(var, g.group(2), g.group(3))}", condition)
     m = re.match(r"^(\w+)/(\w+)/([\w, ]+): ", condition)
     if not m:
         return condition
@@ -242,7 +250,11 @@ def condition_words(condition: str) -> str:
     return words[:1].upper() + words[1:] + ": " + condition[m.end():]
 
 
-def claim_conditions(outcome: Outcome) -> str:
+_CLAIM_VARIABLE = {"claims.1_depth": "L"}
+"""The variable whose growth orders a claim's conditions list (written as bare exponents in the witness)."""
+
+
+def claim_conditions(outcome: Outcome, var: str | None = None) -> str:
     """One line: the verdict's headline, where the claim holds as stated, and a reading that fails, if any."""
     w = outcome.witness or {}
     holds, partial, fails = w.get("holds", []), w.get("holds_up_to_log", []), w.get("fails", [])
@@ -255,7 +267,7 @@ def claim_conditions(outcome: Outcome) -> str:
         where = f"in all {len(scope)} cases checked" if scope else ""
     parts = [" ".join(x for x in (head, where) if x)]
     if fails:
-        parts.append(f"{'other readings fail' if scope else 'fails'}, e.g. {condition_words(fails[0])}")
+        parts.append(f"{'other readings fail' if scope else 'fails'}, e.g. {condition_words(fails[0], var)}")
     return plain("; ".join(p for p in parts if p)) or plain(outcome.detail.split(". ")[0])
 
 
@@ -314,7 +326,7 @@ def summary_section(data: ReportData) -> list[str]:
     total = sum(n for _, n in counts.values())
     zero = sum(z for z, _ in counts.values())
     growth = _fits(data)
-    rows = [f"| {i}. {plain(c.claim)} | **{o.verdict.value}** | {claim_conditions(o)} |"
+    rows = [f"| {i}. {plain(c.claim)} | **{o.verdict.value}** | {claim_conditions(o, _CLAIM_VARIABLE.get(c.id))} |"
             for i, (c, o) in enumerate(_claims(data), 1)]
     lines = [
         "## Summary", "",
@@ -394,7 +406,7 @@ def claims_section(data: ReportData) -> list[str]:
                   plain(outcome.detail.split(". HOLDS")[0]) + ".", ""]
         for key, title in (("holds", "Holds"), ("holds_up_to_log", "Holds only up to a log factor"), ("fails", "Fails")):
             if w.get(key):
-                lines += [f"{title}:", "", *[f"- {plain(condition_words(c))}" for c in w[key]], ""]
+                lines += [f"{title}:", "", *[f"- {plain(condition_words(c, _CLAIM_VARIABLE.get(check.id)))}" for c in w[key]], ""]
     return lines
 
 
@@ -445,6 +457,13 @@ def growth_law(var: str, record: dict) -> str:
     return " ".join(parts) or "constant"
 
 
+def _token_words(text: str) -> str:
+    """``log^(1/4) at worst over p`` as ``(log T)^(1/4) at worst over p``; ``power T^(1/2)`` as ``T^(1/2)``."""
+    import re
+    text = re.sub(r"\blog\^\(([^)]*)\)", r"(log T)^(\1)", plain(text))
+    return text.replace("power T^", "T^")
+
+
 def regimes_section(data: ReportData) -> list[str]:
     lines = ["## Growth of each bound by regime", "",
              "Growth of each bound in depth L and width N (the other quantities fixed; for ours the infimum over p), log "
@@ -457,7 +476,7 @@ def regimes_section(data: ReportData) -> list[str]:
     for reg in data.regimes["regimes"]:
         for name, b in reg["bounds"].items():
             lines.append(f"| {reg['name'].replace('_', ' ')} | {reg['alpha']} | {_REGIME_BOUND_WORDS.get(name, plain(name))} | "
-                         f"{growth_law('L', b['depth'])} | {growth_law('N', b['width'])} | {plain(b['token_dependence'])} |")
+                         f"{growth_law('L', b['depth'])} | {growth_law('N', b['width'])} | {_token_words(b['token_dependence'])} |")
     return lines + ["", "'exponential': lim log(bound) / v > 0 as v grows.", ""]
 
 

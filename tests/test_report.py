@@ -272,6 +272,8 @@ def test_regime_table_prints_the_full_growth_law_with_readable_labels(report, ca
                     f"{depth.replace('exponential in L', 'exponential')} | {width.replace('exponential in N', 'exponential')} |")
         assert expected in section, expected
     assert "(log L)^(1/2)" in section and "_sharp" not in section and "_crude" not in section
+    assert "(log T)^(1/4)" in section and "| log^(" not in section
+    assert "ours L^(1/2) (log L)^(1/2)" in text and "ours 1/2 log^1/2" not in text  # the depth claim's conditions
 
 
 def test_html_style_keeps_wide_blocks_inside_the_page():
