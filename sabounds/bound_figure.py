@@ -16,8 +16,11 @@ STYLE = {"ours_sum": ("ours, sum aggregation", "C0", "-"), "ours_rss": ("ours, r
          "edelman": ("Edelman et al. (2022)", "C1", "--")}
 
 
-def bound_figure(analysis: BoundAnalysis, directory: Path, formats=("png", "pdf", "svg")) -> list[Path]:
-    """``bound_vs_n.<fmt>``: every bound against n (log10 of both, so nothing overflows), the target and the n needed."""
+def bound_figure(analysis: BoundAnalysis, directory: Path, figures=None) -> list[Path]:
+    """``bound_vs_n.<fmt>``: every bound against n (log10 of both, so nothing overflows), the target and the n needed;
+    formats and PNG resolution from ``figures`` (a ``sabounds.plots.FigureOptions``; default PNG, PDF and SVG)."""
+    from sabounds.plots import FigureOptions, _save
+    figures = figures or FigureOptions(("png", "pdf", "svg"))
     curve = analysis.curve
     fig, ax = plt.subplots(figsize=(7, 4.8), constrained_layout=True)
     x = [float(mpmath.log10(n)) for n in curve.ns]
@@ -30,13 +33,7 @@ def bound_figure(analysis: BoundAnalysis, directory: Path, formats=("png", "pdf"
     ax.axhline(float(mpmath.log10(analysis.target)), color="grey", lw=0.8, ls=":",
                label=f"target {mpmath.nstr(analysis.target, 3)} (below: not vacuous)")
     s = analysis.setting
-    ax.set(xlabel="log10 n (samples)", ylabel="log10 bound on the risk",
-           title=f"Whole bound against n (delta = {s.delta}, margin = {s.margin}; dots: n needed)")
+    ax.set(xlabel=r"$\log_{10} n$ (samples)", ylabel=r"$\log_{10}$ of the bound on the risk",
+           title=rf"Whole bound against $n$ ($\delta = {s.delta}$, margin $\gamma = {s.margin}$; dots: $n$ needed)")
     ax.legend()
-    out = []
-    for fmt in formats:
-        path = Path(directory) / f"bound_vs_n.{fmt}"
-        fig.savefig(path, dpi=110)
-        out.append(path)
-    plt.close(fig)
-    return out
+    return _save(fig, Path(directory), "bound_vs_n", figures)

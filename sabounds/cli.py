@@ -75,6 +75,13 @@ def _json_error(message: str) -> None:
             pass
 
 
+def wants_json(words: list[str]) -> bool:
+    """``--json``, ``--format json`` or ``--format=json`` on the line: errors are then JSON on stdout too."""
+    words = list(words)
+    return "--json" in words or "--format=json" in words or any(
+        a == "--format" and b == "json" for a, b in zip(words, words[1:]))
+
+
 def chosen_command(argv: list[str] | None) -> str | None:
     """The command named on the line (the first word that is one), so only its module is imported."""
     words = sys.argv[1:] if argv is None else argv
@@ -107,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
 
     global _WANTS_JSON
     streams.guard_closed_descriptors()
-    _WANTS_JSON = "--json" in (sys.argv[1:] if argv is None else argv)
+    _WANTS_JSON = wants_json(sys.argv[1:] if argv is None else argv)
     try:
         args = build_parser(argv, every_command=False).parse_args(argv)
     except SystemExit as exc:  # --help, --version or a usage error: a full or closed output is an error here too

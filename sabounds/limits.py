@@ -30,7 +30,7 @@ CAPS = {
     "layers": Cap("layers", 1, 10_000, "layers read from the checkpoint"),
     "grid_m": Cap("grid-m", 1, 10_000, "the p grid has 2m + 1 points per matrix"),
     "lphi": Cap("lphi", 1e-300, 1.7976931348623157e308, "Lipschitz constant of the activation; a float64"),
-    "dpi": Cap("dpi", 10, 1200, "PNG resolution; an 8 x 6 inch figure at 1200 dpi is already 69 megapixels"),
+    "dpi": Cap("dpi", 30, 1200, "PNG resolution; an 8 x 6 inch figure at 1200 dpi is already 69 megapixels"),
     "rank_tol": Cap("rank-tol", 1e-300, 1.0, "relative rank tolerance; above 1 no singular value counts"),
 }
 MAX_DEPTHS = 1000

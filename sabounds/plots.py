@@ -39,8 +39,10 @@ class FigureOptions:
         bad = [f for f in self.formats if f not in FORMATS]
         if bad or not self.formats:
             raise ValueError(f"figure formats must be among {', '.join(FORMATS)}, got {', '.join(self.formats) or 'none'}")
-        if not 30 <= self.dpi <= 1200:
-            raise ValueError(f"--dpi must be between 30 and 1200, got {self.dpi}")
+        from sabounds.limits import CAPS
+        cap = CAPS["dpi"]  # the one limit, also checked on the command line before any work
+        if not cap.low <= self.dpi <= cap.high:
+            raise ValueError(f"--dpi {self.dpi} is outside {cap.low:g}..{cap.high:g} ({cap.why})")
 
 
 def parse_formats(text: str) -> tuple[str, ...]:

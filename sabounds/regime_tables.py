@@ -134,34 +134,47 @@ def _tex_token(e: Exponent, expr: sp.Expr) -> tuple[str, str | None]:
 
 
 def latex_table(results: list[RegimeResult], label: str = "tab:regimes") -> str:
-    """A ``table`` environment, one row per regime, alpha model and bound (in a small font: 70 rows), that fits ``\\textwidth`` and the page of the
-    documented preamble (``sabounds.theory.printer.LATEX_PREAMBLE``); ``\\label{label}``."""
-    body, notes = [], set()
-    for r in results:
+    """One ``table`` float per regime (each ``\\label{label-<regime>}``; the first also ``\\label{label}``), one row
+    per alpha model and bound, at natural size in ``\\small`` and scaled down to the line only when wider, never
+    below 80% (``\\fittable`` of the documented preamble, ``sabounds.theory.printer.LATEX_PREAMBLE``)."""
+    floats = []
+    for i, r in enumerate(results):
+        body, notes = [], set()
         for name in BOUNDS:
             b = r.bounds[name]
             tok, note = _tex_token(b.token, b.expr)
             notes |= {note} if note else set()
-            body.append(" & ".join((_TEX_REGIME.get(r.regime.name, r.regime.name.replace("_", " ")), _TEX_ALPHA.get(r.alpha.name, r.alpha.name),
-                                    _TEX_BOUND.get(name, name.replace("_", " ")), _tex_growth(b.depth.best, "L"), _tex_growth(b.width.best, "N"),
-                                    tok)) + r" \\")
-    star = (" $^{*}$Worst over $p$; at best: " + "; ".join(sorted(notes)) + ".") if notes else ""
-    return "\n".join([
-        r"\begin{table}[ht]",
-        r"\centering\small\setlength{\tabcolsep}{4pt}\renewcommand{\arraystretch}{0.95}",
-        r"\resizebox*{!}{0.75\textheight}{%",  # 70 rows: scaled to the page's height (graphicx, in the preamble)
-        r"\begin{tabular}{@{}llllll@{}}",
-        r"\hline",
-        r"regime & $\alpha^{(l)}$ & bound & depth $L$ & width $N$ & tokens $T$ \\",
-        r"\hline",
-        *body,
-        r"\hline",
-        r"\end{tabular}}",
-        r"\caption{Growth of each bound in $L$ and in $N$ (the other quantities fixed; for ours the infimum over $p$) "
-        r"and its dependence on $T$, computed by \texttt{sabounds regimes}. "
-        r"Edelman: Edelman et al.\ (2022); ours, sum / rss: Theorem 3.1 with sum or rss aggregation of Dudley's "
-        r"integral; sharp: with Theorem 4.1's sharp tail; ours, best: the best of the four; best, crude: the better of sum and "
-        r"rss with the crude tail only; $\alpha^{(l)}$: the Lipschitz product above layer $l$." + star + "}",
-        rf"\label{{{label}}}",
-        r"\end{table}",
-    ])
+            body.append(" & ".join((_TEX_ALPHA.get(r.alpha.name, r.alpha.name), _TEX_BOUND.get(name, name.replace("_", " ")),
+                                    _tex_growth(b.depth.best, "L"), _tex_growth(b.width.best, "N"), tok)) + r" \\")
+        floats.append((r, body, notes))
+    by_regime: dict[str, list] = {}
+    for r, body, notes in floats:
+        by_regime.setdefault(r.regime.name, []).append((r, body, notes))
+    out = []
+    for i, (regime, parts) in enumerate(by_regime.items()):
+        notes = set().union(*(n for _, _, n in parts))
+        body = [row for k, (_, rows_, _) in enumerate(parts) for row in ([r"\hline"] if k else []) + rows_]
+        star = (" $^{*}$Worst over $p$; at best: " + "; ".join(sorted(notes)) + ".") if notes else ""
+        name = _TEX_REGIME.get(regime, regime.replace("_", " "))
+        labels = (rf"\label{{{label}}}" if i == 0 else "") + rf"\label{{{label}-{regime.replace('_', '-')}}}"
+        out += [
+            r"\begin{table}[htbp]",
+            r"\centering\small\setlength{\tabcolsep}{4pt}",
+            r"\fittable{\begin{tabular}{@{}lllll@{}}",
+            r"\hline",
+            r"$\alpha^{(l)}$ & bound & depth $L$ & width $N$ & tokens $T$ \\",
+            r"\hline",
+            *body,
+            r"\hline",
+            r"\end{tabular}}",
+            (rf"\caption{{Growth of each bound in the {name} regime: in $L$ and in $N$ (the other quantities fixed; for "
+             r"ours the infimum over $p$) and its dependence on $T$, computed by \texttt{sabounds regimes}. "
+             r"Edelman: Edelman et al.\ (2022); ours, sum / rss: Theorem 3.1 with sum or rss aggregation of Dudley's "
+             r"integral; sharp: with Theorem 4.1's sharp tail; ours, best: the best of the four; best, crude: the better "
+             r"of sum and rss with the crude tail only; $\alpha^{(l)}$: the Lipschitz product above layer $l$." if i == 0
+             else rf"\caption{{Growth of each bound in the {name} regime (columns as in Table~\ref{{{label}}})."
+             ) + star + "}",
+            labels,
+            r"\end{table}", "",
+        ]
+    return "\n".join(out).rstrip() + "\n"

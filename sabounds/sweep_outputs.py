@@ -53,7 +53,7 @@ def fit_rows(fits) -> list[dict]:
 
 
 def write_sweep_files(rows: Sequence[dict], fits, provenance: dict, directory: Path,
-                      cache_dir: str | None = None, methods: Sequence[dict] = ()) -> list[Path]:
+                      cache_dir: str | None = None, methods: Sequence[dict] = (), figures=None) -> list[Path]:
     """``sweep``, ``fits`` and ``spectrum_methods`` (how each feed-forward spectrum was computed) as ``.parquet``
     and ``.csv``, ``sweep_scaling.{png,pdf,svg}`` and ``provenance.json`` in ``directory``; figures come from the
     cache when their plotted data are unchanged."""
@@ -64,13 +64,19 @@ def write_sweep_files(rows: Sequence[dict], fits, provenance: dict, directory: P
         _write_parquet(directory / f"{name}.parquet", columns, table)
         _write_csv(directory / f"{name}.csv", columns, table)
         written += [directory / f"{name}.parquet", directory / f"{name}.csv"]
-    written += cached_sweep_figure(rows, fits, directory, cache_dir)
+    written += cached_sweep_figure(rows, fits, directory, cache_dir, figures)
     (directory / "provenance.json").write_text(json.dumps(provenance, indent=2), encoding="utf-8")
     written.append(directory / "provenance.json")
     return written
 
 
-def figure_key(rows: Sequence[dict], fits) -> str:
+def _options(figures):
+    """The figure options asked for (a ``sabounds.plots.FigureOptions``); by default PNG, PDF and SVG."""
+    from sabounds.plots import FigureOptions
+    return figures or FigureOptions(FIGURE_FORMATS)
+
+
+def figure_key(rows: Sequence[dict], fits, figures=None) -> str:
     """A digest of exactly what the figure draws (and of the code and matplotlib versions that draw it)."""
     from importlib.metadata import version
 
@@ -79,32 +85,33 @@ def figure_key(rows: Sequence[dict], fits) -> str:
     drawn = [[r["family"], r["N"], r["L"], repr(r["ours"]), repr(r["edelman"])] for r in rows if r["status"] == "ok"]
     return digest("sweep_scaling", __version__, version("matplotlib"), json.dumps(sorted(drawn)),
                   json.dumps([[family, f.quantity, repr(f.slope_L), repr(f.slope_N)] for family, f in fits]),
-                  json.dumps(FIGURE_FORMATS))
+                  json.dumps([list(_options(figures).formats), _options(figures).dpi]))
 
 
-def cached_sweep_figure(rows: Sequence[dict], fits, directory: Path, cache_dir: str | None) -> list[Path]:
+def cached_sweep_figure(rows: Sequence[dict], fits, directory: Path, cache_dir: str | None, figures=None) -> list[Path]:
     """:func:`sweep_figure`, or its files from the spectra cache (checksum-verified) when the drawn data match."""
+    formats = _options(figures).formats
     if cache_dir is None:
-        return sweep_figure(rows, fits, directory)
+        return sweep_figure(rows, fits, directory, figures)
     import numpy as np
 
     from sabounds.numerics.cache import SpectraCache
-    cache, key = SpectraCache(cache_dir), figure_key(rows, fits)
+    cache, key = SpectraCache(cache_dir), figure_key(rows, fits, figures)
     found = cache.get(key)
-    paths = [Path(directory) / f"sweep_scaling.{fmt}" for fmt in FIGURE_FORMATS]
-    if found is not None and set(found) == set(FIGURE_FORMATS):
-        for fmt, path in zip(FIGURE_FORMATS, paths):
+    paths = [Path(directory) / f"sweep_scaling.{fmt}" for fmt in formats]
+    if found is not None and set(found) == set(formats):
+        for fmt, path in zip(formats, paths):
             path.write_bytes(found[fmt].tobytes())
         return paths
-    paths = sweep_figure(rows, fits, directory)
+    paths = sweep_figure(rows, fits, directory, figures)
     try:
-        cache.put(key, {fmt: np.frombuffer(p.read_bytes(), dtype=np.uint8) for fmt, p in zip(FIGURE_FORMATS, paths)})
+        cache.put(key, {fmt: np.frombuffer(p.read_bytes(), dtype=np.uint8) for fmt, p in zip(formats, paths)})
     except OSError:  # an unwritable cache costs the caching only
         pass
     return paths
 
 
-def sweep_figure(rows: Sequence[dict], fits, directory: Path) -> list[Path]:
+def sweep_figure(rows: Sequence[dict], fits, directory: Path, figures=None) -> list[Path]:
     """Per family: ``ours`` (left) and ``edelman`` (right) against depth L, log-log, one line per width N (its
     checkpoints and depth truncations, by L), coloured by N (colour bar), fitted slopes in the titles."""
     import matplotlib
@@ -129,21 +136,24 @@ def sweep_figure(rows: Sequence[dict], fits, directory: Path) -> list[Path]:
                 pts = sorted((r for r in mine if r["N"] == width), key=lambda r: r["L"])
                 ax.plot([r["L"] for r in pts], [r[quantity] for r in pts], "o-", ms=4, lw=1, color=cmap(norm(width)))
             fit = slopes.get((family, quantity))
-            slope = ", ".join(f"slope {v} {s:.2f}" for v, s in (("L", fit.slope_L), ("N", fit.slope_N))
+            slope = ", ".join(f"slope in ${v}$ {s:.2f}" for v, s in (("L", fit.slope_L), ("N", fit.slope_N))
                               if s is not None) if fit else "no fit"
-            ax.set(xscale="log", yscale="log", xlabel="depth L (layers)", ylabel=f"{quantity} (proxy value)",
+            ax.set(xscale="log", yscale="log", xlabel=r"depth $L$ (layers)", ylabel=f"{quantity} (proxy value)",
                    title=f"{family or 'no family'}: {quantity} ({slope})")
             ax.set_xticks(depths, [str(d) for d in depths])
             ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
             ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-            ax.plot([], [], "o-", color="grey", label="one width N (colour bar)")
+            ax.plot([], [], "o-", color="grey", label=r"one width $N$ (colour bar)")
             ax.legend(loc="upper left", fontsize=8)
-            bar = fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, label="width N")
+            bar = fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, label=r"width $N$")
             bar.set_ticks(widths, labels=[str(w) for w in widths])
-    paths = []
-    for fmt in FIGURE_FORMATS:
-        path = directory / f"sweep_scaling.{fmt}"
-        fig.savefig(path, dpi=110, metadata={"CreationDate": None} if fmt == "pdf" else None)
-        paths.append(path)
-    plt.close(fig)
+    options, paths = _options(figures), []
+    try:
+        for fmt in options.formats:
+            path = Path(directory) / f"sweep_scaling.{fmt}"
+            fig.savefig(path, dpi=options.dpi if fmt == "png" else None, format=fmt,
+                        metadata={"CreationDate": None} if fmt == "pdf" else None)
+            paths.append(path)
+    finally:
+        plt.close(fig)
     return paths

@@ -46,7 +46,7 @@ def test_definitions_define_what_the_outputs_name():
 
 
 def test_every_derivation_step_is_in_the_docs():
-    from sabounds.theory.catalog import DERIVATIONS
+    from sabounds.commands.derivation import DERIVATIONS
     text = (DOCS / "derivations.md").read_text()
     for name, make in DERIVATIONS.items():
         for step in make():
@@ -84,3 +84,24 @@ def test_docs_links_resolve():
             assert (page.parent / target).exists(), (page.name, target)
     for target in re.findall(r"`(docs/[\w./]+)`", (ROOT / "README.md").read_text()):
         assert (ROOT / target).exists(), target
+
+
+def test_claims_are_documented_with_the_codes_verdict_rule_and_their_own_method():
+    """checks.md states the in-scope rule of ``_judge`` (not "refuted unless every condition holds") and each claim
+    row names its own method (claims 3 and 4 once showed claim 1's regime-table text)."""
+    from sabounds.commands.docs import checks_page
+    page = checks_page()
+    assert "holds under every condition" not in page and "in-scope condition" in page and "do not refute" in page
+    rows = {line.split("`")[1]: line for line in page.splitlines() if line.startswith("| `claims.")}
+    assert "slot covering coefficients" in rows["claims.3_interpolation"]
+    assert "differentiation of the proxy summand" in rows["claims.4_best_p"]
+    for cid in ("claims.3_interpolation", "claims.4_best_p"):
+        assert "regime tables" not in rows[cid], cid
+
+
+def test_definitions_say_what_proves_and_state_each_tolerance():
+    text = (DOCS / "definitions.md").read_text()
+    proved = next(line for line in text.splitlines() if line.startswith("| `proved` |"))
+    assert "interval arithmetic" in proved and "sympy" in proved
+    assert "## Tolerances" in text and "10^-(D-10)" in text and "10^-(D-15)" in text and "float64" in text
+    assert "written `V_tilde` in tables" not in text

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from sabounds.cli import main
-from sabounds.theory.catalog import DERIVATIONS
+from sabounds.commands.derivation import DERIVATIONS  # the catalog plus attention and whole_bound
 from sabounds.theory.latex_text import justification_latex, math_to_tex
 from sabounds.theory.printer import LATEX_PREAMBLE, derivation_latex, statement_latex, standalone
 
@@ -36,12 +36,36 @@ def _out(capsys, *argv) -> str:
     return capsys.readouterr().out
 
 
+MIN_SCALE = 0.8
+"""The smallest factor a table may be scaled by (``\\small`` at 80%: about 7 pt glyphs)."""
+
+
+def table_scales(tmp_path) -> list[float]:
+    """Each ``\\fittable``'s scale in the last compile: line width over natural width, capped at 1."""
+    log = (tmp_path / "doc.log").read_text(errors="replace")
+    pairs = re.findall(r"fittable: natural ([\d.]+)pt line ([\d.]+)pt", log)
+    return [min(1.0, float(line) / float(natural)) for natural, line in pairs]
+
+
 @needs_tex
+@pytest.mark.parametrize("regime", [None, "frobenius", "rank", "spectral", "power_law", "low_rank_tail"])
 @pytest.mark.parametrize("architecture", ["single_head", "bert"])
-def test_regime_table_fits_the_page(architecture, tmp_path, capsys):
-    body = _out(capsys, "regimes", "--format", "latex", "--architecture", architecture)
+def test_regime_table_fits_the_page(regime, architecture, tmp_path, capsys):
+    """Every --regime x --architecture: no overfull box, and no table shrunk below :data:`MIN_SCALE`."""
+    body = _out(capsys, "regimes", "--format", "latex", "--architecture", architecture,
+                *(["--regime", regime] if regime else []))
     assert body.lstrip().startswith("\\begin{table}") and "\\label{tab:regimes}" in body
+    assert "resizebox" not in body and "textheight" not in body
     assert compile_problems(standalone(body), tmp_path) == []
+    scales = table_scales(tmp_path)
+    assert len(scales) == (1 if regime else 5) and min(scales) >= MIN_SCALE, scales
+
+
+@needs_tex
+def test_the_scale_check_catches_a_table_shrunk_too_far(tmp_path):
+    wide = "\\fittable{\\begin{tabular}{l}" + "x" * 400 + "\\end{tabular}}"
+    compile_problems(standalone(wide), tmp_path)
+    assert min(table_scales(tmp_path)) < MIN_SCALE
 
 
 @needs_tex
@@ -102,15 +126,22 @@ def test_minimisation_steps_show_the_minimum_not_a_free_variable():
         assert "\\min_{" in statement_latex(step)
 
 
-def test_no_statement_is_evaluated_into_a_tautology():
+_EVALUATED_TO_TRUE = {"attention", "whole_bound"}
+"""Derivations with steps built as plain ``True`` (sympy evaluated them on construction; sabounds/theory, not the
+printer): their LaTeX shows ``True`` for those steps.  Known, recorded by a strict xfail below."""
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
+    strict=True, reason="steps evaluated to True on construction in sabounds/theory")) if n in _EVALUATED_TO_TRUE else n
+    for n in sorted(DERIVATIONS)])
+def test_no_statement_is_evaluated_into_a_tautology(name):
     """``c(2) = 2`` must show c's formula at p = 2, not ``2 = 2``."""
     import sympy as sp
-    for make in DERIVATIONS.values():
-        for step in make():
-            st = step.statement
-            if isinstance(st, sp.Equality) and not st.free_symbols:
-                assert sp.srepr(st.lhs) != sp.srepr(st.rhs), step.name
-            assert not isinstance(st, sp.logic.boolalg.BooleanAtom), step.name
+    for step in DERIVATIONS[name]():
+        st = step.statement
+        if isinstance(st, sp.Equality) and not st.free_symbols:
+            assert sp.srepr(st.lhs) != sp.srepr(st.rhs), step.name
+        assert not isinstance(st, sp.logic.boolalg.BooleanAtom), step.name
 
 
 def test_standalone_without_latex_is_a_one_line_error(capsys):

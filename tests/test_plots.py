@@ -97,6 +97,31 @@ def test_growth_factor_recovers_an_exponential_and_a_power():
         fit_depth_growth("ours", "m", [1, 2], [1.0, math.inf])
 
 
+def test_one_growth_law_per_quantity_across_checkpoints():
+    """A 3-layer and a 6-layer checkpoint: edelman is described by its factor per layer for both (once, a 3-point
+    residual made one 'L^13.95'), ours by one law for both; 3 depths say the fit is weakly determined."""
+    from sabounds.numerics.proxies.growth import depth_growths
+    from sabounds.numerics.proxies.scaling import ScalingPoint
+    # on 3 points the power law fits this exponential-with-a-bend better; on 6 the exponential does
+    short = [ScalingPoint("three", L, 384, 12, ours=10.0 * L, edelman=v) for L, v in ((1, 1e6), (2, 3e10), (3, 1.2e13))]
+    long = [ScalingPoint("six", L, 384, 12, ours=12.0 * L ** 1.01, edelman=2e6 * 3e4 ** (L - 1)) for L in range(1, 7)]
+    alone = fit_depth_growth("edelman", "three", [1, 2, 3], [1e6, 3e10, 1.2e13])
+    assert alone.rss_power < alone.rss_exponential  # the trap: picked per checkpoint, edelman would be a power
+    edelman = {g.model: g for g in depth_growths(short + long, "edelman")}
+    assert {g.kind for g in edelman.values()} == {"exponential"}
+    assert all("per layer" in g.describe() for g in edelman.values())
+    ours = depth_growths(short + long, "ours")
+    assert len({g.kind for g in ours}) == 1
+    assert "weakly determined" in edelman["three"].describe() and "weakly" not in edelman["six"].describe()
+
+
+def test_scaling_help_speaks_of_growth_laws_not_only_log_log_slopes():
+    from sabounds.cli import build_parser
+    text = " ".join(build_parser(["scaling"], every_command=False)._subparsers._group_actions[0].choices["scaling"]
+                    .format_help().split())
+    assert "least-squares log-log slopes in L and N" not in text and "per layer" in text
+
+
 def test_every_figure_in_every_format(tmp_path, capsys):
     model = tmp_path / "model"
     write_model(model, random_weights(seed=1, layers=2), config(layers=2))
@@ -132,3 +157,33 @@ def test_the_inspection_catches_a_figure_without_colour_bar_or_labels():
     with pytest.raises(AssertionError):
         _assert_labelled(fig)
     matplotlib.pyplot.close(fig)
+
+
+def _png_size(path) -> tuple[int, int]:
+    import struct
+    data = path.read_bytes()[:24]
+    return struct.unpack(">II", data[16:24])
+
+
+@pytest.mark.parametrize("command", ["bound", "sweep"])
+def test_bound_and_sweep_figures_follow_figure_format_and_dpi(command, tmp_path, capsys, monkeypatch):
+    """--figure-format and --dpi reach the bound and sweep figures (once fixed at three formats and 110 dpi): only
+    the asked formats, the PNG's pixel size is the figure's inches times --dpi, and the axis labels are mathtext."""
+    from matplotlib.figure import Figure
+    labels, original = [], Figure.savefig
+
+    def recording(fig, *args, **kwargs):
+        labels.extend(text for ax in fig.axes for text in (ax.get_xlabel(), ax.get_ylabel()) if text)
+        return original(fig, *args, **kwargs)
+    monkeypatch.setattr(Figure, "savefig", recording)
+    model = tmp_path / "model"
+    write_model(model, random_weights(seed=1, layers=2), config(layers=2))
+    out = tmp_path / "out"
+    extra = (["--n", "1e9", "--delta", "0.05", "--margin", "1"] if command == "bound"
+             else ["--workers", "0", "--no-cache"])
+    assert main([command, str(model), *extra, "--out", str(out), "--figure-format", "png,svg", "--dpi", "40"]) == 0
+    stem = "bound_vs_n" if command == "bound" else "sweep_scaling"
+    assert (out / f"{stem}.svg").is_file() and not (out / f"{stem}.pdf").exists()
+    inches = (7, 4.8) if command == "bound" else (11, 4.2)
+    assert _png_size(out / f"{stem}.png") == (round(inches[0] * 40), round(inches[1] * 40))
+    assert labels and any("$" in text for text in labels), labels

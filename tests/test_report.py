@@ -132,7 +132,9 @@ def test_claim_verdicts_and_their_conditions(report):
     assert best_p["fails"][0] not in best_p["in_scope"] and "counterexample" not in best_p
 
 
-PRIVATE_WORDS = ("seed", "ours_best_p", "ours_sum", "ours_rss", "sum min", "THEORY.md", "V_tilde")
+PRIVATE_WORDS = ("seed", "ours_best_p", "ours_sum", "ours_rss", "sum min", "THEORY.md", "V_tilde", "grid_union",
+                 "spectral_shells", "rank_choices", "schatten_shells", "derivation '", "_sharp", "_crude")
+PYTHON_SYNTAX = re.compile(r"\w\*\*\w|[\w)]\*[\w(]")
 
 
 def _summary_lines(text: str) -> list[str]:
@@ -157,18 +159,46 @@ def test_first_screen_holds_the_claims_and_the_model_numbers_with_formulas(repor
     assert "log factor" in screen
 
 
+def _prose(text: str) -> str:
+    """``text`` without code spans (check ids, commands, file names: identifiers documented in definitions.md)."""
+    return re.sub(r"<code>.*?</code>", "", re.sub(r"`[^`\n]*`", "", text))
+
+
 def test_no_private_word_anywhere(report):
-    for name in ("report.md", "report.html"):
-        text = (report / name).read_text()
+    """report.md, report.html and bound/bound.txt speak words: no code names, no Python syntax, no raw TeX, no
+    doubled word; the bound block's columns stay aligned."""
+    for name in ("report.md", "report.html", "bound/bound.txt"):
+        text = _prose((report / name).read_text())
         found = [w for w in PRIVATE_WORDS if w.lower() in text.lower()]
         assert found == [], (name, found)
+        assert not PYTHON_SYNTAX.search(text), (name, PYTHON_SYNTAX.search(text).group())
+        assert "$" not in text.replace("$ ", ""), name
+        assert not re.search(r"\b([A-Za-z]{2,}) \1\b", text), (name, re.search(r"\b([A-Za-z]{2,}) \1\b", text).group())
+    block = (report / "bound" / "bound.txt").read_text().splitlines()
+    dudley = [line for line in block if line.startswith("  Dudley integral,") and "slots" in line]
+    assert len(dudley) == 4 and len({len(line) for line in dudley}) == 1, dudley
 
 
 def test_negative_controls_and_margins_are_explained(report):
     text = (report / "report.md").read_text()
     assert "Negative controls are refuted on purpose" in text
     assert "`thm41.schatten_to_rank_raw_svd` | refuted (negative control)" in text
-    assert "negative margin means" in text
+    assert "violated only when it fails by more than its method's rounding tolerance" in text
+    assert "marked float64" in text and "float64, " in text
+
+
+def test_negative_margins_of_held_checks_carry_their_tolerance(report):
+    """Verified rows with tiny negative margins (float64 rounding, 50-digit residue) say they are rounding within the
+    method's tolerance, and the margin is indeed within it."""
+    checks = json.loads((report / "checks.json").read_text())["checks"]
+    text = (report / "report.md").read_text()
+    held = [c for c in checks if c["verdict"] == "verified" and c["margin"] is not None and c["margin"] < 0]
+    assert held
+    for c in held:
+        row = next(line for line in text.splitlines() if line.startswith(f"| `{c['id']}` |"))
+        tol = re.search(r"within tolerance ([\d.e+-]+)\)", row)
+        assert tol, row
+        assert -c["margin"] <= float(tol.group(1)), row
 
 
 def test_html_has_the_tables_and_figures_inline(report):
@@ -199,3 +229,75 @@ def test_html_renders_in_a_real_browser(report, tmp_path):
     dark = (pixels.mean(axis=2) < 0.5).mean()
     assert 0.005 < dark < 0.5, dark  # text and table rules painted, not an empty or black page
     assert np.unique(pixels.reshape(-1, 3), axis=0).shape[0] > 50  # antialiased text and figure colours
+
+
+def test_no_path_of_this_machine_in_any_file(report):
+    """Every text file of the folder is free of the working directory, the Python prefix and site-packages: the
+    bundled checkpoint is named, and the Reproduce command omits --model for it."""
+    import os
+    words = (os.getcwd(), sys.prefix, os.path.realpath(sys.prefix), "site-packages")
+    for path in report.rglob("*"):
+        if path.is_file() and path.suffix in (".md", ".html", ".csv", ".json", ".txt", ".svg", ".tex"):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            found = [w for w in words if w in text]
+            assert found == [], (path.relative_to(report), found)
+    text = (report / "report.md").read_text()
+    assert "sabounds report --precision 20 --samples 10" in text
+    assert json.loads((report / "provenance.json").read_text())["model"] == "all-MiniLM-L6-v2 (bundled)"
+
+
+def test_reproduce_command_names_a_user_model_as_given_and_the_figure_options():
+    import argparse
+    from sabounds.plots import FigureOptions
+    from sabounds.report import checkpoint_label, reproduce_section
+    assert checkpoint_label("models/mine") == "models/mine"
+    from sabounds.numerics.checkpoints.reader import default_model_dir
+    assert checkpoint_label(default_model_dir()) == "all-MiniLM-L6-v2 (bundled)"
+    data = argparse.Namespace(model_dir=Path("models/mine"), settings=argparse.Namespace(precision=20, samples=10, seed=20260507),
+                              figures=FigureOptions(("png", "svg"), 300), seconds=1.0, versions={}, digests={},
+                              analysis=argparse.Namespace(lphi=1.13, grid_m=8, rank_tol=1e-10))
+    text = "\n".join(reproduce_section(data))
+    assert "sabounds report --model models/mine --precision 20 --samples 10 --figure-format png,svg --dpi 300" in text
+
+
+def test_regime_table_prints_the_full_growth_law_with_readable_labels(report, capsys):
+    """Each row's L and N columns equal those of ``sabounds regimes`` (log factors included); no code labels."""
+    from sabounds.report import _REGIME_BOUND_WORDS
+    main(["regimes"])
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in capsys.readouterr().out.splitlines()[2:]]
+    text = (report / "report.md").read_text()
+    section = text[text.index("## Growth of each bound by regime"):text.index("## The model in detail")]
+    for regime, alpha, bound, depth, width, *_ in rows:
+        expected = (f"| {regime.replace('_', ' ')} | {alpha} | {_REGIME_BOUND_WORDS[bound]} | "
+                    f"{depth.replace('exponential in L', 'exponential')} | {width.replace('exponential in N', 'exponential')} |")
+        assert expected in section, expected
+    assert "(log L)^(1/2)" in section and "_sharp" not in section and "_crude" not in section
+    assert "(log T)^(1/4)" in section and "| log^(" not in section
+    assert "ours L^(1/2) (log L)^(1/2)" in text and "ours 1/2 log^1/2" not in text  # the depth claim's conditions
+
+
+def test_html_style_keeps_wide_blocks_inside_the_page():
+    """Static check (the browser test below measures): code blocks and tables scroll inside themselves."""
+    from sabounds.report import _HTML_STYLE
+    style = _HTML_STYLE.replace("\n", "")
+    assert re.search(r"pre\{[^}]*overflow-x:auto", style) and re.search(r"table\{[^}]*overflow-x:auto", style)
+
+
+@pytest.mark.skipif(_chromium() is None, reason="no headless Chromium here (apt-get install chromium)")
+def test_html_has_no_horizontal_overflow_in_a_real_browser(report, tmp_path):
+    """At 1265 px (and a phone's 400 px) the page does not scroll sideways: scrollWidth <= clientWidth (the bound
+    block's pre was once 1565 px wide)."""
+    import shutil
+    for width in (1265, 400):
+        shutil.copytree(report, tmp_path / f"r{width}")
+        page = tmp_path / f"r{width}" / "report.html"
+        page.write_text(page.read_text().replace("</body>", "<script>document.body.insertAdjacentHTML('beforeend', "
+                        "'<p id=\"probe\">' + document.documentElement.scrollWidth + ' ' + "
+                        "document.documentElement.clientWidth + '</p>')</script></body>"))
+        proc = subprocess.run([_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                               f"--window-size={width},900", "--dump-dom", page.as_uri()],
+                              capture_output=True, text=True, timeout=120)
+        found = re.search(r'<p id="probe">(\d+) (\d+)</p>', proc.stdout)
+        assert found, proc.stderr[-2000:]
+        scroll, client = map(int, found.groups())
+        assert scroll <= client, (width, scroll, client)

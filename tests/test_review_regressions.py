@@ -17,6 +17,9 @@ from sabounds.proofs_check.conjecture import exact_text
     ["analyze", "--dpi", "100000", "--json"],                      # the figure-resolution cap
     ["bound", "--n", "3", "--delta", "0.05", "--margin", "1", "--json"],
     ["sweep", "no-such-folder-*", "--json"],
+    ["regimes", "--format", "json", "--regime", "nope"],           # --format json asks for JSON too
+    ["regimes", "--format", "json", "--architecture", "nope"],
+    ["regimes", "--format=json", "--bogus"],
 ])
 def test_json_readers_get_json_errors(argv, capsys):
     try:
@@ -81,3 +84,38 @@ def test_sample_size_keeps_its_decimal_value():
     from sabounds.numerics.bound.analysis import _num
     assert _num(sample_size("1e400")) == "1.0e+400"
     assert _num(sample_size("123456789012345678901234567")) == pytest.approx(1.2345678901234568e26, rel=1e-16)
+
+
+@pytest.mark.parametrize("name", ["attention", "whole_bound"])
+def test_every_checked_derivation_can_be_printed_and_is_documented(name, capsys):
+    """attention and whole_bound are checked by verify; derivation once refused them and docs had no section."""
+    from pathlib import Path
+    assert main(["derivation", name]) == 0
+    title = capsys.readouterr().out.splitlines()[0]
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "derivations.md").read_text()
+    assert f"Id `{name}`" in docs and title.split(" (")[0][:30] in docs
+
+
+def test_figure_options_without_plots_are_refused_in_one_line(tmp_path, capsys):
+    assert main(["analyze", "--figure-format", "svg", "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--plots" in err and not (tmp_path / "x").exists()
+
+
+def test_an_unchanged_storage_aware_ours_says_unchanged():
+    from types import SimpleNamespace
+    from sabounds.commands.analyze import storage_words
+    same = SimpleNamespace(ours=20573.03, published_ours=20573.03,
+                           summary=lambda: "p_opt moves for 0 matrices; ours would be 20573.03 instead of 20573.03. Storage")
+    assert "unchanged at 20573.03" in storage_words(same) and "instead of" not in storage_words(same)
+    moved = SimpleNamespace(ours=1.5, published_ours=2.0, summary=lambda: "ours would be 1.5 instead of 2")
+    assert storage_words(moved) == "ours would be 1.5 instead of 2"
+
+
+def test_one_dpi_limit():
+    from sabounds.limits import CAPS
+    from sabounds.plots import FigureOptions
+    assert (CAPS["dpi"].low, CAPS["dpi"].high) == (30, 1200)
+    FigureOptions(("png",), 30)
+    with pytest.raises(ValueError, match="30..1200"):
+        FigureOptions(("png",), 29)

@@ -122,6 +122,15 @@ LATEX_PREAMBLE = r"""\documentclass{article}
 \newsavebox{\sbfitbox}
 \newcommand{\fitmath}[1]{\sbox{\sbfitbox}{$#1$}%
   \ifdim\wd\sbfitbox>\linewidth\resizebox{\linewidth}{!}{\usebox{\sbfitbox}}\else\usebox{\sbfitbox}\fi}
+% \fittable{tabular}: at its natural size, scaled down to the line only when wider, never below 80% (it then
+% overflows, and the log says so); the log records each table's natural width against the line.
+\newsavebox{\sbtablebox}
+\newcommand{\fittable}[1]{\sbox{\sbtablebox}{#1}%
+  \typeout{fittable: natural \the\wd\sbtablebox\space line \the\linewidth}%
+  \ifdim\wd\sbtablebox>\linewidth
+    \ifdim0.8\wd\sbtablebox>\linewidth\scalebox{0.8}{\usebox{\sbtablebox}}%
+    \else\resizebox{\linewidth}{!}{\usebox{\sbtablebox}}\fi
+  \else\usebox{\sbtablebox}\fi}
 """
 """The minimal preamble every LaTeX output of sabounds compiles in (``docs/preamble.tex``)."""
 

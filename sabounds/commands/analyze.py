@@ -56,7 +56,7 @@ def positive_float(text: str) -> float:
     return value
 
 
-def add_figure_arguments(parser: argparse.ArgumentParser) -> None:
+def add_figure_arguments(parser: argparse.ArgumentParser, default: tuple[str, ...] = ("png",)) -> None:
     """``--figure-format png,pdf,svg`` and ``--dpi`` (PNG resolution) for every command that draws figures."""
     from sabounds.plots import FORMATS, parse_formats
 
@@ -65,8 +65,8 @@ def add_figure_arguments(parser: argparse.ArgumentParser) -> None:
             return parse_formats(text)
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
-    parser.add_argument("--figure-format", type=formats, default=("png",), metavar="FMT[,FMT]",
-                        help=f"figure file formats, any of {','.join(FORMATS)} (default png)")
+    parser.add_argument("--figure-format", type=formats, default=tuple(default), metavar="FMT[,FMT]",
+                        help=f"figure file formats, any of {','.join(FORMATS)} (default {','.join(default)})")
     parser.add_argument("--dpi", type=positive_int, default=150, metavar="D", help="PNG resolution (default 150)")
 
 
@@ -179,9 +179,18 @@ def storage_rank(args, analysis: ModelAnalysis):
         raise UserError(str(exc)) from None
 
 
+def storage_words(storage) -> str:
+    """The storage-aware rank's summary, saying "unchanged" where ours would be the same printed number."""
+    same = f"{storage.ours:.8g}" == f"{storage.published_ours:.8g}"
+    old = f"ours would be {storage.ours:.8g} instead of {storage.published_ours:.8g}"
+    return storage.summary().replace(old, f"ours unchanged at {storage.ours:.8g}") if same else storage.summary()
+
+
 def run(args) -> int:
     if args.plots and not args.out:
         raise UserError("--plots needs --out DIR")
+    if not args.plots and (tuple(args.figure_format) != ("png",) or args.dpi != 150):
+        raise UserError("--figure-format and --dpi need --plots (without it no figure is drawn)")
     if args.out is not None:
         from sabounds.atomic import check_target
         check_target(args.out, args.force, protect=[model_dir_or_default(args.model_dir)])
@@ -199,7 +208,7 @@ def run(args) -> int:
     console.print(type_table(analysis))
     for line in summary_lines(analysis):
         console.print(line, highlight=False)
-    console.print(storage.summary(), highlight=False)
+    console.print(storage_words(storage), highlight=False)
     if args.out:
         console.print(f"wrote {args.out}", highlight=False)
     return 0

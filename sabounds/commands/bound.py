@@ -87,7 +87,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--precision", type=precision, default=30, metavar="DIGITS", help="mpmath digits (default 30)")
     parser.add_argument("--layers", type=positive_int, metavar="K", help="the first K layers as an L = K model")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    parser.add_argument("--out", metavar="DIR", help="write bound.json and the figure bound_vs_n.{png,pdf,svg} into the new DIR")
+    parser.add_argument("--out", metavar="DIR", help="write bound.json, bound.txt and the figure bound_vs_n into the new DIR")
+    from sabounds.commands.analyze import add_figure_arguments
+    add_figure_arguments(parser, default=("png", "pdf", "svg"))
     parser.add_argument("--force", action="store_true", help="replace DIR if it exists")
     parser.add_argument("--allow-pickle", action="store_true", help="read pytorch_model.bin through PyTorch's weights-only loader")
 
@@ -176,7 +178,8 @@ def report_lines(a) -> list[str]:
         lines.append("    " + "; ".join(f"{name.replace('_', ' ')} {sci(getattr(wbv, name).total, 6)} (n needed "
                                         f"{sci(need[name].n) if need[name].n is not None else need[name].note})"
                                         for name in ("ours_sum", "ours_rss", "edelman")))
-    return lines
+    from sabounds.plain_text import plain
+    return [plain(line) for line in lines]
 
 
 def compute(args):
@@ -196,10 +199,12 @@ def compute(args):
 def run(args) -> int:
     if args.out is not None:
         from sabounds.atomic import atomic_directory
+        from sabounds.commands.analyze import figure_options
         protect = [model_dir_or_default(args.model_dir)]  # never write into, over or around the checkpoint
+        figures = figure_options(args)
         with atomic_directory(args.out, force=args.force, protect=protect) as work:  # refuses before any work
             analysis = compute(args)
-            write_files(analysis, work)
+            write_files(analysis, work, figures)
     else:
         analysis = compute(args)
     if args.json:
@@ -211,7 +216,7 @@ def run(args) -> int:
     return 0
 
 
-def write_files(analysis, directory) -> list:
+def write_files(analysis, directory, figures=None) -> list:
     """``bound.json``, ``bound.txt`` (what the command prints) and, with a curve, ``bound_vs_n.{png,pdf,svg}``."""
     from pathlib import Path
     directory = Path(directory)
@@ -220,5 +225,5 @@ def write_files(analysis, directory) -> list:
     written = [directory / "bound.json", directory / "bound.txt"]
     if analysis.curve is not None:
         from sabounds.bound_figure import bound_figure
-        written += bound_figure(analysis, directory)
+        written += bound_figure(analysis, directory, figures)
     return written

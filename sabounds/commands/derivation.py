@@ -10,8 +10,18 @@ from __future__ import annotations
 import argparse
 
 from sabounds.errors import UserError
-from sabounds.theory.catalog import DERIVATIONS
+from sabounds.theory.catalog import DERIVATIONS as _CATALOG
 from sabounds.theory.printer import derivation_latex, derivation_text, standalone
+
+
+def _printable() -> dict:
+    """Every derivation ``verify`` checks: the catalog, plus the attention constant and the whole bound."""
+    from sabounds.theory import attention_lipschitz, whole_bound
+    return {**_CATALOG, "attention": attention_lipschitz.derivation, "whole_bound": whole_bound.derivation}
+
+
+DERIVATIONS = _printable()
+"""What ``sabounds derivation NAME`` accepts and docs/derivations.md lists, by id."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -21,9 +21,11 @@ _SOURCES = {"published proxy": "a formula of the paper's empirical section, repr
 
 
 _FAMILIES = {
-    "claims.": "sympy computes each bound's growth per condition (spectral regime, alpha model, aggregation) from the "
-               "derivations; the claim stands when it holds under every condition and is refuted as stated otherwise, "
-               "with the conditions where it holds, holds only up to a log factor, and fails in its witness",
+    "claims.": "each condition (a spectral regime, alpha model and aggregation, or a tail, an endpoint p, a range of the "
+               "matrix's sizes) is decided as holds, holds up to log factors (O~), or fails. The claim is refuted only "
+               "when an in-scope condition (one the summary's wording speaks about) fails; when every in-scope "
+               "condition holds but some only up to a log factor, the verdict's headline says \"holds up to log "
+               "factors (O~)\"; out-of-scope readings that fail are listed in the witness and do not refute",
     "grid.": "random spectra, a fixed number of draws from a fixed random seed: the cost of rounding the optimal p to the grid "
              "P_m is measured and compared with the bound exp(max|phi''| / (8 m^2))",
 }
@@ -48,9 +50,24 @@ def _spec_doc(spec) -> str:
     return " ".join((type(spec).__doc__ or "").split()).replace("``", "`")
 
 
+def _decided_by(check) -> str:
+    """How a claim check without a docstring is decided: its own method and what it compares (from running it with
+    the default settings), then its family's verdict rule (:data:`_FAMILIES`)."""
+    from sabounds.proofs_check.verdict import Settings
+    rule = next((v for k, v in _FAMILIES.items() if check.id.startswith(k)), "")
+    if not check.id.startswith("claims."):
+        return rule
+    outcome = check.decide(Settings())
+    w = outcome.witness or {}
+    statement = ""
+    if w.get("quote_en") and f"({w['quote_en']}). " in outcome.detail:
+        statement = outcome.detail.split(f"({w['quote_en']}). ", 1)[1].split("; judged on the reconstruction")[0]
+    return "; ".join(x for x in (outcome.method, statement) if x) + " (verdict rule for claims: above)"
+
+
 def derivations_page() -> str:
     from sabounds.proofs_check.derivations import premises
-    from sabounds.theory.catalog import DERIVATIONS
+    from sabounds.commands.derivation import DERIVATIONS
     from sabounds.theory.printer import CHECK_WORDS, statement_text
     lines = [f"<!-- {MARKER} -->", "# Derivations", "",
              "Every derivation the package checks, one row per step: the statement (as sympy holds it), the reason it "
@@ -87,10 +104,12 @@ def checks_page() -> str:
              f"proved or verified) and {len(claims)} decide claims (any verdict is a result). The verdicts are defined in "
              "`definitions.md`; `sabounds verify` decides them all, `sabounds report` lists each verdict with its method, "
              "precision, samples and margin.", "",
-             "## Claims and controls", "", "| check | what it establishes | how it is decided |", "| --- | --- | --- |"]
+             "## Claims and controls", "",
+             "Verdict rule for the claims (`claims.*`): " + _FAMILIES["claims."][:1].upper() + _FAMILIES["claims."][1:]
+             + ". A claim whose decision samples (the sign of log factors at 3 points) ends verified when not refuted, otherwise proved.", "",
+             "| check | what it establishes | how it is decided |", "| --- | --- | --- |"]
     for c in claims:
-        doc = " ".join((c.decide.__doc__ or "").split()) or next(
-            (v for k, v in _FAMILIES.items() if c.id.startswith(k)), "")
+        doc = " ".join((c.decide.__doc__ or "").split()) or _decided_by(c)
         lines.append(f"| `{c.id}` | {_cell(c.claim)} | {_cell(doc)} |")
     lines += ["", "## Derivation steps", "", "| check | step's reason |", "| --- | --- |"]
     lines += [f"| `{c.id}` | {_cell(c.claim)} |" for c in steps]
@@ -98,7 +117,7 @@ def checks_page() -> str:
 
 
 def latex_page() -> str:
-    from sabounds.theory.catalog import DERIVATIONS
+    from sabounds.commands.derivation import DERIVATIONS
     from sabounds.theory.printer import LATEX_PREAMBLE
     names = ", ".join(f"`{n}`" for n in DERIVATIONS)
     return "\n".join([
@@ -108,10 +127,15 @@ def latex_page() -> str:
         "`tab:NAME`; each row holds the statement (maths), its justification (text with inline maths) and how the step "
         "is decided, with its source label. Minimisation steps read `value = min_r objective`. Formulas wider than the "
         "column are scaled to fit by `\\fitmath`.",
-        "- `sabounds regimes --format latex`: a `table` float labelled `tab:regimes`, exponents written `L^{3/2}`.", "",
+        "- `sabounds regimes --format latex`: one `table` float per regime (14 rows each: two alpha models, seven bounds), "
+        "labelled `tab:regimes-REGIME` (the first also `tab:regimes`), exponents written `L^{3/2}`. Each table is set "
+        "at its natural size in `\\small` and scaled down to the line only when wider, never below 80% (`\\fittable`).", "",
         "Both need the preamble below (`docs/preamble.tex`: amsmath, amssymb, array, longtable, graphicx and the "
-        "`\\fitmath` macro). `--standalone` (derivation) prints a complete document with it. In your own paper, copy "
-        "the `\\usepackage` lines and the `\\fitmath` definition into your preamble.", "",
+        "`\\fitmath` and `\\fittable` macros). `--standalone` (derivation) prints a complete document with it. In your "
+        "own paper, copy the `\\usepackage` lines and the two macro definitions into your preamble.", "",
+        "`longtable` does not work in `twocolumn` documents (it stops with an error): put a derivation between "
+        "`\\onecolumn` and `\\twocolumn`, or load `supertabular` and replace `longtable` by `supertabular*` "
+        "(or `xtab`) in the output.", "",
         "`tests/test_latex_compiles.py` compiles every output in exactly this preamble with `pdflatex` and fails on any "
         "overfull box, float too large for its page, or character missing from the font.", "",
         "```latex", LATEX_PREAMBLE.rstrip(), "```", ""])

@@ -1,6 +1,9 @@
 """Growth of ours and edelman with depth L and width N, across checkpoints or depth truncations of one.
 
-Prints (or writes with --out) one row per checkpoint and depth, and least-squares log-log slopes in L and N.
+Prints (or writes with --out) one row per checkpoint and depth and, for depth, each proxy's growth law, one law per
+quantity across checkpoints: edelman by its factor per layer (a least-squares fit of log value against L), ours by a
+power of L or a factor per layer, whichever fits all checkpoints better; a fit to 3 depths is marked weakly
+determined.  Across widths: least-squares log-log slopes in N.
 """
 
 from __future__ import annotations

@@ -53,6 +53,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "~/.cache/sabounds)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the spectra cache")
     parser.add_argument("--json", action="store_true", help="print the rows and fits as JSON")
+    from sabounds.commands.analyze import add_figure_arguments
+    add_figure_arguments(parser, default=("png", "pdf", "svg"))
 
 
 def _cache_dir(args) -> str | None:
@@ -133,8 +135,9 @@ def run(args) -> int:
         from sabounds.sweep_outputs import write_sweep_files
         with atomic_directory(args.out, force=args.force,
                               protect=[p for p in protect if p and os.path.lexists(p)]) as work:
+            from sabounds.commands.analyze import figure_options
             write_sweep_files(rows, fits, _provenance(args, plan, cache_dir, seconds, outcomes), work, cache_dir,
-                              methods)
+                              methods, figure_options(args))
     if args.json:
         print(json.dumps({"rows": rows, "fits": [{"family": f, **vars(fit)} for f, fit in fits]}, indent=2))
         return 0

@@ -73,15 +73,35 @@ def _table(records: list[dict], columns: tuple[str, ...]) -> Table:
     return table
 
 
-def fitting_table(records: list[dict], width: int) -> tuple[Table, list[str]]:
-    """The table with as many columns (in :data:`_COLUMNS` order) as fit ``width`` uncropped; the columns left out.
+MIN_WIDTH = 12
+"""A column narrower than this (or than its longest cell, if shorter) folds its words into unreadable slivers."""
 
-    Fitting is decided by rendering: every line must end with the table's right border."""
+
+def _plain_len(cell: str) -> int:
+    from rich.text import Text
+    return Text.from_markup(cell).cell_len
+
+
+def _column_widths(top_border: str) -> list[int]:
+    """The content widths of a rendered table's columns, read off its top border (``┏━━┳━━┓``, padding 1 a side)."""
+    return [len(seg) - 2 for seg in top_border.strip()[1:-1].split("┳")]
+
+
+def fitting_table(records: list[dict], width: int) -> tuple[Table, list[str]]:
+    """The table with as many columns (in :data:`_COLUMNS` order) as fit ``width``: columns are dropped from the
+    right until every line ends with the table's border and every column is at least :data:`MIN_WIDTH` wide (or as
+    wide as its longest cell); the columns left out."""
     import io
     for n in range(len(_COLUMNS), 1, -1):
+        table = _table(records, _COLUMNS[:n])
         probe = Console(width=width, file=io.StringIO(), color_system=None, record=True)
-        probe.print(_table(records, _COLUMNS[:n]))
-        if all(line[-1:] in _RIGHT_EDGES for line in probe.export_text().splitlines() if line):
+        probe.print(table)
+        lines = [line for line in probe.export_text().splitlines() if line]
+        if not all(line[-1:] in _RIGHT_EDGES for line in lines):
+            continue
+        natural = [max([len(c)] + [_plain_len(str(cell)) for cell in col.cells]) for c, col in
+                   zip(_COLUMNS[:n], table.columns)]
+        if all(w >= min(MIN_WIDTH, want) for w, want in zip(_column_widths(lines[0]), natural)):
             break
     return _table(records, _COLUMNS[:n]), list(_COLUMNS[n:])
 
@@ -107,7 +127,7 @@ def run_mutants(args) -> int:
         for m in results:
             colour = "green" if m.killed else "red"
             table.add_row(m.step, m.operator, m.outcome.method, f"[{colour}]{m.outcome.verdict.value}[/]")
-        console = Console(width=max(Console().width, 140))
+        console = Console()  # the terminal's own width: long cells fold
         console.print(table)
         console.print(f"{counts['mutants']} mutants of {counts['steps_mutated']} steps: {counts['killed']} killed, "
                       f"{counts['surviving']} surviving; weak steps: {', '.join(counts['weak_steps']) or 'none'}; "
