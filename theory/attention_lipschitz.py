@@ -100,4 +100,4 @@ def _steps() -> tuple[Step, ...]:
 def derivation() -> Derivation:
     """The attention Lipschitz constant: the hand proof of c <= 2 and the tight family showing c >= 2."""
     return Derivation("attention", "Attention head: Lipschitz constant 1 + 2 ||W||_2 (exact)", _steps(),
-                      notes="'value_term' is a cited premise; the others are decided by proofs_check.")
+                      notes="'value_term' is a cited premise; the others are decided by sabounds verify.")
