@@ -26,6 +26,7 @@ from sabounds import __version__
 from sabounds.commands.analyze import summary_lines
 from sabounds.output_files import write_analysis_files, write_csv, write_scaling_files
 from sabounds.numerics.log_real import dumps
+from sabounds.checkpoint_names import checkpoint_label, is_bundled
 from sabounds.plain_text import PRIVATE_WORDS, plain  # noqa: F401  (PRIVATE_WORDS: the report's vocabulary)
 from sabounds.provenance import checkpoint_digests, package_versions, platform_line
 
@@ -291,32 +292,6 @@ def _fits(data: ReportData):
 def _model_name(data: ReportData) -> str:
     label = checkpoint_label(data.model_dir)
     return label if is_bundled(data.model_dir) else f"`{label}`"
-
-
-BUNDLED_NAMES = {"default": "all-MiniLM-L6-v2 (bundled)", "minilm_l3": "paraphrase-MiniLM-L3-v2 (bundled)"}
-
-
-def _bundled_key(path) -> str | None:
-    """Which bundled checkpoint ``path`` is (a key of :data:`BUNDLED_NAMES`), or None."""
-    from sabounds.numerics.checkpoints.reader import CheckpointError, default_model_dir, minilm_l3_onnx
-    for key, where in (("default", default_model_dir), ("minilm_l3", minilm_l3_onnx)):
-        try:
-            if Path(str(path)).resolve() == Path(where()).resolve():
-                return key
-        except (CheckpointError, OSError):
-            continue
-    return None
-
-
-def is_bundled(path) -> bool:
-    return _bundled_key(path) is not None
-
-
-def checkpoint_label(path) -> str:
-    """A checkpoint's name for a reader, free of this machine's paths: a bundled model by its name, any other by
-    the path as the user gave it (a relative path stays relative)."""
-    key = _bundled_key(path)
-    return BUNDLED_NAMES[key] if key else str(path)
 
 
 def summary_section(data: ReportData) -> list[str]:

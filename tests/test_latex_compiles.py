@@ -126,7 +126,7 @@ def test_minimisation_steps_show_the_minimum_not_a_free_variable():
         assert "\\min_{" in statement_latex(step)
 
 
-_EVALUATED_TO_TRUE = {"attention", "whole_bound"}
+_EVALUATED_TO_TRUE: set[str] = set()  # none left: every step keeps both sides
 """Derivations with steps built as plain ``True`` (sympy evaluated them on construction; sabounds/theory, not the
 printer): their LaTeX shows ``True`` for those steps.  Known, recorded by a strict xfail below."""
 
@@ -147,3 +147,9 @@ def test_no_statement_is_evaluated_into_a_tautology(name):
 def test_standalone_without_latex_is_a_one_line_error(capsys):
     assert main(["derivation", "thm41", "--standalone"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+@pytest.mark.parametrize("text", ["||dX||_{2->inf}", "||X||_2->inf"])
+def test_the_2_to_inf_norm_is_a_sup_not_an_infimum(text):
+    tex = math_to_tex(text)
+    assert r"\to\infty" in tex and r"\inf " not in tex, tex

@@ -119,3 +119,9 @@ def test_one_dpi_limit():
     FigureOptions(("png",), 30)
     with pytest.raises(ValueError, match="30..1200"):
         FigureOptions(("png",), 29)
+
+
+def test_scaling_names_the_bundled_checkpoint_not_its_path(capsys):
+    assert main(["scaling", "--depths", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "all-MiniLM-L6-v2 (bundled)" in out and "site-packages" not in out

@@ -63,7 +63,7 @@ def tight_weight(s: sp.Expr) -> sp.Matrix:
 def _steps() -> tuple[Step, ...]:
     return (
         Step("value_term",
-             sp.Le(value_weight, 1),
+             sp.Le(sp.Symbol("||sum_j P_tj dx_j||_2"), sp.Symbol("||dX||_2->inf")),
              "||sum_j P_tj dx_j||_2 <= sum_j P_tj ||dx_j||_2 <= ||dX||_{2->inf}: softmax weights are a convex combination",
              Premise("triangle inequality for a convex combination")),
         Step("softmax_jacobian",
@@ -71,7 +71,7 @@ def _steps() -> tuple[Step, ...]:
              "for a sign vector v with + on mass t: ||(diag(s) - s s^T) v||_1 = 4t(1-t) <= 1 = (1 - 2t)^2 + 4t(1-t)",
              Inequality({t: Interval(0, 1)})),
         Step("softmax_jacobian_attained",
-             sp.Eq(softmax_jacobian_norm.subs(t, sp.Rational(1, 2)), softmax_constant),
+             sp.Eq(sp.Subs(softmax_jacobian_norm, t, sp.Rational(1, 2)), softmax_constant, evaluate=False),
              "the maximum 1 is attained at t = 1/2 (two tied scores): the softmax constant is exactly 1",
              Identity()),
         Step("score_perturbation",
@@ -81,7 +81,8 @@ def _steps() -> tuple[Step, ...]:
              Inequality({sigma: Interval(sp.Rational(1, 10), 100, log=True), h: Interval(sp.Rational(1, 10**6), 1, log=True),
                          e1: Interval(0, 1), e2: Interval(0, 1)})),
         Step("assemble",
-             sp.Eq(value_weight + softmax_constant * score_constant * sigma, 1 + constant * sigma),
+             sp.Eq(sp.Add(value_weight, sp.Mul(softmax_constant, score_constant, sigma, evaluate=False), evaluate=False),
+                   sp.Add(1, sp.Mul(constant, sigma, evaluate=False), evaluate=False), evaluate=False),
              "the two terms of Df[dX]_t add: (1 + 1 * 2 ||W||_2) ||dX||_{2->inf}; the domain is convex (mean value theorem)",
              Identity({sigma: Interval(sp.Rational(1, 10), 100, log=True)})),
         Step("tight_limit_delta",
@@ -99,4 +100,4 @@ def _steps() -> tuple[Step, ...]:
 def derivation() -> Derivation:
     """The attention Lipschitz constant: the hand proof of c <= 2 and the tight family showing c >= 2."""
     return Derivation("attention", "Attention head: Lipschitz constant 1 + 2 ||W||_2 (exact)", _steps(),
-                      notes="'value_term' is a cited premise; the others are decided by proofs_check.")
+                      notes="'value_term' is a cited premise; the others are decided by sabounds verify.")

@@ -132,6 +132,7 @@ def math_to_tex(s: str) -> str:
     s = re.sub(r"(?<![A-Za-z\\])([A-Za-z]+)\*", r"{\1^{\\star}}", s)
     s = s.replace("*", r"\cdot ")
     s = s.replace("||", r"\| ").replace("<=", r"\le ").replace(">=", r"\ge ").replace("!=", r"\ne ")
+    s = re.sub(r"->\s*inf(?![A-Za-z])", r"\\to\\infty ", s)  # ||X||_{2->inf}: the sup over rows, not an infimum
     s = s.replace("->", r"\to ").replace("~", r"\sim ")
     s = re.sub(r"(\d)\+(?=$|[\s),;:.])", r"\1^+", s)
     s = re.sub(r"_inf(?![A-Za-z])", r"_{\\infty}", s)  # the sup norm ||x||_inf, not the infimum

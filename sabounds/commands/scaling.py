@@ -15,6 +15,7 @@ from rich.table import Table
 
 from sabounds.numerics.checkpoints.reader import CheckpointError
 from sabounds.numerics.proxies.scaling import plan_scaling, scaling
+from sabounds.checkpoint_names import checkpoint_label
 from sabounds.commands.analyze import add_common_arguments, figure_options, model_dir_or_default
 from sabounds.errors import UserError
 from sabounds.numerics.log_real import dumps
@@ -62,7 +63,7 @@ def run(args) -> int:
     for column in ("model", "L", "N", "ours", "edelman"):
         table.add_column(column, justify="left" if column == "model" else "right")
     for p in result.points:
-        table.add_row(p.model, str(p.layers), str(p.hidden), f"{p.ours:.6g}", f"{p.edelman:.6g}")
+        table.add_row(checkpoint_label(p.model), str(p.layers), str(p.hidden), f"{p.ours:.6g}", f"{p.edelman:.6g}")
     console = Console()
     console.print(table)
     from sabounds.numerics.proxies.growth import depth_growths
@@ -70,7 +71,7 @@ def run(args) -> int:
         growth = depth_growths(result.points, fit.quantity)
         if growth and fit.slope_N is None:
             for g in growth:
-                where = f", {g.model}" if len(growth) > 1 else ""
+                where = f", {checkpoint_label(g.model)}" if len(growth) > 1 else ""
                 console.print(f"{fit.quantity}{where}: {g.describe()} (depths {g.depths[0]}..{g.depths[-1]})",
                               highlight=False)
             continue
