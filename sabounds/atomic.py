@@ -274,6 +274,15 @@ def _create_lock(path: Path) -> int | None:
             pass
 
 
+def _special_file(path: Path, st: os.stat_result) -> str | None:
+    """Why ``path`` (lstat ``st``) cannot be a sabounds lock: a symbolic link or not a regular file; else None."""
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
+        kind = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a regular file"
+        return (f"{path} is {kind}, not a sabounds lock; refusing to use or remove it "
+                "(move it away or choose another --out)")
+    return None
+
+
 def _foreign_lock(path: Path) -> str | None:
     """Why a file at the lock's name is certainly not a sabounds lock (a link, not a regular file, or content
     without our first line), else None.  Read without following links and without blocking."""
@@ -281,10 +290,9 @@ def _foreign_lock(path: Path) -> str | None:
         st = os.lstat(path)
     except OSError:
         return None
-    if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
-        kind = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a regular file"
-        return (f"{path} is {kind}, not a sabounds lock; refusing to use or remove it "
-                "(move it away or choose another --out)")
+    why = _special_file(path, st)
+    if why:
+        return why
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
@@ -306,10 +314,9 @@ def _adopt_lock(path: Path, target: Path) -> int | None:
         st = os.lstat(path)
     except FileNotFoundError:
         return None
-    if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
-        kind = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a regular file"
-        raise UserError(f"{path} is {kind}, not a sabounds lock; refusing to use or remove it "
-                        "(move it away or choose another --out)")
+    why = _special_file(path, st)
+    if why:
+        raise UserError(why)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:

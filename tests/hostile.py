@@ -14,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
@@ -46,6 +47,16 @@ def snapshot(root: Path) -> dict[str, str]:
             else:
                 out[rel] = "dir"
     return out
+
+
+def wait_for(condition, seconds: float, poll: float = 0.005) -> bool:
+    """Poll ``condition`` until it holds (True) or ``seconds`` pass (False)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(poll)
+    return False
 
 
 def tiny_model(directory: Path, layers: int = 2, scale: float = 1.0, dtype: str = "F32") -> Path:

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from hostile import (INTERRUPT_STAGES, NEW_AFTER, ROOT, SIGNALS, STARTUP_DELAYS, fake_build_report,
+from hostile import (INTERRUPT_STAGES, wait_for, NEW_AFTER, ROOT, SIGNALS, STARTUP_DELAYS, fake_build_report,
                      run_report_subprocess)
 from sabounds.atomic import MARKER, read_marker
 
@@ -78,15 +78,6 @@ def test_interrupted_replacement_leaves_exactly_one_complete_report(tmp_path, st
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report"], "a hidden folder or lock remains"
 
 
-def _wait_for(condition, seconds: float) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if condition():
-            return True
-        time.sleep(0.005)
-    return False
-
-
 @pytest.mark.parametrize("delay", STARTUP_DELAYS)
 def test_ctrl_c_at_start_up_is_one_line(tmp_path, delay):
     """Delays count from the moment sabounds' own handler is in place (the child creates SABOUNDS_TEST_READY):
@@ -95,7 +86,7 @@ def test_ctrl_c_at_start_up_is_one_line(tmp_path, delay):
     proc = subprocess.Popen([sys.executable, "-m", "sabounds", "report", "--out", str(out), "--precision", "15",
                              "--samples", "1"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, SABOUNDS_TEST_READY=str(ready)))
-    assert _wait_for(ready.exists, 120), "the child never reached sabounds.cli"
+    assert wait_for(ready.exists, 120), "the child never reached sabounds.cli"
     time.sleep(delay)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=300)

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from hostile import wait_for
+
 from sabounds.cli import main
 
 QUICK = ["--precision", "20", "--samples", "10"]
@@ -68,22 +70,13 @@ def test_existing_report_needs_force(report, capsys):
     assert "--force" in capsys.readouterr().err
 
 
-def _wait_for(predicate, timeout):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
-
-
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_interrupted_report_leaves_no_partial_output(tmp_path, sig):
     out = tmp_path / "report"
     proc = subprocess.Popen([sys.executable, "-m", "sabounds", "report", "--out", str(out), *QUICK],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        assert _wait_for(lambda: list(tmp_path.glob(".report.partial-*")), 60), "the run never started writing"
+        assert wait_for(lambda: list(tmp_path.glob(".report.partial-*")), 60), "the run never started writing"
         time.sleep(0.5)
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=60)
@@ -99,7 +92,7 @@ def test_killed_report_leaves_only_a_partial_that_the_next_run_removes(tmp_path)
     out = tmp_path / "report"
     proc = subprocess.Popen([sys.executable, "-m", "sabounds", "report", "--out", str(out), *QUICK],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert _wait_for(lambda: list(tmp_path.glob(".report.partial-*")), 60)
+    assert wait_for(lambda: list(tmp_path.glob(".report.partial-*")), 60)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
     assert not out.exists()
