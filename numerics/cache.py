@@ -1,14 +1,21 @@
 """A content-addressed disk cache of spectra, safe for several processes at once.
 
 Keys are SHA-256 digests of what determines a result: the bytes, dtype, shape and name of every tensor it reads, the
-method, ``CACHE_VERSION`` and the source of ``sabounds.numerics`` (``code_digest``).  An entry is one file ``<root>/entries/<key[:2]>/<key>.bin`` written as
-``MAGIC + sha256(payload) + payload`` (payload: a JSON header and raw little-endian arrays, see ``pack``) to a
-temporary name and renamed into place, so two workers writing the same key both leave a complete, identical entry.
-An entry whose checksum, format or contents do not verify is treated as missing and rewritten, never trusted.
+method, ``CACHE_VERSION`` and the source of ``sabounds.numerics`` (``code_digest``).  An entry is one file
+``<root>/entries/<key[:2]>/<key>.bin`` written as ``MAGIC + HMAC-SHA256(secret, key, payload) + payload`` (payload:
+a JSON header and raw little-endian arrays, see ``pack``) to a temporary name and renamed into place, so two workers
+writing the same key both leave a complete, identical entry.  The tag binds an entry to its own key (whose parts are
+the digests of its inputs) and to ``<root>/secret``, 32 random bytes made by the first writer (mode 0600): an entry
+copied under another key, or crafted with a fresh checksum by anyone who cannot read the secret, does not verify.
+An entry that does not verify is treated as missing and rewritten, never trusted.
 
 Tensor digests need the tensor bytes; so that a rerun reads no weights, the digests of a safetensors file's tensors
 are kept in ``<root>/files/`` under the file's identity (resolved path, size, mtime, ctime, inode) together with a
-digest of its header: a file changed in any of these is hashed again.
+digest of its header, tagged like an entry with the identity folded in: an index copied from another file's
+folder, or a file changed in any of these, is hashed again.
+
+Every cache file is opened with ``O_NOFOLLOW | O_NONBLOCK`` and read only if ``fstat`` says it is a regular file,
+at most ``MAX_ENTRY_BYTES``: a symbolic link (to ``/dev/zero``, say) or a FIFO in the cache is a miss, not a hang.
 
 The folder is ``platformdirs.user_cache_dir("sabounds")`` (e.g. ``~/.cache/sabounds`` on Linux), or the
 ``SABOUNDS_CACHE_DIR`` environment variable, or ``--cache-dir``.  ``SABOUNDS_CACHE_DIR=off`` disables caching.
@@ -18,10 +25,12 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import hmac
 import json
 import mmap
 import os
 import re
+import stat
 import struct
 import tempfile
 from pathlib import Path
@@ -29,10 +38,12 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 ENV_VAR = "SABOUNDS_CACHE_DIR"
-MAGIC = b"SABOUNDS-CACHE-2\n"
+MAGIC = b"SABOUNDS-CACHE-3\n"
 _DIGEST = 32
+MAX_ENTRY_BYTES = 2 ** 30
+MAX_INDEX_BYTES = 256 * 2 ** 20
 _LAYER_NUMBER = re.compile(r"(?:^|\.)(\d+)\.")
 
 
@@ -71,12 +82,68 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
+def read_regular(path: Path, limit: int) -> bytes | None:
+    """The bytes of ``path`` if it is a regular file (not a link, FIFO or device) of at most ``limit`` bytes, else
+    None; opened with ``O_NOFOLLOW | O_NONBLOCK`` so that neither a link nor a FIFO can make the read block."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        chunks, left = [], info.st_size + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 2 ** 24))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+        return data if len(data) <= info.st_size else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 class SpectraCache:
     """Entries of named float64/int/str arrays by key; ``get`` returns None for a missing or corrupt entry."""
 
     def __init__(self, root: str | os.PathLike):
         self.root = Path(root)
         self.corrupt_seen = 0
+        self._secret: bytes | None = None
+
+    def secret(self, create: bool = False) -> bytes | None:
+        """The cache's tag key ``<root>/secret`` (made with mode 0600 by the first writer), None if absent or odd."""
+        if self._secret is None:
+            path = self.root / "secret"
+            data = read_regular(path, 64)
+            if data is None and create:
+                data = os.urandom(32)
+                try:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+                    with os.fdopen(fd, "wb") as fh:
+                        fh.write(data)
+                except FileExistsError:  # another process made it first: use theirs
+                    data = read_regular(path, 64)
+            self._secret = data if data is not None and len(data) == 32 else None
+        return self._secret
+
+    def tag(self, *parts: bytes | str) -> bytes:
+        """HMAC-SHA256 of the length-prefixed parts under the cache's secret (made if missing)."""
+        secret = self.secret(create=True)
+        if secret is None:
+            raise OSError(f"{self.root / 'secret'}: not a readable 32-byte regular file")
+        return hmac.new(secret, bytes.fromhex(digest(*parts)), hashlib.sha256).digest()
+
+    def verifies(self, tag: bytes, *parts: bytes | str) -> bool:
+        secret = self.secret()
+        return secret is not None and hmac.compare_digest(
+            tag, hmac.new(secret, bytes.fromhex(digest(*parts)), hashlib.sha256).digest())
 
     def _entry(self, key: str) -> Path:
         if not re.fullmatch(r"[0-9a-f]{64}", key):
@@ -84,14 +151,18 @@ class SpectraCache:
         return self.root / "entries" / key[:2] / f"{key}.bin"
 
     def put(self, key: str, arrays: Mapping[str, np.ndarray]) -> None:
-        _atomic_write(self._entry(key), pack(arrays))
+        payload = pack(arrays)
+        _atomic_write(self._entry(key), MAGIC + self.tag(key, payload) + payload)
 
     def get(self, key: str) -> dict[str, np.ndarray] | None:
-        try:
-            raw = self._entry(key).read_bytes()
-        except OSError:  # missing, or a folder that cannot exist or be read: not cached
+        """The entry of ``key`` if it is a regular file tagged for this key under this cache's secret, else None."""
+        raw = read_regular(self._entry(key), MAX_ENTRY_BYTES)
+        if raw is None:  # missing, a link, a FIFO, too large or unreadable: not cached
             return None
-        arrays = unpack(raw)
+        head = len(MAGIC)
+        payload = raw[head + _DIGEST:]
+        arrays = (unpack(payload) if raw[:head] == MAGIC and self.verifies(raw[head:head + _DIGEST], key, payload)
+                  else None)
         if arrays is None:
             self.corrupt_seen += 1
         return arrays
@@ -118,6 +189,7 @@ class _IndexedFile:
         header_bytes, self.start = _safetensors_header(self.path)
         self.header_digest = hashlib.sha256(header_bytes).hexdigest()
         self.header = json.loads(header_bytes)
+        self.cache, self.identity = cache, identity
         self.folder = cache.root / "files" / identity[:2] / identity
 
     def names(self) -> list[str]:
@@ -128,13 +200,7 @@ class _IndexedFile:
             raise ValueError(f"index group must be a plain name, got {group!r}")
         wanted = self.names() if names is None else sorted(names)
         index_path = self.folder / f"{group}.json"
-        known: dict[str, dict] = {}
-        try:
-            record = json.loads(index_path.read_text(encoding="utf-8"))
-            if record.get("header") == self.header_digest and isinstance(record.get("tensors"), dict):
-                known = record["tensors"]
-        except (OSError, ValueError, UnicodeDecodeError, AttributeError):
-            pass
+        known = self._indexed(index_path, group)
         missing = [n for n in wanted if n not in known]
         if missing and not compute:
             return {n: known[n] for n in wanted if n in known}
@@ -146,17 +212,32 @@ class _IndexedFile:
                     begin, end = entry["data_offsets"]
                     known[name] = {"dtype": entry["dtype"], "shape": entry["shape"],
                                    "digest": hashlib.sha256(view[self.start + begin:self.start + end]).hexdigest()}
-            _atomic_write(index_path, json.dumps({"path": str(self.path), "header": self.header_digest,
-                                                  "tensors": known}).encode())
+            body = json.dumps({"path": str(self.path), "header": self.header_digest, "tensors": known})
+            tag = self.cache.tag(self.identity, self.header_digest, group, body).hex()
+            _atomic_write(index_path, json.dumps({"tag": tag, "body": body}).encode())
         return {n: known[n] for n in wanted}
+
+    def _indexed(self, index_path: Path, group: str) -> dict[str, dict]:
+        """The digests recorded for this file, if the index is a regular file tagged for this file's identity and
+        header under the cache's secret (an index copied from another file's folder is not); else none."""
+        raw = read_regular(index_path, MAX_INDEX_BYTES)
+        try:
+            record = json.loads(raw) if raw is not None else {}
+            body, tag = record.get("body"), bytes.fromhex(record.get("tag", ""))
+            if isinstance(body, str) and self.cache.verifies(tag, self.identity, self.header_digest, group, body):
+                tensors = json.loads(body).get("tensors")
+                return dict(tensors) if isinstance(tensors, dict) else {}
+        except (ValueError, UnicodeDecodeError, AttributeError, TypeError, RecursionError):
+            pass
+        return {}
 
 
 _DTYPES = {"f8": np.float64, "i8": np.int64, "u1": np.uint8}
 
 
 def pack(arrays: Mapping[str, np.ndarray]) -> bytes:
-    """``MAGIC + sha256(payload) + payload``; payload: an 8-byte header length, a JSON header (name, dtype, shape,
-    offset of each array; strings as a list) and the arrays' little-endian bytes.  Nothing executable."""
+    """The payload of an entry: an 8-byte header length, a JSON header (name, dtype, shape, offset of each array;
+    strings as a list) and the arrays' little-endian bytes.  Nothing executable."""
     header, blobs, offset = {}, [], 0
     for name, value in arrays.items():
         value = np.asarray(value)
@@ -169,16 +250,12 @@ def pack(arrays: Mapping[str, np.ndarray]) -> bytes:
         blobs.append(blob)
         offset += len(blob)
     text = json.dumps(header).encode()
-    payload = struct.pack("<Q", len(text)) + text + b"".join(blobs)
-    return MAGIC + hashlib.sha256(payload).digest() + payload
+    return struct.pack("<Q", len(text)) + text + b"".join(blobs)
 
 
-def unpack(raw: bytes) -> dict[str, np.ndarray] | None:
-    """The arrays of :func:`pack`'s output, or None when the magic, checksum or layout does not verify."""
-    head = len(MAGIC)
-    payload = memoryview(raw)[head + _DIGEST:]
-    if raw[:head] != MAGIC or hashlib.sha256(payload).digest() != raw[head:head + _DIGEST]:
-        return None
+def unpack(payload: bytes) -> dict[str, np.ndarray] | None:
+    """The arrays of :func:`pack`'s output, or None when the layout does not verify."""
+    payload = memoryview(payload)
     try:
         (length,) = struct.unpack("<Q", payload[:8])
         header = json.loads(bytes(payload[8:8 + length]))
@@ -195,7 +272,7 @@ def unpack(raw: bytes) -> dict[str, np.ndarray] | None:
                 return None
             out[name] = np.frombuffer(data[begin:begin + size], dtype=dtype).reshape(shape).astype(dtype.newbyteorder("="))
         return out
-    except (ValueError, KeyError, TypeError, struct.error):
+    except (ValueError, KeyError, TypeError, struct.error, RecursionError):
         return None
 
 

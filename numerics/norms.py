@@ -18,10 +18,16 @@ def _scale(w: np.ndarray) -> np.ndarray:
     return np.where(m > 0, m, 1.0)
 
 
-def _rescale(value: np.ndarray, factor: np.ndarray, what: str) -> np.ndarray:
-    """``value * factor`` where both are finite; ValueError if the product leaves float64."""
-    with np.errstate(over="ignore"):
-        out = value * factor
+def _rescale(value: np.ndarray, *factors: np.ndarray, what: str) -> np.ndarray:
+    """``value * prod(factors)`` rounded once: each factor split exactly as ``m 2^e`` (``frexp``, exact for
+    subnormals too), the mantissas multiplied in [1/8, 1) and the exponents added as integers, then one ``ldexp``.
+    So an intermediate never overflows or sinks into the subnormals; ValueError if the result leaves float64."""
+    out, exponent = np.asarray(value, dtype=np.float64), 0
+    for factor in factors:
+        mantissa, e = np.frexp(np.asarray(factor, dtype=np.float64))
+        out, exponent = out * mantissa, exponent + e.astype(np.int64)
+    with np.errstate(over="ignore", under="ignore"):
+        out = np.ldexp(out, exponent)
     if not np.all(np.isfinite(out)):
         raise ValueError(f"{what} exceeds the float64 range (the weights are too large for this quantity)")
     return out
@@ -32,7 +38,7 @@ def norm_21(w: np.ndarray) -> np.ndarray:
     w = np.asarray(w, dtype=np.float64)
     s = _scale(w)
     unit = np.sqrt(np.sum(np.square(w / s), axis=-2)).sum(axis=-1)
-    return _rescale(unit, s[..., 0, 0], "the (2,1)-norm")
+    return _rescale(unit, s[..., 0, 0], what="the (2,1)-norm")
 
 
 def product_norm_21(left: np.ndarray, right: np.ndarray) -> np.ndarray:
@@ -47,5 +53,4 @@ def product_norm_21(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     gram = np.swapaxes(a, -1, -2) @ a
     squares = np.sum((gram @ b) * b, axis=-2)
     unit = np.sqrt(np.maximum(squares, 0.0)).sum(axis=-1)
-    return _rescale(_rescale(unit, sl[..., 0, 0], "the (2,1)-norm of a product"), sr[..., 0, 0],
-                    "the (2,1)-norm of a product")
+    return _rescale(unit, sl[..., 0, 0], sr[..., 0, 0], what="the (2,1)-norm of a product")

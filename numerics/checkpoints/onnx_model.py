@@ -10,7 +10,9 @@ the next two projections in graph order are the feed-forward ``M_in`` and ``M_ou
 depends on ``M_in``'s output).  Layers are numbered in graph order.  The head count is read from the 4-D
 ``Reshape`` target ``[batch, seq, H, d_h]`` in the query path.  The store presents the weights under BERT's tensor
 names in ``nn.Linear``'s (out, in) layout, with a ``config`` of the sizes found, so the BERT family reads it.
-A scale folded into a weight by an optimiser cannot be seen in the graph and is not undone.
+A scale folded into a weight by an optimiser cannot be seen in the graph and is not undone.  Weights stored as
+external data are read from the ``location`` relative to the ``.onnx`` file's folder (``checkpoints/paths.py``:
+never the current folder, never outside the model's folder), at the stated offset and length.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from sabounds.numerics.checkpoints.errors import CheckpointError, one_line, shown
+from sabounds.numerics.checkpoints.paths import model_relative, read_range
 
 MAX_ONNX_BYTES = 2 ** 31
 _PASS_THROUGH = {"Add", "Sub", "Mul", "Div", "Reshape", "Transpose", "Cast", "Identity", "Squeeze", "Unsqueeze",
@@ -56,7 +59,7 @@ class OnnxStore:
             if node.op_type == "Constant":
                 for attr in node.attribute:
                     if attr.name == "value":
-                        self._const[node.output[0]] = numpy_helper.to_array(attr.t)
+                        self._const[node.output[0]] = self._array(attr.t)
         self._producer = {out: node for node in graph.node for out in node.output}
         self._consumers = defaultdict(list)
         for node in graph.node:
@@ -65,6 +68,43 @@ class OnnxStore:
         self._nodes = list(graph.node)
         self._tensors, self.config = self._map()
         self.names = set(self._tensors)
+
+    # -- tensors ------------------------------------------------------------------------------------------------
+    def _array(self, tensor) -> np.ndarray:
+        """A tensor's values, external data read relative to the model file; any failure one line naming it."""
+        from onnx import TensorProto
+        where = f"{self.path} (initializer {shown(tensor.name)})"
+        if tensor.data_type == TensorProto.UNDEFINED or tensor.data_type not in TensorProto.DataType.values():
+            raise CheckpointError(f"{where}: data type {tensor.data_type} is not a number type")
+        if tensor.data_location == TensorProto.EXTERNAL:
+            tensor = self._inline(tensor, where)
+        try:
+            return self._numpy(tensor)
+        except Exception as exc:  # onnx raises TypeError, ValueError, ... for a malformed tensor
+            raise CheckpointError(f"{where}: cannot be read ({one_line(exc)})") from None
+
+    def _inline(self, tensor, where: str):
+        """A copy of ``tensor`` with its external bytes read in (offset and length checked against its size)."""
+        from onnx import TensorProto, helper
+        info = {entry.key: entry.value for entry in tensor.external_data}
+        path = model_relative(self.path.parent, info.get("location"), where, "external data")
+        try:
+            offset, length = int(info.get("offset", 0)), info.get("length")
+            itemsize = helper.tensor_dtype_to_np_dtype(tensor.data_type).itemsize
+        except (ValueError, TypeError, KeyError) as exc:
+            raise CheckpointError(f"{where}: malformed external data entry ({one_line(exc)})") from None
+        expected = int(np.prod([int(d) for d in tensor.dims], dtype=object)) * itemsize
+        if length is not None and str(length).strip().isdigit() and int(length) != expected:
+            raise CheckpointError(f"{where}: external data length {length} differs from the {expected} bytes its "
+                                  f"shape {list(tensor.dims)} needs")
+        if expected > MAX_ONNX_BYTES:
+            raise CheckpointError(f"{where}: external data of {expected} bytes exceeds {MAX_ONNX_BYTES}")
+        inline = TensorProto()
+        inline.CopyFrom(tensor)
+        del inline.external_data[:]
+        inline.data_location = TensorProto.DEFAULT
+        inline.raw_data = read_range(path, offset, expected, where)
+        return inline
 
     # -- graph helpers ------------------------------------------------------------------------------------------
     def _weight_of(self, node) -> tuple[str, bool] | None:
@@ -128,7 +168,7 @@ class OnnxStore:
         """Values of a shape tensor: a constant, or a Concat of constants and unknowns (None)."""
         if tensor in self._const or tensor in self._init:
             value = self._const.get(tensor)
-            value = self._numpy(self._init[tensor]) if value is None else value
+            value = self._array(self._init[tensor]) if value is None else value
             return [int(v) for v in np.ravel(value)]
         node = self._producer.get(tensor)
         if node is not None and node.op_type == "Concat":
@@ -208,7 +248,7 @@ class OnnxStore:
                                       "found; the graph is not a BERT-style encoder (use a safetensors export)")
             for role, i in roles.items():
                 name, out_in = projections[i][1]
-                weight = self._numpy(self._init[name])
+                weight = self._array(self._init[name])
                 tensors[f"encoder.layer.{layer}.{_BERT_NAMES[role]}"] = (weight if out_in else weight.T, name)
             hidden = tensors[f"encoder.layer.{layer}.attention.self.query.weight"][0].shape[1]
             inner = tensors[f"encoder.layer.{layer}.intermediate.dense.weight"][0].shape[0]

@@ -89,7 +89,8 @@ def _to_arrays(result: LayerResult) -> dict[str, np.ndarray]:
 
 
 def _from_arrays(arrays: dict[str, np.ndarray], layer: int) -> tuple[LayerSpectra, tuple[str, ...]] | None:
-    """The cached layer, or None when the entry lacks a field or has the wrong layer (treated as corrupt)."""
+    """The cached layer, or None when the entry lacks a field, has the wrong layer or a NaN, inf or negative
+    value (treated as corrupt: the layer is measured again)."""
     values = {}
     for f in fields(LayerSpectra):
         if f.name not in arrays:
@@ -104,6 +105,9 @@ def _from_arrays(arrays: dict[str, np.ndarray], layer: int) -> tuple[LayerSpectr
         return None
     if spectra.index != layer or len(methods) < 2 or not set(methods) <= {GRAM, LAPACK}:
         return None
+    numbers = [np.asarray(v, dtype=np.float64) for k, v in values.items() if k != "index"]
+    if not all(np.all(np.isfinite(v)) and np.all(v >= 0) for v in numbers):
+        return None  # NaN, inf or negative spectra: measured again, never an error row of their own
     return spectra, methods
 
 
