@@ -30,7 +30,7 @@ def canonical_activation(name: object) -> str | None:
 
 @dataclass(frozen=True)
 class Family:
-    """One family's layout.  Tensor names are relative to ``prefix + layer.format(i=i)``; ``None`` = absent.
+    """One family's layout.  Tensor names are relative to ``prefix + layer_name(i)``; ``None`` = absent.
 
     ``config`` maps each size (:data:`SIZE_FIELDS`) to the ``config.json`` fields that may hold it, first found
     wins; a missing ``kv_heads`` means ``heads`` (no grouping), a missing ``head_dim`` means ``hidden / heads``,
@@ -71,10 +71,14 @@ class Family:
             roles["mlp_gate"] = self.mlp_gate
         return roles
 
+    def layer_name(self, index: int) -> str:
+        """The prefix of layer ``index``'s tensors: the template with each ``{i}`` replaced (no other fields)."""
+        return self.layer.replace("{i}", str(index))
+
     def probe(self) -> str:
         """A tensor name of layer 0 that tells whether (and under which prefix) the family's tensors are present."""
         first = self.qkv or self.query
-        return self.layer.format(i=0) + first
+        return self.layer_name(0) + first
 
 
 _BERT_CONFIG = {"layers": ("num_hidden_layers",), "hidden": ("hidden_size",), "heads": ("num_attention_heads",),

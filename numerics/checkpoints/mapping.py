@@ -30,17 +30,21 @@ Every problem is one line naming the file and the bad entry.
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from dataclasses import replace
 from pathlib import Path
 
 from sabounds.numerics.checkpoints.architectures import (ACTIVATIONS, FAMILIES, POST_LN, PRE_LN, SIZE_FIELDS, Family,
                                                          canonical_activation)
-from sabounds.numerics.checkpoints.errors import CheckpointError, one_line, read_json, shown
+from sabounds.numerics.checkpoints.errors import MAX_JSON_DEPTH, CheckpointError, json_depth, one_line, read_json, shown
 
 TENSOR_ROLES = ("query", "key", "value", "qkv", "output", "mlp_in", "mlp_out", "mlp_gate", "mlp_norm")
 TOP_KEYS = ("base", "name", "layer", "orientation", "layout", "activation", "prefixes", "tensors", "sizes")
 MAX_MAPPING_BYTES = 2 ** 20
+MAX_KEY_PARTS = 16
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'')
+MAX_NAME_CHARS = 1024
 
 
 def load_mapping(path: str | Path) -> tuple[Family, dict[str, int]]:
@@ -54,10 +58,37 @@ def load_mapping(path: str | Path) -> tuple[Family, dict[str, int]]:
         try:
             if path.stat().st_size > MAX_MAPPING_BYTES:
                 raise CheckpointError(f"{path}: mapping larger than {MAX_MAPPING_BYTES} bytes")
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
+            check_key_parts(text, str(path))
+            data = tomllib.loads(text)
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
             raise CheckpointError(f"{path}: not valid TOML ({one_line(exc)})") from None
     return parse_mapping(data, str(path))
+
+
+def check_template(layer: str, where: str) -> None:
+    """A layer template is text with one or more ``{i}`` (the layer index) and no other brace: not a format string,
+    so ``{i:>900000000}``, ``{i.foo}`` or ``{i[0]}`` are refused, never evaluated."""
+    if len(layer) > MAX_NAME_CHARS:
+        raise CheckpointError(f"{where}: entry layer has {len(layer)} characters; at most {MAX_NAME_CHARS}")
+    if "{i}" not in layer:
+        raise CheckpointError(f"{where}: entry layer {shown(layer)} must contain {{i}} (the layer index)")
+    if "{" in layer.replace("{i}", "") or "}" in layer.replace("{i}", ""):
+        raise CheckpointError(f"{where}: entry layer {shown(layer)} may contain only {{i}} between braces (the "
+                              "layer index; no format specifications, attributes or indexes)")
+
+
+def check_key_parts(text: str, where: str) -> None:
+    """At most ``MAX_KEY_PARTS`` dotted parts in any TOML key or table header, and brackets nested at most
+    ``MAX_JSON_DEPTH`` deep, checked before ``tomllib`` builds one table per part (100 000 parts: 23 GB)."""
+    for number, line in enumerate(text.splitlines(), 1):
+        dots = _QUOTED.sub("", line.split("#", 1)[0] if '"' not in line and "'" not in line else line).count(".")
+        if dots >= MAX_KEY_PARTS:
+            raise CheckpointError(f"{where}: line {number} has {dots + 1} dotted key parts; at most "
+                                  f"{MAX_KEY_PARTS} are accepted")
+    depth = json_depth(text.encode())
+    if depth > MAX_JSON_DEPTH:
+        raise CheckpointError(f"{where}: entries nest {depth} levels deep; at most {MAX_JSON_DEPTH} are accepted")
 
 
 def _text(where: str, key: str, value, allowed: tuple[str, ...] | None = None) -> str:
@@ -80,12 +111,7 @@ def parse_mapping(data, where: str = "mapping") -> tuple[Family, dict[str, int]]
         base = FAMILIES.get(_text(where, "base", data["base"], tuple(FAMILIES)))
     layer = data.get("layer", base.layer if base else None)
     layer = _text(where, "layer", layer)
-    if "{i}" not in layer:
-        raise CheckpointError(f"{where}: entry layer {shown(layer)} must contain {{i}} (the layer index)")
-    try:
-        layer.format(i=0)
-    except (KeyError, IndexError, ValueError) as exc:
-        raise CheckpointError(f"{where}: entry layer {shown(layer)} is not a valid template ({one_line(exc)})") from None
+    check_template(layer, where)
     orientation = _text(where, "orientation", data.get("orientation", base.orientation if base else "out_in"),
                         ("out_in", "in_out"))
     layout = _text(where, "layout", data.get("layout", base.layout if base else POST_LN), (POST_LN, PRE_LN))

@@ -143,11 +143,29 @@ class CheckpointSource:
             return self.tensor(role_name, (inp, out)).T
         return self.tensor(role_name, (out, inp))
 
+    def layer_names(self, index: int) -> list[str]:
+        """The full names of the tensors layer ``index`` needs (the optional MLP norm left out)."""
+        f, base = self.family, self.family.layer_name(index)
+        roles = [f.qkv] if f.qkv else [f.query, f.key, f.value]
+        roles += [f.output, f.mlp_in, f.mlp_out] + ([f.mlp_gate] if f.mlp_gate else [])
+        return [self.prefix + base + r for r in roles]
+
+    def check_layers_exist(self, layers: int | None = None) -> None:
+        """One line naming the first missing tensor of layers ``0..layers-1`` (default: all the config claims).
+        Each layer's names are distinct, so at most ``len(names) + 1`` layers are looked at before one is
+        missing: a config claiming 10^9 layers over 2 costs three layers' lookups, not 10^9 of anything."""
+        layers = self.shape.layers if layers is None else layers
+        for index in range(min(layers, len(self.store.names) + 1)):
+            for name in self.layer_names(index):
+                if name not in self.store.names:
+                    raise CheckpointError(f"{self.store.where(name)}: missing tensor {shown(name)} of layer {index} "
+                                          f"({self.family.name} family; the config claims {layers} layers)")
+
     def layer(self, index: int) -> LayerMatrices:
         """Layer ``index`` (0-based) cut into the paper's matrices (``sabounds.numerics.checkpoints.layers``)."""
         s, f = self.shape, self.family
         n, inner, dq, dkv = s.hidden, s.intermediate, s.heads * s.head_dim, s.kv_heads * s.head_dim
-        base = f.layer.format(i=index)
+        base = f.layer_name(index)
         if f.qkv:
             fused = self._linear(base + f.qkv, dq + 2 * dkv, n)
             q, k, v = fused[:dq], fused[dq:dq + dkv], fused[dq + dkv:]

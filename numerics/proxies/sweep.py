@@ -10,7 +10,6 @@ family (``config.json``'s ``model_type``).  Feed-forward spectra use ``certified
 
 from __future__ import annotations
 
-import glob
 import math
 import time
 from dataclasses import dataclass, field, fields
@@ -27,37 +26,8 @@ from sabounds.numerics.proxies.model_analysis import LayerSpectra, analyze_spect
 from sabounds.numerics.proxies.published import L_PHI
 from sabounds.numerics.proxies.scaling import LogLogFit, ScalingPoint, fit_loglog
 from sabounds.numerics.spectra import RANK_TOL
-GLOB_CHARS = set("*?[")
-MODEL_FILE_SUFFIXES = (".onnx", ".safetensors", ".bin", ".pt", ".pth")
-
-
-class SourceListError(ValueError):
-    """A SOURCES argument that names nothing usable (an empty glob, an unreadable list file)."""
-
-
-def expand_sources(items: Sequence[str]) -> list[str]:
-    """Checkpoints from folders and model files (``.onnx``, ...), globs (folders and model files they match, sorted)
-    and text files listing any of these (one per line, ``#`` comments, paths relative to the list file); order kept,
-    repeats dropped."""
-    out: list[str] = []
-    for item in items:
-        if GLOB_CHARS & set(item):
-            matches = sorted(p for p in glob.glob(item) if Path(p).is_dir() or Path(p).suffix in MODEL_FILE_SUFFIXES)
-            if not matches:
-                raise SourceListError(f"{item}: the pattern matches no folder")
-            out += matches
-        elif Path(item).is_file() and Path(item).suffix not in MODEL_FILE_SUFFIXES:
-            try:
-                lines = Path(item).read_text(encoding="utf-8").splitlines()
-            except (OSError, UnicodeDecodeError) as exc:
-                raise SourceListError(f"{item}: cannot read the list of checkpoints ({exc})") from None
-            base = Path(item).parent
-            listed = [ln.strip() for ln in lines if ln.strip() and not ln.strip().startswith("#")]
-            out += expand_sources([str(p if Path(p).is_absolute() else base / p) for p in listed])
-        else:
-            out.append(item)
-    seen: set[str] = set()
-    return [s for s in out if not (s in seen or seen.add(s))]
+from sabounds.numerics.proxies.source_lists import (GLOB_CHARS, MODEL_FILE_SUFFIXES, SourceListError,  # noqa: F401
+                                                    expand_sources)
 
 
 @dataclass(frozen=True)
@@ -208,6 +178,7 @@ def plan_sweep(sources: Sequence[str], method: str = "certified", cache_dir: str
             if bad:
                 raise CheckpointError(f"{Path(source) / 'config.json'}: depth {bad[0]} outside 1..{full} "
                                       "(field num_hidden_layers)")
+            opened.source.check_layers_exist(wanted[-1])  # before one task per claimed layer is made
             tasks = tuple(LayerTask(str(source), i, method, cache_dir) for i in range(wanted[-1]))
             planned.append(PlannedCheckpoint(str(source), None, full, opened.shape, opened.family, tuple(wanted),
                                              tasks))

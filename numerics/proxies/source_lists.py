@@ -1,0 +1,116 @@
+"""The SOURCES of ``sabounds sweep``: folders, model files, globs and list files, expanded with bounded work.
+
+A list file names one source a line (``#`` comments; paths relative to the list file).  Every read is bounded:
+a list file of at most ``MAX_LIST_BYTES``, lines of at most ``MAX_LINE_CHARS``, lists nested at most
+``MAX_LIST_DEPTH`` deep, at most ``MAX_SOURCES`` sources and glob matches in all.  A list that names itself,
+directly or through others, is a cycle (one line naming it), and a glob walks past folders it may not read.
+"""
+
+from __future__ import annotations
+
+import glob
+import itertools
+import os
+import stat
+from pathlib import Path
+from typing import Sequence
+
+from sabounds.numerics.checkpoints.errors import shown
+
+GLOB_CHARS = set("*?[")
+MODEL_FILE_SUFFIXES = (".onnx", ".safetensors", ".bin", ".pt", ".pth")
+MAX_LIST_BYTES = 16 * 2 ** 20
+MAX_LINE_CHARS = 4096
+MAX_LIST_DEPTH = 16
+MAX_SOURCES = 100_000
+
+
+class SourceListError(ValueError):
+    """A SOURCES argument that names nothing usable (an empty glob, an unreadable list file)."""
+
+
+def _is_source(path: str) -> bool:
+    try:
+        return Path(path).suffix in MODEL_FILE_SUFFIXES or Path(path).is_dir()
+    except (OSError, ValueError):  # a folder that may not be read, a name too long: not a source
+        return False
+
+
+def _glob(pattern: str) -> list[str]:
+    try:
+        found = list(itertools.islice((p for p in glob.iglob(pattern) if _is_source(p)), MAX_SOURCES + 1))
+    except (OSError, ValueError, RecursionError) as exc:
+        raise SourceListError(f"{shown(pattern)}: the pattern cannot be expanded ({exc})") from None
+    if len(found) > MAX_SOURCES:
+        raise SourceListError(f"{shown(pattern)}: the pattern matches more than {MAX_SOURCES} sources")
+    if not found:
+        raise SourceListError(f"{shown(pattern)}: the pattern matches no folder")
+    return sorted(found)
+
+
+def _is_list_file(item: str) -> bool:
+    try:
+        return Path(item).is_file() and Path(item).suffix not in MODEL_FILE_SUFFIXES
+    except (OSError, ValueError):
+        return False
+
+
+def _read_list(item: str) -> list[str]:
+    """The non-comment lines of a list file (regular, at most MAX_LIST_BYTES, lines at most MAX_LINE_CHARS)."""
+    try:
+        fd = os.open(item, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as fh:
+            info = os.fstat(fh.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise SourceListError(f"{shown(item)}: the list of checkpoints is not a regular file")
+            if info.st_size > MAX_LIST_BYTES:
+                raise SourceListError(f"{shown(item)}: the list of checkpoints has {info.st_size} bytes; at most "
+                                      f"{MAX_LIST_BYTES} are read")
+            text = fh.read(MAX_LIST_BYTES + 1).decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SourceListError(f"{shown(item)}: cannot read the list of checkpoints ({exc})") from None
+    if len(text) > MAX_LIST_BYTES:
+        raise SourceListError(f"{shown(item)}: the list of checkpoints grew past {MAX_LIST_BYTES} bytes while read")
+    out = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if len(line) > MAX_LINE_CHARS:
+            raise SourceListError(f"{shown(item)}: line {number} has {len(line)} characters; at most "
+                                  f"{MAX_LINE_CHARS} are accepted")
+        line = line.strip()
+        if line and not line.startswith("#"):
+            out.append(line)
+    return out
+
+
+def expand_sources(items: Sequence[str]) -> list[str]:
+    """Checkpoints from folders and model files (``.onnx``, ...), globs (folders and model files they match, sorted)
+    and text files listing any of these; order kept, repeats dropped."""
+    out: list[str] = []
+    _expand(items, out, [], {}, [0])
+    seen: set[str] = set()
+    return [s for s in out if not (s in seen or seen.add(s))]
+
+
+def _expand(items: Sequence[str], out: list[str], chain: list[str], lists: dict[str, list[str]],
+            visited: list[int]) -> None:
+    """Append the sources of ``items`` to ``out``; ``chain``: the list files being expanded; ``lists``: those read;
+    ``visited``: a one-element count of the names looked at, capped so that lists naming lists stay linear."""
+    for item in items:
+        visited[0] += 1
+        if len(out) > MAX_SOURCES or visited[0] > 10 * MAX_SOURCES:
+            raise SourceListError(f"the SOURCES and their lists name more than {MAX_SOURCES} sources in all")
+        if GLOB_CHARS & set(item):
+            out += _glob(item)
+        elif _is_list_file(item):
+            real = os.path.realpath(item)
+            if real in chain:
+                cycle = " -> ".join(shown(p) for p in chain[chain.index(real):] + [real])
+                raise SourceListError(f"{shown(item)}: the lists of checkpoints name each other in a cycle ({cycle})")
+            if len(chain) >= MAX_LIST_DEPTH:
+                raise SourceListError(f"{shown(item)}: lists of checkpoints nested more than {MAX_LIST_DEPTH} deep")
+            if real not in lists:
+                base = Path(item).parent
+                lists[real] = [str(p if Path(p).is_absolute() else base / p) for p in _read_list(item)]
+            _expand(lists[real], out, chain + [real], lists, visited)
+        else:
+            out.append(item)
