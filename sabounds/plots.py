@@ -101,13 +101,18 @@ def contribution_figure(analysis: ModelAnalysis):
     """``contribution(p)`` over the grid for every matrix, its minimum marked, one panel per type, colour = layer."""
     fig, axes = _per_type_axes(rf"Contribution against $p$ (grid $m = {analysis.grid_m}$; dot: $p_{{\mathrm{{opt}}}}$)")
     cmap, norm = plt.get_cmap("viridis"), _layer_norm(analysis)
-    for m in analysis.matrices:
+    beyond = any(not np.all(np.isfinite(m.contributions)) for m in analysis.matrices)
+    for m in analysis.matrices:  # beyond float64 somewhere: every curve as log10 on a linear axis, none dropped
         colour = cmap(norm(m.layer))
-        axes[m.type].semilogy(analysis.ps, m.contributions, lw=0.7, alpha=0.6, color=colour)
-        axes[m.type].plot([m.p_opt], [m.min_contribution], "o", ms=3, color=colour)
+        if beyond:
+            axes[m.type].plot(analysis.ps, m.log_contributions / np.log(10), lw=0.7, alpha=0.6, color=colour)
+            axes[m.type].plot([m.p_opt], [np.log10(m.min_contribution)], "o", ms=3, color=colour)
+        else:
+            axes[m.type].semilogy(analysis.ps, m.contributions, lw=0.7, alpha=0.6, color=colour)
+            axes[m.type].plot([m.p_opt], [m.min_contribution], "o", ms=3, color=colour)
+    label = r"$S_p^{1/(p+2)}\,\mathrm{scale}^{p/(p+2)}\,N^{(p+1)/(p+2)}$"
     for kind, ax in axes.items():
-        ax.set(title=TYPE_LABELS[kind], xlabel=r"$p$",
-               ylabel=r"$S_p^{1/(p+2)}\,\mathrm{scale}^{p/(p+2)}\,N^{(p+1)/(p+2)}$")
+        ax.set(title=TYPE_LABELS[kind], xlabel=r"$p$", ylabel=rf"$\log_{{10}}$ {label}" if beyond else label)
     _layer_colourbar(fig, axes.values(), analysis, cmap)
     return fig
 

@@ -82,7 +82,8 @@ def figure_key(rows: Sequence[dict], fits, figures=None) -> str:
 
     from sabounds import __version__
     from sabounds.numerics.cache import digest
-    drawn = [[r["family"], r["N"], r["L"], repr(r["ours"]), repr(r["edelman"])] for r in rows if r["status"] == "ok"]
+    drawn = [[r["family"], r["N"], r["L"], repr(r["ours"]), repr(r["edelman"]), repr(r["ours_log10"]),
+              repr(r["edelman_log10"])] for r in rows if r["status"] == "ok"]
     return digest("sweep_scaling", __version__, version("matplotlib"), json.dumps(sorted(drawn)),
                   json.dumps([[family, f.quantity, repr(f.slope_L), repr(f.slope_N)] for family, f in fits]),
                   json.dumps([list(_options(figures).formats), _options(figures).dpi]))
@@ -132,13 +133,16 @@ def sweep_figure(rows: Sequence[dict], fits, directory: Path, figures=None) -> l
         mine = [r for r in ok if r["family"] == family]
         depths = sorted({r["L"] for r in mine})
         for ax, quantity in zip(row_axes, ("ours", "edelman")):
+            beyond = any(r[quantity] is None for r in mine)  # beyond float64: log10 on a linear axis, none dropped
             for width in sorted({r["N"] for r in mine}):
                 pts = sorted((r for r in mine if r["N"] == width), key=lambda r: r["L"])
-                ax.plot([r["L"] for r in pts], [r[quantity] for r in pts], "o-", ms=4, lw=1, color=cmap(norm(width)))
+                ax.plot([r["L"] for r in pts], [r[f"{quantity}_log10"] if beyond else r[quantity] for r in pts], "o-",
+                        ms=4, lw=1, color=cmap(norm(width)))
             fit = slopes.get((family, quantity))
             slope = ", ".join(f"slope in ${v}$ {s:.2f}" for v, s in (("L", fit.slope_L), ("N", fit.slope_N))
                               if s is not None) if fit else "no fit"
-            ax.set(xscale="log", yscale="log", xlabel=r"depth $L$ (layers)", ylabel=f"{quantity} (proxy value)",
+            ax.set(xscale="log", yscale="linear" if beyond else "log", xlabel=r"depth $L$ (layers)",
+                   ylabel=f"log10 {quantity} (proxy value)" if beyond else f"{quantity} (proxy value)",
                    title=f"{family or 'no family'}: {quantity} ({slope})")
             ax.set_xticks(depths, [str(d) for d in depths])
             ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())

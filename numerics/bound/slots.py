@@ -15,7 +15,7 @@ import mpmath
 import numpy as np
 
 from sabounds.numerics.proxies.published import default_grid_m, p_grid
-from sabounds.numerics.spectra import RANK_TOL, schatten_grid
+from sabounds.numerics.spectra import RANK_TOL, log_schatten_grid, schatten_grid
 
 
 def gelu_lipschitz_exact() -> mpmath.mpf:
@@ -93,10 +93,24 @@ class Slot:
     norm_21: float
     w_shell: int
     schatten: np.ndarray
+    log_schatten: np.ndarray
 
     @property
     def dim(self) -> int:
         return min(self.d_in, self.d_out)
+
+    def schatten_shell(self, j: int) -> int:
+        """:func:`shell` of ``S_p`` at grid point ``j``: from the float when finite, else from ``ln S_p`` rounded
+        up by a relative ``1e-12`` (far above the logsumexp error), so ``2^z >= S_p`` holds beyond float64 too."""
+        value = float(self.schatten[j])
+        if math.isfinite(value):
+            return shell(value)
+        return math.ceil(float(self.log_schatten[j]) / math.log(2) * (1 + 1e-12))
+
+    def schatten_mp(self, j: int):
+        """``S_p`` at grid point ``j`` as an mpmath number (from its logarithm when beyond float64)."""
+        value = float(self.schatten[j])
+        return mpmath.mpf(value) if math.isfinite(value) else mpmath.exp(mpmath.mpf(float(self.log_schatten[j])))
 
 
 @dataclass(frozen=True)
@@ -128,10 +142,11 @@ def build_model(layers: list[LayerInput], hidden: int, grid_m: int | None = None
                     (-1, "M_out", layer.m_out, layer.m_out_21, layer.intermediate, hidden)]
         for head, kind, sigma, w21, d_in, d_out in entries:
             sigma = np.asarray(sigma, dtype=np.float64)
-            sp_grid = schatten_grid(sigma, ps, rank_tol)
+            with np.errstate(over="ignore"):
+                sp_grid = schatten_grid(sigma, ps, rank_tol)
             top = float(sigma[0]) if sigma.size else 0.0
             slots.append(Slot(l, head, kind, d_in, d_out, int(sp_grid[0]), top, shell(top), float(w21), shell(float(w21)),
-                              sp_grid))
+                              sp_grid, log_schatten_grid(sigma, ps, rank_tol)))
     return Model(depth, hidden, len(layers[0].qk), tuple(slots), m, ps)
 
 

@@ -132,7 +132,7 @@ def proxy_break_even(model: Model, dps: int = 30) -> BreakEven:
             if s.rank == 0:
                 out.append(None)
                 continue
-            out.append(min(f(kappa, mpmath.mpf(float(s.schatten[j])), model.hidden, s.rank, mpmath.mpf(j) / model.grid_m)
+            out.append(min(f(kappa, s.schatten_mp(j), model.hidden, s.rank, mpmath.mpf(j) / model.grid_m)
                            for j in range(1, len(model.ps))))
     return BreakEven(out, *_model_min(out), "published proxy")
 

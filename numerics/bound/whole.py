@@ -167,7 +167,7 @@ def tables(model: Model, variant: Variant, setting: Setting, comp: Compiled | No
                 lM[i, j] = math.log(max(s.rank, 1))
                 cost[i, j] = math.log(s.dim)
             else:  # S_p rounded up to its dyadic shell (a zero S_p to 1)
-                z = shell(float(s.schatten[j]))
+                z = s.schatten_shell(j)
                 lM[i, j] = z * math.log(2)
                 cost[i, j] = shell_cost(z)
     log_sum, form_sum, log_cs, form_cs, main, rem = log_shares(comp, model, setting, lrho, lM)
@@ -245,7 +245,7 @@ def _mp_slot(comp: Compiled, model: Model, setting: Setting, rho, i: int, j: int
     if p == 0:  # the rank, exactly (a zero matrix counts as rank 1, as in :func:`tables`)
         m = mpmath.mpf(max(s.rank, 1))
     else:
-        m = mpmath.ldexp(1, shell(float(s.schatten[j])))
+        m = mpmath.ldexp(1, s.schatten_shell(j))
     ell0 = comp.ell0(mpmath.ldexp(1, s.s_shell), mpmath.mpf(model.K), rho[i], mpmath.mpf(setting.margin),
                      mpmath.mpf(setting.input_norm))
     p_mp = mpmath.mpf(0) if p == 0 else mpmath.mpf(int(round(p * model.grid_m))) / model.grid_m

@@ -158,6 +158,7 @@ class MatrixResult:
     min_contribution: float
     sigma: np.ndarray = field(repr=False)
     contributions: np.ndarray = field(repr=False)
+    log_contributions: np.ndarray | None = field(default=None, repr=False)  # ln of the above, finite beyond float64
 
     def to_json(self) -> dict:
         return {"layer": self.layer, "head": self.head, "type": self.type, "rank": self.rank,
@@ -297,8 +298,9 @@ def analyze_spectra(spectra: list[LayerSpectra], shape: ModelShape, lphi: float 
     scale = np.array(gamma_pub) + layer_alpha + log_depth
     table, best, minima = minimise_log(log_s_p, ps, scale, n)
     _, _, minima_var = minimise_log(log_s_p, ps, np.array(gamma_var) + layer_alpha + log_depth, n)
+    log_table = table
     with np.errstate(over="ignore"):
-        table = np.exp(table)  # for figures only; a value beyond float64 is inf there and not drawn
+        table = np.exp(table)  # for figures only; beyond float64 the figure draws log_table instead
     matrices = []
     for i, (layer, head, kind, a) in enumerate(rows):
         sg = np.asarray(sigmas[i])
@@ -308,7 +310,8 @@ def analyze_spectra(spectra: list[LayerSpectra], shape: ModelShape, lphi: float 
             layer=layer, head=head, type=kind, rank=int(round(math.exp(log_s_p[i, 0]))), spectral_norm=spectral,
             frobenius_norm=_finite(spectral * relative, "Frobenius norm", layer, kind), norm_21=norm21[i],
             stable_rank=relative ** 2, alpha=from_ln(a), gamma=from_ln(gamma_pub[i]), scale=from_ln(scale[i]),
-            p_opt=float(ps[best[i]]), min_contribution=float(minima[i]), sigma=sg, contributions=table[i]))
+            p_opt=float(ps[best[i]]), min_contribution=float(minima[i]), sigma=sg, contributions=table[i],
+            log_contributions=log_table[i]))
     root_l = math.sqrt(depth)
     ours = float(np.sum(minima)) + root_l
     if shape.published:

@@ -21,6 +21,7 @@ import numpy as np
 from sabounds.numerics.cache import SpectraCache, layer_keys
 from sabounds.numerics.certified_spectra import GRAM, LAPACK
 from sabounds.numerics.checkpoints.reader import CheckpointError
+from sabounds.numerics.log_real import LogReal, from_ln, ln_of
 from sabounds.numerics.proxies.certified_measure import METHODS, OpenedCheckpoint, measure_layer_spectra, open_for_sweep
 from sabounds.numerics.proxies.model_analysis import LayerSpectra, analyze_spectra
 from sabounds.numerics.proxies.published import L_PHI
@@ -187,9 +188,26 @@ def plan_sweep(sources: Sequence[str], method: str = "certified", cache_dir: str
     return planned
 
 
+LARGE = ("ours", "edelman", "ours_lphi_in_gamma", "edelman_qk_factor_2")  # may leave float64 (log_real.py)
 ROW_COLUMNS = ("source", "family", "status", "error", "L", "L_full", "N", "heads", "intermediate", "grid_m",
-               "ours", "edelman", "ours_lphi_in_gamma", "edelman_qk_factor_2", "rank_count",
+               *(c for q in LARGE for c in (q, f"{q}_log10")), "rank_count",
                "ff_gram", "ff_lapack", "layers_cached", "layers_measured", "method")
+
+
+def float_and_log10(value) -> tuple[float | None, float | None]:
+    """A table's two columns for a quantity that may leave float64: the value as a float64 (None beyond its
+    range) and its log10 (always finite; None for 0).  JSON, CSV and Parquet carry both; fits use the log10."""
+    ln = ln_of(value)
+    if ln == -math.inf:
+        return 0.0, None
+    return (float(value) if not isinstance(value, LogReal) else None), ln / math.log(10)
+
+
+def _large_columns(**values) -> dict:
+    out = {}
+    for name, value in values.items():
+        out[name], out[f"{name}_log10"] = float_and_log10(value)
+    return out
 
 
 def checkpoint_rows(plan: PlannedCheckpoint, results: Sequence[LayerResult] | None, error: str | None,
@@ -207,9 +225,11 @@ def checkpoint_rows(plan: PlannedCheckpoint, results: Sequence[LayerResult] | No
                 used = [m for r in results if r.spectra.index < depth for m in r.ff_methods]
                 rows.append({**blank, "source": plan.source, "family": plan.family, "status": "ok", "error": "",
                              "L": depth, "L_full": plan.depth, "N": a.shape.hidden, "heads": a.shape.heads,
-                             "intermediate": a.shape.intermediate, "grid_m": a.grid_m, "ours": a.ours,
-                             "edelman": a.edelman, "ours_lphi_in_gamma": a.variants.ours_lphi_in_gamma,
-                             "edelman_qk_factor_2": a.variants.edelman_qk_factor_2, "rank_count": a.rank_count,
+                             "intermediate": a.shape.intermediate, "grid_m": a.grid_m,
+                             **_large_columns(ours=a.ours, edelman=a.edelman,
+                                              ours_lphi_in_gamma=a.variants.ours_lphi_in_gamma,
+                                              edelman_qk_factor_2=a.variants.edelman_qk_factor_2),
+                             "rank_count": a.rank_count,
                              "ff_gram": used.count(GRAM), "ff_lapack": used.count(LAPACK),
                              "layers_cached": sum(r.cached for r in results if r.spectra.index < depth),
                              "layers_measured": sum(not r.cached for r in results if r.spectra.index < depth),
@@ -232,11 +252,15 @@ def method_rows(plan: PlannedCheckpoint, results: Sequence[LayerResult | BaseExc
 
 
 def family_fits(rows: Sequence[dict]) -> list[tuple[str, LogLogFit]]:
-    """Per family, the log-log fits of ``ours`` and ``edelman`` in L and N over its ok rows (two points at least)."""
+    """Per family, the log-log fits of ``ours`` and ``edelman`` in L and N over its ok rows (two points at least),
+    from the log10 columns, so values beyond float64 are fitted like any other."""
     out = []
     for family in sorted({r["family"] for r in rows if r["status"] == "ok"}):
-        points = [ScalingPoint(r["source"], r["L"], r["N"], r["heads"], r["ours"], r["edelman"])
-                  for r in rows if r["status"] == "ok" and r["family"] == family]
-        if len(points) > 1 and all(p.ours > 0 and p.edelman > 0 and math.isfinite(p.edelman) for p in points):
+        mine = [r for r in rows if r["status"] == "ok" and r["family"] == family]
+        if any(r["ours_log10"] is None or r["edelman_log10"] is None for r in mine):
+            continue  # a zero total has no logarithm to fit
+        points = [ScalingPoint(r["source"], r["L"], r["N"], r["heads"], from_ln(r["ours_log10"] * math.log(10)),
+                               from_ln(r["edelman_log10"] * math.log(10))) for r in mine]
+        if len(points) > 1:
             out += [(family, fit_loglog(points, q)) for q in ("ours", "edelman")]
     return out

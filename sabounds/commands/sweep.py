@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -159,6 +160,14 @@ def _provenance(args, plan, cache_dir, seconds, outcomes) -> dict:
             "seconds": round(seconds, 3)}
 
 
+def _shown(row: dict, quantity: str) -> str:
+    """A row's value to 6 digits; beyond float64 the decimal of its log10 column (as ``analyze`` prints it)."""
+    from sabounds.numerics.log_real import from_ln
+    if row[quantity] is not None or row[f"{quantity}_log10"] is None:
+        return f"{row[quantity]:.6g}"
+    return f"{from_ln(row[f'{quantity}_log10'] * math.log(10)):.6g}"
+
+
 def _print_summary(rows, fits, outcomes, seconds, out) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -167,7 +176,7 @@ def _print_summary(rows, fits, outcomes, seconds, out) -> None:
         table.add_column(column, justify="left" if column in ("source", "family", "status") else "right")
     for r in rows:
         if r["status"] == "ok":
-            table.add_row(r["source"], r["family"], str(r["L"]), str(r["N"]), f"{r['ours']:.6g}", f"{r['edelman']:.6g}",
+            table.add_row(r["source"], r["family"], str(r["L"]), str(r["N"]), _shown(r, "ours"), _shown(r, "edelman"),
                           f"{r['ff_gram']}/{r['ff_lapack']}", "ok")
         else:
             table.add_row(r["source"], r["family"] or "", "", "", "", "", "", f"error: {r['error']}")
