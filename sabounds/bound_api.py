@@ -14,14 +14,19 @@ from sabounds.numerics.bound.source import model_from_checkpoint
 from sabounds.numerics.bound.whole import Setting
 
 DEFAULT_TOKENS = 512
+MAX_TOKENS = 10 ** 15  # far beyond any context length; the bound takes T into float64 arithmetic
 
 
 def config_tokens(model_dir: str | Path) -> int:
-    """``max_position_embeddings`` of the checkpoint's config.json (512 when absent)."""
+    """``max_position_embeddings`` of the checkpoint's config.json (512 when absent); ValueError above MAX_TOKENS."""
     try:
         value = json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8")).get("max_position_embeddings")
     except (OSError, ValueError, AttributeError, TypeError):  # no folder (a dict or ONNX source), no config, not JSON
         return DEFAULT_TOKENS
+    if isinstance(value, int) and value > MAX_TOKENS:
+        raise ValueError(f"{Path(model_dir) / 'config.json'}: field max_position_embeddings is "
+                         f"{'a ' + str(len(str(value))) + '-digit number' if value > 10 ** 30 else value}; at most "
+                         f"{MAX_TOKENS} tokens are accepted (pass --tokens T)")
     return value if isinstance(value, int) and value > 0 else DEFAULT_TOKENS
 
 
@@ -46,6 +51,8 @@ def bound(model_dir: str | Path | None = None, *, n, delta: float, margin: float
     for k, v in exact.items():
         if not v > 0:
             raise ValueError(f"constant {k} must be positive, got {v}")
+    if tokens is not None and not 0 < tokens <= MAX_TOKENS:
+        raise ValueError(f"tokens must lie in 1..{MAX_TOKENS}, got {tokens if tokens < 10 ** 30 else 'more'}")
     model, info = model_from_checkpoint(model_dir, layers, allow_pickle)
     setting = Setting(n=n, delta=delta, margin=margin, input_norm=input_norm,
                       tokens=tokens or config_tokens(info["model_dir"]), empirical=empirical_risk,

@@ -48,7 +48,9 @@ def check_value(key: str, value) -> None:
 
 
 def check_arguments(args) -> None:
-    """Every capped argument the command has, checked before any work."""
+    """Every capped argument the command has, and its paths (``user_paths``), checked before any work."""
+    from sabounds.user_paths import check_user_paths
+    check_user_paths(args)
     for key in CAPS:
         if hasattr(args, key):
             check_value(key, getattr(args, key))

@@ -93,7 +93,18 @@ class PickleFile:
         return tuple(self._state[name].shape)
 
     def read(self, name: str) -> np.ndarray:
-        return self._state[name].double().numpy()
+        """A dense real tensor as float64; a meta, sparse, quantized or complex one is one line naming it."""
+        tensor = self._state[name]
+        kind = ("meta (no data)" if getattr(tensor, "is_meta", False) else
+                f"sparse ({tensor.layout})" if str(getattr(tensor, "layout", "torch.strided")) != "torch.strided" else
+                "quantized" if getattr(tensor, "is_quantized", False) else
+                "complex" if tensor.is_complex() else None)
+        if kind is not None:
+            raise CheckpointError(f"{shown(self.path)}: tensor {shown(name)} is a {kind} tensor, not dense real weights")
+        try:
+            return tensor.double().numpy()
+        except Exception as exc:  # torch raises RuntimeError and others for tensors it cannot convert
+            raise CheckpointError(f"{shown(self.path)}: tensor {shown(name)} cannot be read ({one_line(exc)})") from None
 
 
 def refuse_pickle(path: Path) -> CheckpointError:
