@@ -41,13 +41,27 @@ def norm_21(w: np.ndarray) -> np.ndarray:
     return _rescale(unit, s[..., 0, 0], what="the (2,1)-norm")
 
 
+def _balanced(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(A D, D^-1 B)`` with ``D`` diagonal powers of two that bring column ``k`` of ``A`` and row ``k`` of ``B``
+    to the same magnitude (``A B`` unchanged, exactly): a 1e200 column against a 1e-200 row no longer pushes the
+    other columns below the float64 range when ``A`` is divided by its largest entry."""
+    if not left.size or not right.size:
+        return left, right
+    e_left = np.frexp(np.max(np.abs(left), axis=-2))[1]
+    e_right = np.frexp(np.max(np.abs(right), axis=-1))[1]
+    live = (np.max(np.abs(left), axis=-2) > 0) & (np.max(np.abs(right), axis=-1) > 0)
+    shift = np.where(live, (e_right - e_left) // 2, 0)
+    return np.ldexp(left, shift[..., None, :]), np.ldexp(right, -shift[..., :, None])
+
+
 def product_norm_21(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     """``||left @ right||_{2,1}`` without forming the product: ``||(AB)_j||^2 = B_j^T (A^T A) B_j``.
 
     With ``A`` n x k and ``B`` k x m this costs O((n + m) k^2) instead of O(n m k); batched over leading axes.
+    The inner dimension is balanced first (:func:`_balanced`), then each factor divided by its largest entry and
+    the two scales multiplied back once (:func:`_rescale`).
     """
-    left = np.asarray(left, dtype=np.float64)
-    right = np.asarray(right, dtype=np.float64)
+    left, right = _balanced(np.asarray(left, dtype=np.float64), np.asarray(right, dtype=np.float64))
     sl, sr = _scale(left), _scale(right)
     a, b = left / sl, right / sr
     gram = np.swapaxes(a, -1, -2) @ a
