@@ -295,7 +295,12 @@ def counts() -> dict[str, int]:
             "Ctrl-C at start-up": len(STARTUP_DELAYS),
             "output streams (command x full/closed/broken pipe)": len(STREAM_COMMANDS) * len(STREAM_CONDITIONS),
             "magnitudes (scale x dtype, analyze --json and --out)": len(MAGNITUDE_CASES),
-            "arguments and caps": len(ARGUMENT_CASES)}
+            "arguments and caps": len(ARGUMENT_CASES), **_data_counts()}
+
+
+def _data_counts() -> dict[str, int]:
+    from hostile_data import counts as data_counts  # issue 20's classes, in their own table module
+    return data_counts()
 
 
 if __name__ == "__main__":

@@ -252,7 +252,9 @@ def test_tampered_cache_never_changes_a_number(case, tmp_path):
     p = run_limited(["sweep", "b", "--json", "--workers", "0"], root)
     assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr[-3000:]
     row = sweep_rows(p.stdout)["b"]
-    assert row["status"] == "ok" and row["layers_cached"] == 0, row
+    assert row["status"] == "ok", row
+    if not case.id.startswith("index"):  # a refused index is rebuilt from the bytes and finds B's own entries
+        assert row["layers_cached"] == 0, row
     assert same_numbers(row, truth["b"]), (row, truth["b"])
     assert state(root) == before
 

@@ -24,7 +24,9 @@ when absent, from ``config.json`` (BERT's or LLaMA's field names).  Example (``d
     heads = 4
     intermediate = 48
 
-Every problem is one line naming the file and the bad entry.
+``layer`` is a template of its own, not a format string: text with ``{i}`` (the layer index) and no other brace.
+A TOML file is read only within ``MAX_MAPPING_BYTES``, ``MAX_KEY_PARTS`` dotted key parts a line and
+``MAX_JSON_DEPTH`` levels of brackets.  Every problem is one line naming the file and the bad entry.
 """
 
 from __future__ import annotations
