@@ -123,13 +123,16 @@ class SpectraCache:
             data = read_regular(path, 64)
             if data is None and create:
                 data = os.urandom(32)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".secret.", suffix=".tmp")  # mode 0600
                 try:
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
                     with os.fdopen(fd, "wb") as fh:
                         fh.write(data)
+                    os.link(tmp, path)  # whole or absent: a second process never reads half a secret
                 except FileExistsError:  # another process made it first: use theirs
                     data = read_regular(path, 64)
+                finally:
+                    os.unlink(tmp)
             self._secret = data if data is not None and len(data) == 32 else None
         return self._secret
 
