@@ -27,6 +27,7 @@ from sabounds.numerics.expressions.matrix_atoms import substitute_atoms
 from sabounds.proofs_check import deciders
 from sabounds.proofs_check.deciders import rng_for
 from sabounds.proofs_check.search import adversarial_max_vector, adversarial_min
+from sabounds.proofs_check.tight import TIGHT
 from sabounds.proofs_check.time_limit import TimeLimit, time_limit
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 from sabounds.theory import thm41
@@ -403,12 +404,29 @@ class FreeForm:
         less = isinstance(rel, (sp.LessThan, sp.StrictLessThan))
         return (rel.rhs - rel.lhs) if less else (rel.lhs - rel.rhs), isinstance(rel, (sp.StrictLessThan, sp.StrictGreaterThan))
 
-    def _relative_gap(self, point: Mapping, dps: int) -> mpmath.mpf:
+    def _sides_gap(self, point: Mapping, dps: int) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
+        """``(lhs, rhs, gap)`` at ``point``, ``gap`` > 0 on the true side of the relation."""
         rel = self.relation
         lhs, rhs = bounded_evaluate(rel.lhs, point, dps), bounded_evaluate(rel.rhs, point, dps)
-        gap = (rhs - lhs) if isinstance(rel, (sp.LessThan, sp.StrictLessThan)) else (lhs - rhs)
-        scale = max(abs(lhs), abs(rhs))
-        return gap / scale if scale else gap
+        return lhs, rhs, (rhs - lhs) if isinstance(rel, (sp.LessThan, sp.StrictLessThan)) else (lhs - rhs)
+
+    def _relative_gap(self, point: Mapping, dps: int) -> mpmath.mpf:
+        """The search objective and the reported margin: ``gap / max(|lhs|, |rhs|, 1)``.  The 1 keeps a side at 0 from
+        reading as full slack (``gap / max(|lhs|, |rhs|)`` is exactly 1 wherever one side vanishes, so a relation
+        tight at an irrational point looked flat at 1); large sides still give a relative gap."""
+        lhs, rhs, gap = self._sides_gap(point, dps)
+        return gap / max(abs(lhs), abs(rhs), 1)
+
+    def _gaps_text(self, point: Mapping, dps: int) -> str:
+        """Both measures at ``point``: the absolute gap and the gap relative to ``max(|lhs|, |rhs|)``."""
+        try:
+            with mpmath.workdps(dps):
+                lhs, rhs, gap = self._sides_gap(point, dps)
+                scale = max(abs(lhs), abs(rhs))
+                relative = mpmath.nstr(gap / scale, 8) if scale else "undefined (both sides 0)"
+        except (ValueError, ZeroDivisionError, OverflowError, TypeError, ArithmeticError):
+            return "gaps not evaluable at the reported point"
+        return f"absolute gap {mpmath.nstr(gap, 8)}, gap relative to max(|lhs|, |rhs|) {relative}"
 
     def _symbolic(self) -> str | None:
         g, strict = self._gap()
@@ -579,11 +597,63 @@ class FreeForm:
         if found.undefined:
             return Outcome(Verdict.UNRESOLVED, method, dps, found.evaluations, float(margin), _witness_of(self._exact(found.point, dps)),
                            f"the relation is undefined on part of its declared box, so it cannot hold on all of it; where "
-                           f"defined, smallest relative gap {mpmath.nstr(margin, 8)}{undefined}{rounding}")
+                           f"defined, smallest gap {mpmath.nstr(margin, 8)} (relative to max(|lhs|, |rhs|, 1)){undefined}{rounding}")
+        if strict and margin < TIGHT:
+            tight = self._at_tightest(found, settings, start, method)
+            if tight is not None:
+                return tight
         return Outcome(Verdict.VERIFIED, method, dps, found.evaluations, float(margin), _witness_of(self._exact(found.point, dps)),
-                       f"smallest relative gap {mpmath.nstr(margin, 8)} in {found.evaluations} evaluations on the box "
-                       f"{self._box()}{rounding} (sympy could not decide the sign; interval arithmetic could not settle "
-                       f"it: {why})")
+                       f"evidence, not proof: the smallest gap found is {mpmath.nstr(margin, 8)} relative to "
+                       f"max(|lhs|, |rhs|, 1) ({self._gaps_text(found.point, dps)}) among {found.evaluations} evaluations "
+                       f"on the box {self._box()} (exact structured candidates, {settings.samples} random starts, pattern "
+                       f"search from the best 4); a violation confined to a region the samples and the interval "
+                       f"bisection did not reach can be missed, and the margin is the smallest sampled gap, not a "
+                       f"certified slack{rounding} (sympy could not decide the sign; interval arithmetic could not "
+                       f"settle it: {why})")
+
+    def _at_tightest(self, found, settings: Settings, start: float, method: str) -> Outcome | None:
+        """A strict relation whose smallest gap is small: refine below float64, look for an exact tight point
+        (``refuted`` there), else compare the refined gap with its certified error (``unresolved`` when the enclosure
+        reaches 0); ``None`` when the refined gap is certainly positive (the caller reports ``verified``)."""
+        from sabounds.proofs_check import tight as T
+        dps = settings.precision
+        g, _ = self._gap()
+        left = max(0.2, self.budget - (time.monotonic() - start))
+        try:
+            with time_limit(left), mpmath.workdps(dps):
+                value, point, evaluations = T.refine(lambda pt: self._relative_gap(pt, dps), found.point, self.domain, dps)
+        except TimeLimit:
+            return Outcome.unresolved(method, f"smallest gap {mpmath.nstr(found.value, 8)} (relative to max(|lhs|, |rhs|, "
+                                      "1)) is small and its refinement did not finish within the safety time limit: a "
+                                      "strict relation tight somewhere cannot be verified from samples")
+        evaluations += found.evaluations
+        exact = T.tight_point(g, point, self.domain, dps, max(0.2, min(2.0, self.budget - (time.monotonic() - start))))
+        if exact is not None:
+            witness = {str(s): witness_number(v) if v.is_Rational else str(v) for s, v in exact.items()}
+            witness.update({f"{s}_float": float(sp.N(v, 20)) for s, v in exact.items() if not v.is_Rational})
+            return Outcome(Verdict.REFUTED, "exact tight point: pattern search at mpmath precision, then sympy "
+                           "(nsimplify / solveset) and an exact zero of rhs - lhs", dps, evaluations, 0.0, witness,
+                           f"sympy shows rhs - lhs = {g} is exactly 0 at {', '.join(f'{s} = {v}' for s, v in exact.items())}, "
+                           f"so the strict relation fails there (the refined search reached gap {mpmath.nstr(value, 6)} "
+                           f"relative to max(|lhs|, |rhs|, 1))")
+        enclosure = T.certified_error(g, point, dps)
+        with mpmath.workdps(dps):
+            if enclosure is not None:
+                if enclosure[0] > 0:
+                    return None
+                error = f"its interval enclosure [{mpmath.nstr(enclosure[0], 6)}, {mpmath.nstr(enclosure[1], 6)}] (mpmath.iv, {dps} digits) reaches 0"
+            else:
+                lhs, rhs, gap = self._sides_gap(point, dps)
+                bound = mpmath.mpf(10) ** (10 - dps) * max(abs(lhs), abs(rhs), 1)
+                if gap > bound:
+                    return None
+                error = (f"it is below the evaluation's error estimate {mpmath.nstr(bound, 3)} (10^(10 - {dps}) max(|lhs|, "
+                         "|rhs|, 1): no interval extension for a certified one)")
+        return Outcome(Verdict.UNRESOLVED, method + "; refinement at mpmath precision", dps, evaluations, float(value),
+                       _witness_of(self._exact(point, dps)),
+                       f"a strict relation tight somewhere: the refined smallest gap is {mpmath.nstr(value, 8)} relative "
+                       f"to max(|lhs|, |rhs|, 1) ({self._gaps_text(point, dps)}) and {error}; no exact point with gap 0 "
+                       "was found (sympy nsimplify / solveset), so neither a violation nor a margin can be claimed")
 
     def _box(self) -> str:
         from sabounds.proofs_check.interval import describe_box
