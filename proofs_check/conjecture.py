@@ -598,23 +598,27 @@ class FreeForm:
             return Outcome(Verdict.UNRESOLVED, method, dps, found.evaluations, float(margin), _witness_of(self._exact(found.point, dps)),
                            f"the relation is undefined on part of its declared box, so it cannot hold on all of it; where "
                            f"defined, smallest gap {mpmath.nstr(margin, 8)} (relative to max(|lhs|, |rhs|, 1)){undefined}{rounding}")
+        point, evaluations = found.point, found.evaluations
         if strict and margin < TIGHT:
-            tight = self._at_tightest(found, settings, start, method)
+            tight, refined, refined_point, evaluations = self._at_tightest(found, settings, start, method)
             if tight is not None:
                 return tight
-        return Outcome(Verdict.VERIFIED, method, dps, found.evaluations, float(margin), _witness_of(self._exact(found.point, dps)),
+            if refined < margin:
+                margin, point = refined, refined_point
+        return Outcome(Verdict.VERIFIED, method, dps, evaluations, float(margin), _witness_of(self._exact(point, dps)),
                        f"evidence, not proof: the smallest gap found is {mpmath.nstr(margin, 8)} relative to "
-                       f"max(|lhs|, |rhs|, 1) ({self._gaps_text(found.point, dps)}) among {found.evaluations} evaluations "
+                       f"max(|lhs|, |rhs|, 1) ({self._gaps_text(point, dps)}) among {evaluations} evaluations "
                        f"on the box {self._box()} (exact structured candidates, {settings.samples} random starts, pattern "
                        f"search from the best 4); a violation confined to a region the samples and the interval "
                        f"bisection did not reach can be missed, and the margin is the smallest sampled gap, not a "
                        f"certified slack{rounding} (sympy could not decide the sign; interval arithmetic could not "
                        f"settle it: {why})")
 
-    def _at_tightest(self, found, settings: Settings, start: float, method: str) -> Outcome | None:
+    def _at_tightest(self, found, settings: Settings, start: float, method: str):
         """A strict relation whose smallest gap is small: refine below float64, look for an exact tight point
-        (``refuted`` there), else compare the refined gap with its certified error (``unresolved`` when the enclosure
-        reaches 0); ``None`` when the refined gap is certainly positive (the caller reports ``verified``)."""
+        (``refuted`` there), else enclose the gap around the refined point (``unresolved`` when the enclosure reaches
+        0).  ``(outcome, None, None, evaluations)``, or ``(None, refined gap, its point, evaluations)`` when the gap
+        is certainly positive there (the caller reports ``verified`` with the refined gap)."""
         from sabounds.proofs_check import tight as T
         dps = settings.precision
         g, _ = self._gap()
@@ -625,7 +629,7 @@ class FreeForm:
         except TimeLimit:
             return Outcome.unresolved(method, f"smallest gap {mpmath.nstr(found.value, 8)} (relative to max(|lhs|, |rhs|, "
                                       "1)) is small and its refinement did not finish within the safety time limit: a "
-                                      "strict relation tight somewhere cannot be verified from samples")
+                                      "strict relation tight somewhere cannot be verified from samples"), None, None, 0
         evaluations += found.evaluations
         exact = T.tight_point(g, point, self.domain, dps, max(0.2, min(2.0, self.budget - (time.monotonic() - start))))
         if exact is not None:
@@ -635,25 +639,27 @@ class FreeForm:
                            "(nsimplify / solveset) and an exact zero of rhs - lhs", dps, evaluations, 0.0, witness,
                            f"sympy shows rhs - lhs = {g} is exactly 0 at {', '.join(f'{s} = {v}' for s, v in exact.items())}, "
                            f"so the strict relation fails there (the refined search reached gap {mpmath.nstr(value, 6)} "
-                           f"relative to max(|lhs|, |rhs|, 1))")
-        enclosure = T.certified_error(g, point, dps)
+                           f"relative to max(|lhs|, |rhs|, 1))"), None, None, evaluations
+        enclosure = T.enclosure_near(g, point, self.domain, dps)
         with mpmath.workdps(dps):
             if enclosure is not None:
                 if enclosure[0] > 0:
-                    return None
-                error = f"its interval enclosure [{mpmath.nstr(enclosure[0], 6)}, {mpmath.nstr(enclosure[1], 6)}] (mpmath.iv, {dps} digits) reaches 0"
+                    return None, value, point, evaluations
+                error = (f"the interval enclosure of rhs - lhs on the box of half-width 10^-{dps // 2} (the refinement's "
+                         f"resolution) around it is [{mpmath.nstr(enclosure[0], 6)}, {mpmath.nstr(enclosure[1], 6)}] "
+                         f"(mpmath.iv, {dps} digits), which reaches 0")
             else:
                 lhs, rhs, gap = self._sides_gap(point, dps)
                 bound = mpmath.mpf(10) ** (10 - dps) * max(abs(lhs), abs(rhs), 1)
-                if gap > bound:
-                    return None
-                error = (f"it is below the evaluation's error estimate {mpmath.nstr(bound, 3)} (10^(10 - {dps}) max(|lhs|, "
-                         "|rhs|, 1): no interval extension for a certified one)")
+                if gap > bound and value > mpmath.mpf(10) ** (-(dps // 2)):
+                    return None, value, point, evaluations
+                error = (f"no interval extension certifies it away from 0 (evaluation error estimate "
+                         f"{mpmath.nstr(bound, 3)} = 10^(10 - {dps}) max(|lhs|, |rhs|, 1), resolution 10^-{dps // 2})")
         return Outcome(Verdict.UNRESOLVED, method + "; refinement at mpmath precision", dps, evaluations, float(value),
                        _witness_of(self._exact(point, dps)),
                        f"a strict relation tight somewhere: the refined smallest gap is {mpmath.nstr(value, 8)} relative "
                        f"to max(|lhs|, |rhs|, 1) ({self._gaps_text(point, dps)}) and {error}; no exact point with gap 0 "
-                       "was found (sympy nsimplify / solveset), so neither a violation nor a margin can be claimed")
+                       "was found (sympy nsimplify / solveset), so neither a violation nor a margin can be claimed"), None, None, evaluations
 
     def _box(self) -> str:
         from sabounds.proofs_check.interval import describe_box
@@ -824,14 +830,24 @@ class CoveringConstant(ConstantFamily):
         if not (same and increasing):
             return Outcome.unresolved("sympy", f"ratio {ratio}; equals c(p): {same}; d log c/dp = {slope}, nonnegative: {increasing}")
         from sabounds.proofs_check.interval import enclose, iv, iv_digits
-        with iv_digits(_digits_to_separate(self.value, 2, 30)):
-            box = iv.mpf([mpmath.mpf(hi.p) / hi.q, mpmath.mpf(hi.p) / hi.q]) if hi.q == 1 else iv.mpf(hi.p) / iv.mpf(hi.q)
-            c_box = enclose(thm41.c_of_p, {p: box})
-            v_box = iv.mpf(int(self.value.p)) / iv.mpf(int(self.value.q))
-            c_lo, c_hi = mpmath.mpf(c_box.a), mpmath.mpf(c_box.b)
-            below, above = v_box.b < c_box.a, v_box.a > c_box.b
+        # c(hi) - 1 ~ hi (1 + log 2 - log hi) / 2 for small hi, so separating a value near 1 from c(hi) needs about
+        # -log10(hi) digits more than the value's own: the enclosure is redone at doubling precision up to 1000 digits
+        digits = max(_digits_to_separate(self.value, 2, 30), int(mpmath.ceil(-mpmath.log10(mpmath.mpf(hi.p) / hi.q))) + 30)
+        while True:
+            with iv_digits(digits):
+                box = iv.mpf(int(hi.p)) / iv.mpf(int(hi.q))
+                c_box = enclose(thm41.c_of_p, {p: box})
+                v_box = iv.mpf(int(self.value.p)) / iv.mpf(int(self.value.q))
+                c_lo, c_hi = mpmath.mpf(c_box.a), mpmath.mpf(c_box.b)
+                below, above = v_box.b < c_box.a, v_box.a > c_box.b
+            with mpmath.workdps(digits):
+                excess = f"[{mpmath.nstr(c_lo - 1, 6)}, {mpmath.nstr(c_hi - 1, 6)}]"
+            if below or above or digits >= 1000:
+                break
+            digits = min(1000, 2 * digits)
         detail = (f"min / (a^(2/(p+2)) b^(p/(p+2))) = {ratio} = c(p); d log c / dp = {slope} >= 0 on (0, 2], "
-                  f"so the supremum over the range is c({hi}) in [{mpmath.nstr(c_lo, 17)}, {mpmath.nstr(c_hi, 17)}] (mpmath.iv)")
+                  f"so the supremum over the range is c({hi}) in [{mpmath.nstr(c_lo, 17)}, {mpmath.nstr(c_hi, 17)}] (mpmath.iv, "
+                  f"{digits} digits; c(hi) - 1 in {excess})")
         witness = {"p": float(hi), "p_exact": str(hi), "a": 1.0, "b": 1.0, "c": float(c_lo)}
         margin = float((mpmath.mpf(self.value.p) / self.value.q - c_lo) / c_lo)
         if below or above:

@@ -112,13 +112,30 @@ def tight_point(g: sp.Expr, point: Mapping[sp.Symbol, mpmath.mpf], domain: Mappi
     return None
 
 
-def certified_error(g: sp.Expr, point: Mapping[sp.Symbol, mpmath.mpf], dps: int) -> tuple[mpmath.mpf, mpmath.mpf] | None:
-    """The interval enclosure ``(lo, hi)`` of ``g`` at ``point`` (mpf coordinates taken exactly) at ``dps`` digits, or
-    ``None`` when ``g`` has no interval extension: its width is the evaluation's certified error there."""
+def enclosure_near(g: sp.Expr, point: Mapping[sp.Symbol, mpmath.mpf], domain: Mapping[sp.Symbol, Interval],
+                   dps: int) -> tuple[mpmath.mpf, mpmath.mpf] | None:
+    """The interval enclosure ``(lo, hi)`` of ``g`` (mpmath.iv, ``dps`` digits) on the box of half-width
+    ``10^-(dps/2)`` of each range around ``point`` (the refinement's resolution), clipped to the domain; ``None``
+    when ``g`` has no interval extension.  A lower end <= 0 means the smallest gap cannot be told from 0: a zero of
+    ``g`` may lie within the resolution (``(x - cos x)^2`` at the Dottie number), or rounding hides the sign."""
     from sabounds.proofs_check.interval import NotEnclosable, enclose, iv, iv_digits
+    radius = mpmath.mpf(10) ** (-(dps // 2))
+    box = {}
+    with mpmath.workdps(dps):
+        for s, v in point.items():
+            d = domain[s]
+            lo, hi = (mpmath.mpf(sp.Rational(e).p) / sp.Rational(e).q for e in (d.lo, d.hi))
+            if d.integer:
+                box[s] = iv.mpf([v, v])
+                continue
+            if d.log:
+                a, b = v * (hi / lo) ** -radius, v * (hi / lo) ** radius
+            else:
+                a, b = v - radius * (hi - lo), v + radius * (hi - lo)
+            box[s] = iv.mpf([max(a, lo), min(b, hi)])
     try:
         with iv_digits(dps):
-            e = enclose(g, {s: iv.mpf([v, v]) for s, v in point.items()})
+            e = enclose(g, box)
         return mpmath.mpf(e.a), mpmath.mpf(e.b)
     except (NotEnclosable, ZeroDivisionError, ValueError, OverflowError, TypeError, ArithmeticError):
         return None
