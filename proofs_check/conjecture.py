@@ -838,9 +838,9 @@ class CoveringConstant(ConstantFamily):
                 box = iv.mpf(int(hi.p)) / iv.mpf(int(hi.q))
                 c_box = enclose(thm41.c_of_p, {p: box})
                 v_box = iv.mpf(int(self.value.p)) / iv.mpf(int(self.value.q))
-                c_lo, c_hi = mpmath.mpf(c_box.a), mpmath.mpf(c_box.b)
                 below, above = v_box.b < c_box.a, v_box.a > c_box.b
             with mpmath.workdps(digits):
+                c_lo, c_hi = mpmath.mpf(c_box.a), mpmath.mpf(c_box.b)
                 excess = f"[{mpmath.nstr(c_lo - 1, 6)}, {mpmath.nstr(c_hi - 1, 6)}]"
             if below or above or digits >= 1000:
                 break
