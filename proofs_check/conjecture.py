@@ -745,7 +745,7 @@ class Thm41Tail(ConstantFamily):
         outcome = deciders.decide(scaled, settings, key=f"conjecture.{self.name}")
         detail = f"{outcome.detail}; the extremal matrix {w} (r = {r}) attains constant 1 exactly"
         if outcome.verdict is Verdict.VERIFIED and outcome.margin is not None and outcome.margin < 0:
-            # a float64 SVD cannot tell equality (attained, e.g. by flat spectra at value 1) from a gap below rtol
+            # a float64 SVD cannot tell equality (attained by the tight diagonal samples at value 1) from a gap below the tolerance
             detail += (f"; the smallest float64 margin {outcome.margin:.3g} lies within the rounding tolerance and is not a "
                        "violation, so the margin is reported as 0 (verified never carries a negative margin)")
             outcome = replace(outcome, margin=0.0)
