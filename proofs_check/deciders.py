@@ -106,6 +106,15 @@ def assumed_domain(symbols) -> dict | None:
     return out
 
 
+def identity_tolerance(stmt, dps: int) -> mpmath.mpf:
+    """Tolerance of a numeric identity check, relative to ``max(|lhs|, |rhs|, 1)``: mpmath evaluates each of the
+    ``n`` operations of both sides with relative error <= 10^-dps, amplified at most 100-fold by conditioning (powers
+    ``x^y`` multiply a relative error by ``|y log x|``, <= ~100 on the sampled boxes): ``(n + 1) 10^(2 - dps)``.
+    At 20 digits and 100 operations that is 1e-16, so a constant off by 1e-12 is refuted."""
+    ops = sp.count_ops(stmt.lhs) + sp.count_ops(stmt.rhs) + 1
+    return ops * mpmath.mpf(10) ** (2 - dps)
+
+
 def _one_point_disagreement(stmt, domain, settings: Settings, key: str) -> Outcome | None:
     """Both sides at one seeded point of the domain: a disagreement beyond rounding refutes at once (with the point and
     both values as witness), before any slow symbolic attempt; agreement decides nothing."""
@@ -118,7 +127,7 @@ def _one_point_disagreement(stmt, domain, settings: Settings, key: str) -> Outco
             err = abs(lhs - rhs) / max(abs(lhs), abs(rhs), 1)
     except (ValueError, ZeroDivisionError, OverflowError, TypeError, ArithmeticError):
         return None
-    if not err > mpmath.mpf(10) ** (-(dps - 10)):
+    if not err > identity_tolerance(stmt, dps):
         return None
     return Outcome(Verdict.REFUTED, "numeric evaluation at a seeded point", dps, 1, -float(mpmath.re(err)),
                    {**_witness(point), "lhs": mpmath.nstr(lhs, 15), "rhs": mpmath.nstr(rhs, 15)},
@@ -144,16 +153,17 @@ def decide_identity(step: Step, settings: Settings, key: str) -> Outcome:
             lhs, rhs = evaluate(stmt.lhs.doit(), {}, dps), evaluate(stmt.rhs.doit(), {}, dps)
             err = abs(lhs - rhs) / max(abs(lhs), abs(rhs), 1)
         sides = {"lhs": mpmath.nstr(lhs, 20), "rhs": mpmath.nstr(rhs, 20)}
-        if err > mpmath.mpf(10) ** (-(dps - 10)):
+        if err > identity_tolerance(stmt, dps):
             return Outcome(Verdict.REFUTED, "closed numbers evaluated at mpmath precision", dps, 1, -float(err), sides,
                            f"lhs = {sides['lhs']}, rhs = {sides['rhs']}: a false closed identity")
         return Outcome(Verdict.VERIFIED, "closed numbers evaluated at mpmath precision (sympy could not simplify)", dps, 1,
-                       -float(err), sides, f"lhs and rhs agree to {dps - 10} digits")
+                       -float(err), sides, f"lhs and rhs agree within {mpmath.nstr(identity_tolerance(stmt, dps), 3)} "
+                       "((operations + 1) 10^(2 - digits))")
     if not domain:
         return Outcome.unresolved("sympy simplify", f"lhs - rhs simplifies to {sp.simplify(diff)}, not 0; no domain to sample")
     rng = rng_for(key, settings)
     dps = settings.precision
-    tol = mpmath.mpf(10) ** (-(dps - 10))
+    tol = identity_tolerance(stmt, dps)
     worst, worst_point = mpmath.mpf(0), {}
     with mpmath.workdps(dps):
         for _ in range(settings.samples):
@@ -382,7 +392,9 @@ def decide_minimum(step: Step, settings: Settings, key: str) -> Outcome:
     value, objective = step.statement.lhs, step.statement.rhs
     dps = settings.precision
     rng = rng_for(key, settings)
-    tol = mpmath.mpf(10) ** (-(dps - 15))
+    # golden section runs until its bracket in log r is below 10^-(dps/2 + 2) of the range, so the minimum's error
+    # (quadratic in the bracket) is below 10^-dps relative; with the objective's own rounding, 10^(5 - dps) bounds it
+    tol = mpmath.mpf(10) ** (5 - dps)
     worst, worst_point = mpmath.mpf(0), {}
     n = max(1, min(settings.samples, 50))
     with mpmath.workdps(dps):
@@ -398,7 +410,8 @@ def decide_minimum(step: Step, settings: Settings, key: str) -> Outcome:
             else:
                 lo_l = mpmath.log(lo) if lo > 0 else mpmath.log(mpmath.mpf(10) ** -30)
                 hi_l = mpmath.log(hi) if hi is not None else lo_l + 200
-                best, _ = _golden_min(lambda t: obj(mpmath.exp(t)), lo_l, hi_l, int(2.5 * dps) + 40)
+                steps = int(mpmath.ceil((dps / 2 + 2) * mpmath.log(10) / mpmath.log((1 + mpmath.sqrt(5)) / 2))) + 10
+                best, _ = _golden_min(lambda t: obj(mpmath.exp(t)), lo_l, hi_l, steps)
             err = abs(best - target) / max(abs(target), 1)
             if err > worst:
                 worst, worst_point = err, point
