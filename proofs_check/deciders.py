@@ -239,6 +239,22 @@ def decide_inequality(step: Step, settings: Settings, key: str) -> Outcome:
     return out
 
 
+def _outside_domain(f: sp.Expr, x: sp.Symbol, near: list, point: dict, dps: int) -> str:
+    """Why the approach points ``near`` lie outside ``f``'s real domain (the symbol's sign assumptions, or a value
+    that is not a finite real there), or ``""`` when every approach point is inside."""
+    for h in near:
+        if (x.is_positive and h <= 0) or (x.is_nonnegative and h < 0) or (x.is_negative and h >= 0) \
+                or (x.is_nonpositive and h > 0):
+            return f"{x} = {mpmath.nstr(h, 6)} violates the assumptions on {x} ({'positive' if x.is_positive else 'sign'})"
+        try:
+            v = mpmath.mpmathify(evaluate(f, {**point, x: h}, dps))
+        except (ValueError, ZeroDivisionError, OverflowError, TypeError, ArithmeticError) as exc:
+            return f"f is undefined at {x} = {mpmath.nstr(h, 6)} ({type(exc).__name__})"
+        if not isinstance(v, mpmath.mpf) or not mpmath.isfinite(v):
+            return f"f({mpmath.nstr(h, 6)}) = {mpmath.nstr(v, 6)} is not a finite real"
+    return ""
+
+
 def decide_limit(step: Step, settings: Settings, key: str) -> Outcome:
     lim, value = step.statement.lhs, step.statement.rhs
     if not isinstance(lim, sp.Limit):
@@ -257,6 +273,11 @@ def decide_limit(step: Step, settings: Settings, key: str) -> Outcome:
             near = [evaluate(x0, point, dps) + sign * mpmath.mpf(10) ** (-(dps // 6)),
                     evaluate(x0, point, dps) + sign * mpmath.mpf(10) ** (-(dps // 3))]
         target = evaluate(value, point, dps)
+        outside = _outside_domain(f, x, near, point, dps)
+        if outside:
+            return Outcome.unresolved("domain check before sympy.limit", f"the approach {x} -> {x0}{direction} leaves the "
+                                      f"real domain of the function: {outside}; a one-sided limit there is not a statement "
+                                      "about the function, so sympy.limit's value is not taken as a proof")
         errs = [abs(evaluate(f, {**point, x: h}, dps) - target) / max(abs(target), 1) for h in near]
     numeric = f"numeric error {mpmath.nstr(errs[0], 3)} at distance 1e-{dps // 6}, {mpmath.nstr(errs[1], 3)} at 1e-{dps // 3}"
     try:
