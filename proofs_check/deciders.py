@@ -83,6 +83,36 @@ def prove_equal(lhs: sp.Expr, rhs: sp.Expr) -> str | None:
     return None
 
 
+def _equal_after(lhs: sp.Expr, rhs: sp.Expr) -> str | None:
+    """``log`` route first (cheap when sympy knows both sides positive), then ``powsimp`` (powers of positive bases),
+    then ``simplify`` of the difference."""
+    if lhs.is_positive and rhs.is_positive and sp.simplify(sp.expand_log(sp.log(lhs) - sp.log(rhs))) == 0:
+        return "expand_log(log lhs - log rhs) simplifies to 0 (both sides positive)"
+    if sp.simplify(sp.powsimp(sp.expand_power_base(lhs - rhs))) == 0:
+        return "expand_power_base + powsimp + simplify(lhs - rhs) == 0 (positive bases)"
+    if sp.simplify(lhs - rhs) == 0:
+        return "simplify(lhs - rhs) == 0"
+    return None
+
+
+def prove_reparametrised(lhs: sp.Expr, rhs: sp.Expr, domain) -> str | None:
+    """An identity sympy cannot simplify while a positive symbol's range ends below an integer h (``p < 2`` keeps
+    ``2 - p > 0``, which sympy cannot see from ``p > 0``): substitute ``s = h k / (1 + k)``, k > 0 (a bijection onto
+    (0, h)), then ``_equal_after``.  Returns what was proved, for every s in (0, h), or ``None``."""
+    for s_, iv in (domain or {}).items():
+        lo, hi = sp.sympify(iv.lo), sp.sympify(iv.hi)
+        if not (s_.is_positive and lo.is_nonnegative and hi.is_Rational and not hi.is_Integer and hi > 0):
+            continue
+        h = sp.ceiling(hi)
+        k = sp.Symbol("k", positive=True)
+        sub = {s_: h * k / (1 + k)}
+        how = _equal_after(lhs.subs(sub).doit(), rhs.subs(sub).doit())
+        if how:
+            return (f"{how} after substituting {s_} = {h} k/(1 + k), k > 0, so for every {s_} in (0, {h}) "
+                    f"(the sampled range [{lo}, {hi}] included)")
+    return None
+
+
 def decide_definition(step: Step, settings: Settings, key: str) -> Outcome:
     return replace(Outcome.proved("definition", "introduces notation; asserts nothing"), basis="definition")
 
@@ -143,7 +173,7 @@ def decide_identity(step: Step, settings: Settings, key: str) -> Outcome:
     quick = _one_point_disagreement(stmt, domain, settings, key) if domain else None
     if quick is not None:
         return quick
-    how = prove_equal(stmt.lhs.doit(), stmt.rhs.doit())
+    how = prove_equal(stmt.lhs.doit(), stmt.rhs.doit()) or prove_reparametrised(stmt.lhs, stmt.rhs, step.check.domain)
     if how:
         return Outcome.proved(f"sympy: {how}")
     diff = (stmt.lhs - stmt.rhs).doit()

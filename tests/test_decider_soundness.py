@@ -72,3 +72,20 @@ def test_identity_tolerance_is_below_the_fine_mutants_at_20_digits():
     from sabounds.proofs_check.deciders import identity_tolerance
     step = thm41.derivation()["closed_form"]
     assert identity_tolerance(step.statement, 20) < 1e-14
+
+
+@pytest.mark.parametrize("module,name", [("thm41", "sharp_tail_stationarity"), ("thm41", "tail_crossover"),
+                                         ("thm31", "dudley_integral_sharp"), ("whole_bound", "sharp_cover")])
+def test_identities_with_p_below_2_are_proved_after_reparametrising(module, name):
+    import importlib
+    step = importlib.import_module(f"sabounds.theory.{module}").derivation()[name]
+    outcome = decide(step, QUICK)
+    assert outcome.verdict is Verdict.PROVED and "p = 2 k/(1 + k)" in outcome.method
+
+
+def test_reparametrising_does_not_prove_a_false_identity():
+    from sabounds.proofs_check.deciders import prove_reparametrised
+    from sabounds.theory.checks import Interval
+    p = thm41.p
+    assert prove_reparametrised(p ** 2 / (2 - p), p / (2 - p), {p: Interval(sp.Rational(1, 20), sp.Rational(39, 20))}) is None
+    assert prove_reparametrised(sp.sqrt((2 - p) ** 2), 2 - p, {p: Interval(sp.Rational(1, 20), sp.Rational(39, 20))})
