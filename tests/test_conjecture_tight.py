@@ -37,7 +37,7 @@ TIGHT_AT_A_POINT = [
 
 @pytest.mark.parametrize("relation,names", TIGHT_AT_A_POINT)
 def test_strict_relation_tight_at_an_irrational_point_is_refuted_there_exactly(relation, names, capsys):
-    argv = [relation, *sum((["--var", f"{n}:0:1"] for n in names), [])]
+    argv = [relation, *sum((["--var", f"{n}:0:1"] for n in names), []), "--time-limit", "20"]
     code, rec = _json(argv, capsys)
     assert code == 0 and rec["verdict"] == "refuted", rec
     assert _false_at(relation, names, rec["witness"])
@@ -73,7 +73,7 @@ BUMPS = [
 @pytest.mark.parametrize("relation,dim", BUMPS)
 def test_violation_on_a_small_ball_is_refuted_by_bisection_within_the_time_limit(relation, dim, capsys):
     names = list("xyzw"[:dim])
-    argv = [relation, *sum((["--var", f"{n}:0:1"] for n in names), []), "--time-limit", "8"]
+    argv = [relation, *sum((["--var", f"{n}:0:1"] for n in names), []), "--time-limit", "20"]
     code, rec = _json(argv, capsys)
     assert code == 0 and rec["verdict"] == "refuted", rec
     assert _false_at(relation, names, rec["witness"])
