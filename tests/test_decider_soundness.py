@@ -10,7 +10,7 @@ import pytest
 import sympy as sp
 
 from sabounds.cli import main
-from sabounds.numerics.expressions import matrix_atoms as MA
+from sabounds.numerics.expressions import matrix_atoms as MA  # noqa: N812
 from sabounds.proofs_check import mutants as Mu
 from sabounds.proofs_check.deciders import decide
 from sabounds.proofs_check.verdict import Settings, Verdict

@@ -75,7 +75,7 @@ class MatrixRelation(CheckSpec):
 
     Decided on random matrices drawn from each of ``families`` (names known to ``sabounds.numerics.testbeds.random_matrices``);
     the scalar symbols in ``domain`` (e.g. the split rank r) are drawn per sample.  The rounding tolerance is derived
-    per sample from the float64 SVD's backward error (``proofs_check.deciders.matrix_tolerance``).
+    per sample from the float64 SVD's backward error (``proofs_check.matrix_relation.matrix_tolerance``).
     """
 
     families: tuple[str, ...] = ("low_rank", "power_law", "flat", "low_rank_tail")
