@@ -218,7 +218,9 @@ def _numeric_inequality(relation: sp.Basic, domain, settings: Settings, key: str
         return Outcome(Verdict.REFUTED, method, dps, found.evaluations, float(margin), _witness(found.point),
                        f"relative gap {mpmath.nstr(margin, 6)} at the witness")
     return Outcome(Verdict.VERIFIED, method, dps, found.evaluations, float(margin), _witness(found.point),
-                   f"smallest relative gap {mpmath.nstr(margin, 6)} in {found.evaluations} evaluations")
+                   f"smallest relative gap {mpmath.nstr(margin, 6)} in {found.evaluations} evaluations ({settings.samples} "
+                   "random starts, box corners and face midpoints, pattern search): evidence, not proof; a violation "
+                   "confined to a region the samples did not reach can be missed")
 
 
 def certify_inequality(relation: sp.Basic, domain, budget: int = BOX_BUDGET) -> BoxResult:
