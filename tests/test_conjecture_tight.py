@@ -67,6 +67,8 @@ BUMPS = [
     ("x + y + z + w + 1 >= 10*exp(-(" + _ball(["sqrt(2)/2", "0.123", "0.877", "pi/5"]) + ")", 4),
     # x+y+z+w ~ 3.81 at the centre: violated where 2 e^{-k r^2} > 4.5 - (x+y+z+w), a ball of radius ~1.6e-3
     ("x + y + z + w <= 4.5 - 2*exp(-(" + _ball(["0.9", "0.95", "0.97", "0.99"]) + ")", 4),
+    # violated only within distance 1e-15 of an irrational point: bisection still walks into it
+    ("(x - sqrt(2)/2)**2 + (y-pi/5)**2 + (z - sqrt(3)/2)**2 + (w - E/4)**2 >= 1e-30", 4),
 ]
 
 
