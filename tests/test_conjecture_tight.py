@@ -21,9 +21,19 @@ def _false_at(relation: str, names: list[str], witness: dict) -> bool:
     makes sympy evaluate it to False."""
     symbols = {n: sp.Symbol(n, real=True) for n in names}
     rel = parse_relation(relation, symbols)
-    point = {symbols[n]: sp.Rational(witness[n]) if isinstance(witness[n], float) else sp.sympify(witness[n]) for n in names}
+    point = {symbols[n]: _exact(witness[n]) for n in names}
     value = rel.func(*(sp.simplify(side.subs(point)) for side in rel.args))
     return value is sp.false
+
+
+def _exact(v):
+    """A JSON float is its binary value, a decimal or fraction string the rational it spells, else sympy text."""
+    if isinstance(v, float):
+        return sp.Rational(v)
+    try:
+        return sp.Rational(v)
+    except (TypeError, ValueError):
+        return sp.sympify(v)
 
 
 TIGHT_AT_A_POINT = [
