@@ -184,7 +184,7 @@ def decide_identity(step: Step, settings: Settings, key: str) -> Outcome:
             return Outcome(Verdict.REFUTED, "closed numbers evaluated at mpmath precision", dps, 1, -float(err), sides,
                            f"lhs = {sides['lhs']}, rhs = {sides['rhs']}: a false closed identity")
         return Outcome(Verdict.VERIFIED, "closed numbers evaluated at mpmath precision (sympy could not simplify)", dps, 1,
-                       -float(err), sides, f"lhs and rhs agree within {mpmath.nstr(identity_tolerance(stmt, dps), 3)} "
+                       -float(err), sides, f"lhs and rhs agree within the tolerance {mpmath.nstr(identity_tolerance(stmt, dps), 3)} "
                        "((operations + 1) 10^(2 - digits))")
     if not domain:
         return Outcome.unresolved("sympy simplify", f"lhs - rhs simplifies to {sp.simplify(diff)}, not 0; no domain to sample")
@@ -203,7 +203,8 @@ def decide_identity(step: Step, settings: Settings, key: str) -> Outcome:
         return Outcome(Verdict.REFUTED, "numeric evaluation", dps, settings.samples, -float(worst), _witness(worst_point),
                        f"difference relative to max(|lhs|, |rhs|, 1) {mpmath.nstr(worst, 5)} > {mpmath.nstr(tol, 3)}")
     return Outcome(Verdict.VERIFIED, "numeric evaluation (sympy could not simplify to 0)", dps, settings.samples,
-                   float(-worst), _witness(worst_point), f"largest relative difference {mpmath.nstr(worst, 5)}")
+                   float(-worst), _witness(worst_point), f"largest relative difference {mpmath.nstr(worst, 5)} over "
+                   f"{settings.samples} points; tolerance {mpmath.nstr(tol, 3)} ((operations + 1) 10^(2 - digits))")
 
 
 def _numeric_inequality(relation: sp.Basic, domain, settings: Settings, key: str, tol: mpmath.mpf, method: str) -> Outcome:
@@ -376,7 +377,8 @@ def decide_minimum(step: Step, settings: Settings, key: str) -> Outcome:
                        f"closed form and direct minimum differ by {mpmath.nstr(worst, 5)} (relative)")
     return Outcome(Verdict.VERIFIED, "direct numeric minimisation (golden section)" if not spec.integer else "integer scan",
                    dps, n, float(-worst), _witness(worst_point),
-                   f"largest relative difference {mpmath.nstr(worst, 5)} over {n} random parameter draws")
+                   f"largest relative difference {mpmath.nstr(worst, 5)} over {n} random parameter draws; tolerance "
+                   f"{mpmath.nstr(tol, 3)} (10^(5 - digits))")
 
 
 def decide_matrix_relation(step: Step, settings: Settings, key: str) -> Outcome:

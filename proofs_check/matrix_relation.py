@@ -108,4 +108,4 @@ def decide_matrix_relation(step: Step, settings: Settings, key: str) -> Outcome:
                    "diagonal ones", 16, settings.samples, float(worst[0]), worst[1],
                    f"smallest margin {worst[0]:.3g} relative to max(|lhs|, |rhs|, ||W||_2 ||X||_2->inf) over "
                    f"{settings.samples} matrices ({settings.samples // 4} exactly tight diagonal ones); rounding tolerance "
-                   f"4 d u (1/p_min + 2) per sample (float64 SVD backward error), at most {max(tolerances):.3g}")
+                   f"{max(tolerances):.3g} at most (4 d u (1/p_min + 2) per sample, float64 SVD backward error)")
