@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 
-import time
 from dataclasses import dataclass, replace
 from typing import Callable, ClassVar, Mapping
 
@@ -22,12 +21,13 @@ import sympy as sp
 
 from sabounds.numerics.attention import (attention_ratio, attention_ratio_mp, into_unit_rows, norm_2_inf,
                                 softmax_ratio, softmax_ratio_mp, spectral_norm_mp)
-from sabounds.numerics.expressions.bounded import bounded_evaluate
 from sabounds.numerics.expressions.matrix_atoms import substitute_atoms
 from sabounds.proofs_check import deciders
 from sabounds.proofs_check.deciders import rng_for
+from sabounds.proofs_check.free_form import FreeForm, declare  # noqa: F401  (the CLI's entry points, re-exported)
+from sabounds.proofs_check.number_text import exact_str as _exact_str
+from sabounds.proofs_check.number_text import exact_text
 from sabounds.proofs_check.search import adversarial_max_vector, adversarial_min
-from sabounds.proofs_check.time_limit import TimeLimit, time_limit
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 from sabounds.theory import thm41
 from sabounds.theory.checks import Interval
@@ -48,24 +48,6 @@ def _digits_to_separate(value: sp.Expr, other: sp.Expr, floor: int) -> int:
     if gap == 0:
         return floor
     return max(floor, int(mpmath.ceil(-mpmath.log10(mpmath.mpf(gap.p) / gap.q))) + 20)
-
-
-def exact_text(value: sp.Rational) -> str:
-    """``value`` exactly and briefly: as sympy prints it when short, else ``d.ddd...e-k`` (every digit kept)."""
-    text = str(value)
-    r = abs(sp.Rational(value))
-    q, twos, fives = r.q, 0, 0
-    while q % 2 == 0:
-        q, twos = q // 2, twos + 1
-    while q % 5 == 0:
-        q, fives = q // 5, fives + 1
-    if len(text) <= 24 or q != 1:  # short, or not a terminating decimal: sympy's fraction is the exact form
-        return text
-    k = max(twos, fives)
-    n = r.p * 10 ** k // r.q
-    digits = str(n).rstrip("0")
-    mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-    return ("-" if value < 0 else "") + f"{mantissa}e{len(str(n)) - 1 - k:+d}"
 
 
 def _matrix(a: np.ndarray) -> list:
@@ -368,271 +350,6 @@ class AttentionLipschitz(ConstantFamily):
 
 
 @dataclass(frozen=True)
-class FreeForm:
-    """Claim: a user's relation ``lhs <op> rhs`` holds for every point of a box of scalar variables.
-
-    Literals are exact rationals (``0.1`` is 1/10).  Method: (0) a relation without variables is evaluated exactly
-    by sympy; (1) sympy's sign inference on ``rhs - lhs`` (and on its ``factor``/``simplify``), using only the
-    variables' sign and integrality assumptions, within ``symbolic_seconds``: ``proved``; (2) interval arithmetic
-    (branch and bound) on the box: ``proved`` on that box, or ``refuted`` at an exact point it certifies; (3) an
-    adversarial search of the relative gap ``(rhs - lhs) / max(|lhs|, |rhs|)`` at ``settings.precision`` digits:
-    exact structured candidates (ends, 0, +-1, integers, rationals with denominators up to 12, midpoints), then
-    ``settings.samples`` random starts and pattern search (counts only; ``budget`` seconds is a safety limit whose
-    expiry gives ``unresolved``).  Every point with a gap <= 0 is re-checked at its exact value (interval
-    arithmetic, else ``4 precision`` digits): ``refuted`` with that exact witness if the violation persists,
-    ``unresolved`` if it cannot be told from 0; a negative margin is never ``verified``.  Points where the
-    relation is undefined are counted; if any, the answer is at most ``unresolved`` (the relation does not hold on
-    all of its declared box).  Fails: a violation confined to a tiny region can be missed.
-    """
-
-    relation: sp.Rel
-    domain: Mapping[sp.Symbol, Interval]
-    budget: float = 4.0
-    symbolic_seconds: float = 1.0
-    name: ClassVar[str] = "free-form"
-    stages: ClassVar[int] = 1
-
-    @property
-    def claim(self) -> str:
-        ranges = ", ".join(f"{s} in [{_exact_str(sp.Rational(iv.lo))}, {_exact_str(sp.Rational(iv.hi))}]"
-                           for s, iv in self.domain.items())
-        return f"{self.relation} for {ranges}" if ranges else str(self.relation)
-
-    def _gap(self) -> tuple[sp.Expr, bool]:
-        rel = self.relation
-        less = isinstance(rel, (sp.LessThan, sp.StrictLessThan))
-        return (rel.rhs - rel.lhs) if less else (rel.lhs - rel.rhs), isinstance(rel, (sp.StrictLessThan, sp.StrictGreaterThan))
-
-    def _relative_gap(self, point: Mapping, dps: int) -> mpmath.mpf:
-        rel = self.relation
-        lhs, rhs = bounded_evaluate(rel.lhs, point, dps), bounded_evaluate(rel.rhs, point, dps)
-        gap = (rhs - lhs) if isinstance(rel, (sp.LessThan, sp.StrictLessThan)) else (lhs - rhs)
-        scale = max(abs(lhs), abs(rhs))
-        return gap / scale if scale else gap
-
-    def _symbolic(self) -> str | None:
-        g, strict = self._gap()
-        try:
-            with time_limit(self.symbolic_seconds):
-                for how, transform in (("sign inference", None), ("factor, then sign inference", sp.factor),
-                                       ("simplify, then sign inference", sp.simplify)):
-                    form = g if transform is None else transform(g)
-                    ok = form.is_positive if strict else form.is_nonnegative
-                    if ok:
-                        return f"sympy {how} on the gap {form} under the variables' sign assumptions"
-        except (TimeLimit, RecursionError, MemoryError, TypeError, ValueError, ArithmeticError):
-            return None
-        return None
-
-    def _closed(self) -> Outcome | None:
-        """A relation without variables, decided by sympy's evaluation of the relation between the two exact numbers."""
-        rel = self.relation
-        try:
-            with time_limit(self.symbolic_seconds):
-                truth = type(rel)(rel.lhs, rel.rhs)
-        except (TimeLimit, RecursionError, MemoryError, TypeError, ValueError, ArithmeticError):
-            return None
-        sides = {"lhs": _exact_str(rel.lhs), "rhs": _exact_str(rel.rhs)}
-        if truth is sp.true:
-            return Outcome(Verdict.PROVED, "sympy: the closed relation evaluated exactly", witness=None,
-                           detail=f"lhs = {sides['lhs']}, rhs = {sides['rhs']}: sympy evaluates the relation to True")
-        if truth is sp.false:
-            g, _ = self._gap()
-            try:
-                scale = sp.Max(sp.Abs(rel.lhs), sp.Abs(rel.rhs))
-                margin = float(sp.N(g / scale if scale != 0 else g, 30))
-            except (ValueError, ZeroDivisionError, OverflowError, TypeError, ArithmeticError):
-                margin = None
-            return Outcome(Verdict.REFUTED, "sympy: the closed relation evaluated exactly", None, None, margin, sides,
-                           f"lhs = {sides['lhs']}, rhs = {sides['rhs']}: sympy evaluates the relation to False")
-        return None
-
-    def _violated_at(self, exact: Mapping[sp.Symbol, sp.Rational], dps: int) -> tuple[bool | None, str]:
-        """Is the relation violated at the exact point?  Interval arithmetic at the point first (certified either way),
-        then a re-evaluation at ``4 dps`` digits (violated when the gap stays below ``-10^-dps`` there; a gap of 0 there
-        is no proof of a strict violation: ``erf(26)`` is 1 to 200 digits but below 1)."""
-        from sabounds.proofs_check.interval import NotEnclosable, _const, enclose, iv_digits
-        g, strict = self._gap()
-        digits = 2 * dps
-        try:
-            with iv_digits(digits):
-                e = enclose(g, {s: _const(v) for s, v in exact.items()})
-            hi, lo = mpmath.mpf(e.b), mpmath.mpf(e.a)
-            if hi < 0 or (strict and hi <= 0):
-                return True, f"interval arithmetic at the exact point ({digits} digits): rhs - lhs <= {mpmath.nstr(hi, 6)}"
-            if lo > 0 or (not strict and lo >= 0):
-                return False, f"interval arithmetic at the exact point ({digits} digits): rhs - lhs >= {mpmath.nstr(lo, 6)}"
-        except (NotEnclosable, ZeroDivisionError, ValueError, OverflowError, TypeError, ArithmeticError):
-            pass
-        verdict = self._exact_sign(g, strict, exact)
-        if verdict is not None:
-            return verdict, f"sympy at the exact point: rhs - lhs {'is <= 0' if verdict else 'holds the sign'} exactly"
-        try:
-            with mpmath.workdps(4 * dps):
-                point = {s: mpmath.mpf(int(v.p)) / int(v.q) for s, v in exact.items()}
-                again = self._relative_gap(point, 4 * dps)
-        except (ValueError, ZeroDivisionError, OverflowError, TypeError, ArithmeticError):
-            return None, "the re-evaluation at the exact point failed"
-        tol = mpmath.mpf(10) ** (-dps)
-        if again < -tol:
-            return True, f"re-evaluated at the exact point at {4 * dps} digits: relative gap {mpmath.nstr(again, 8)}"
-        if again >= 0 if not strict else again > tol:
-            return False, f"re-evaluated at the exact point at {4 * dps} digits: relative gap {mpmath.nstr(again, 8)}"
-        return None, f"relative gap {mpmath.nstr(again, 8)} at {4 * dps} digits: too close to 0 to tell"
-
-    def _exact_sign(self, g: sp.Expr, strict: bool, exact: Mapping) -> bool | None:
-        """Violated (True), holds (False) or unknown (None) at a point of small exact rationals, by sympy's exact
-        evaluation (``(x - 1/7)**2`` at ``x = 1/7`` is 0 exactly); skipped for long rationals or huge values."""
-        if any(abs(v.p) > 10**30 or v.q > 10**30 for v in exact.values()):
-            return None
-        try:
-            with mpmath.workdps(30):
-                sides = [bounded_evaluate(side, {s: mpmath.mpf(int(v.p)) / int(v.q) for s, v in exact.items()}, 30)
-                         for side in (self.relation.lhs, self.relation.rhs)]
-            if max(abs(v) for v in sides) > mpmath.mpf(10) ** 1000:
-                return None
-            with time_limit(min(1.0, self.symbolic_seconds)):
-                value = g.xreplace(dict(exact))
-                if not value.is_Number:
-                    value = sp.simplify(value)
-                negative, zero, positive = value.is_negative, value.is_zero, value.is_positive
-        except (TimeLimit, RecursionError, MemoryError, TypeError, ValueError, ArithmeticError, OverflowError):
-            return None
-        if negative or (strict and zero):
-            return True
-        if positive or (not strict and (zero or value.is_nonnegative)):
-            return False
-        return None
-
-    def _exact(self, point: Mapping, dps: int) -> dict:
-        """A searched point as exact rationals in the box (exact candidates stay exact; mpf via its ``dps``-digit decimal)."""
-        out = {}
-        for s, v in point.items():
-            r = sp.Rational(v) if isinstance(v, sp.Basic) else sp.Rational(mpmath.nstr(v, dps))
-            iv = self.domain[s]
-            r = min(max(r, sp.Rational(iv.lo)), sp.Rational(iv.hi))
-            if iv.integer:
-                r = min(max(sp.Integer(round(r)), sp.ceiling(iv.lo)), sp.floor(iv.hi))
-            out[s] = r
-        return out
-
-    def decide(self, settings: Settings, advance: Callable[[str], None] = _quiet) -> Outcome:
-        start = time.monotonic()
-        if not self.domain:
-            closed = self._closed()
-            if closed is not None:
-                return closed
-        proof = self._symbolic()
-        if proof is not None:
-            return Outcome(Verdict.PROVED, "sympy sign inference", detail=proof + (f" on the box {self._box()}" if self.domain else ""))
-        dps = settings.precision
-        _, strict = self._gap()
-        certified = None
-        if self.domain:
-            try:
-                with time_limit(max(0.1, self.budget / 2)):
-                    certified = deciders.certify_inequality(self.relation, self.domain, budget=max(200, 20 * settings.samples))
-            except TimeLimit:
-                certified = None
-            if certified is not None and certified.holds is True:
-                return Outcome(Verdict.PROVED, f"interval arithmetic (mpmath.iv, branch and bound) on the box {self._box()}",
-                               30, certified.boxes, detail=certified.reason)
-            if certified is not None and certified.holds is False:
-                exact = {s: certified.exact[str(s)] for s in self.domain}
-                return Outcome(Verdict.REFUTED, "interval arithmetic (mpmath.iv): certified violation", 30, certified.boxes,
-                               self._margin_at(exact, dps), _witness_of(exact), certified.reason)
-        why = (certified.reason if certified is not None else "interval arithmetic ran out of its time share") \
-            if self.domain else "no variables to box"
-        rng = rng_for(str(self.relation), settings)
-        try:
-            with time_limit(max(0.1, self.budget - (time.monotonic() - start))), mpmath.workdps(dps):
-                found = adversarial_min(lambda pt: self._relative_gap(pt, dps), self.domain, settings.samples, rng,
-                                        structured=True)
-        except ValueError as exc:
-            return Outcome.unresolved("adversarial search", f"no point of the domain could be evaluated ({exc})")
-        except TimeLimit:
-            return Outcome.unresolved("adversarial search", f"the count-bounded search ({settings.samples} starts) did not "
-                                      f"finish within the safety time limit of {self.budget:g} s; no verdict is given "
-                                      "from a partial search")
-        method = ("adversarial search (exact structured candidates: ends, 0, +-1, integers, simple rationals; random "
-                  "starts; pattern search) at mpmath precision")
-        undefined = (f"; {found.undefined} of {found.evaluations} candidate points were undefined (non-real, "
-                     "division by zero or beyond the evaluator's magnitude bound) and skipped") if found.undefined else ""
-        unsure = []
-        for value, point in found.negatives:
-            exact = self._exact(point, dps)
-            violated, how = self._violated_at(exact, dps)
-            if violated:
-                return Outcome(Verdict.REFUTED, method, dps, found.evaluations, self._margin_at(exact, dps),
-                               _witness_of(exact), f"relative gap {mpmath.nstr(value, 8)} at {dps} digits at the witness; "
-                               f"{how}{undefined}")
-            if violated is None:
-                unsure.append((value, exact, how))
-        if unsure:
-            value, exact, how = unsure[0]
-            return Outcome(Verdict.UNRESOLVED, method, dps, found.evaluations, float(value), _witness_of(exact),
-                           f"relative gap {mpmath.nstr(value, 8)} at {dps} digits, but {how}; neither a violation nor "
-                           f"a margin can be claimed{undefined}")
-        margin = max(found.value, mpmath.mpf(0)) if found.negatives else found.value
-        rounding = (f"; {len(found.negatives)} point(s) with a gap <= 0 at {dps} digits hold at their exact values "
-                    "(rounding), margin reported as 0") if found.negatives and found.value < 0 else ""
-        if found.undefined:
-            return Outcome(Verdict.UNRESOLVED, method, dps, found.evaluations, float(margin), _witness_of(self._exact(found.point, dps)),
-                           f"the relation is undefined on part of its declared box, so it cannot hold on all of it; where "
-                           f"defined, smallest relative gap {mpmath.nstr(margin, 8)}{undefined}{rounding}")
-        return Outcome(Verdict.VERIFIED, method, dps, found.evaluations, float(margin), _witness_of(self._exact(found.point, dps)),
-                       f"smallest relative gap {mpmath.nstr(margin, 8)} in {found.evaluations} evaluations on the box "
-                       f"{self._box()}{rounding} (sympy could not decide the sign; interval arithmetic could not settle "
-                       f"it: {why})")
-
-    def _box(self) -> str:
-        from sabounds.proofs_check.interval import describe_box
-        return describe_box(self.domain)
-
-    def _margin_at(self, exact: Mapping, dps: int) -> float | None:
-        try:
-            with mpmath.workdps(dps):
-                return float(self._relative_gap({s: mpmath.mpf(int(v.p)) / int(v.q) for s, v in exact.items()}, dps))
-        except (ValueError, ZeroDivisionError, OverflowError, TypeError, ArithmeticError):
-            return None
-
-
-def _exact_str(v: sp.Expr) -> str:
-    """An exact number as text: a decimal when it terminates, ``p/q`` otherwise, sympy's form for irrationals."""
-    return _decimal_text(v) if isinstance(v, sp.Rational) else str(v)
-
-
-def witness_number(r: sp.Rational) -> float | str:
-    """A witness coordinate: a JSON float when float64 holds it exactly, otherwise its exact text (decimal or p/q)."""
-    r = sp.Rational(r)
-    f = float(r)
-    if math.isfinite(f) and sp.Rational(f) == r:
-        return f
-    return _decimal_text(r)
-
-
-def _decimal_text(r: sp.Rational) -> str:
-    """``r`` exactly: a plain decimal (``0.1``, ``1.0000000000000000001``) when it terminates, else ``p/q``."""
-    q, k = r.q, 0
-    while q % 2 == 0 or q % 5 == 0:
-        q //= 2 if q % 2 == 0 else 5
-    if q != 1:
-        return str(r)
-    while (r * 10 ** k).q != 1:
-        k += 1
-    n = abs(int(r * 10 ** k))
-    digits = str(n).rjust(k + 1, "0")
-    text = digits[:-k] + "." + digits[-k:] if k else digits
-    if len(text) > 60:
-        return exact_text(r)
-    return ("-" if r < 0 else "") + text
-
-
-def _witness_of(exact: Mapping) -> dict:
-    return {str(s): witness_number(v) for s, v in exact.items()}
-
-
-@dataclass(frozen=True)
 class Thm41Tail(ConstantFamily):
     """Claim: a Theorem 4.1 tail step (``sabounds.theory.thm41``, docs/definitions.md) holds with its right side times ``value``.
 
@@ -669,7 +386,7 @@ class Thm41Tail(ConstantFamily):
         outcome = deciders.decide(scaled, settings, key=f"conjecture.{self.name}")
         detail = f"{outcome.detail}; the extremal matrix {w} (r = {r}) attains constant 1 exactly"
         if outcome.verdict is Verdict.VERIFIED and outcome.margin is not None and outcome.margin < 0:
-            # a float64 SVD cannot tell equality (attained, e.g. by flat spectra at value 1) from a gap below rtol
+            # a float64 SVD cannot tell equality (attained by the tight diagonal samples at value 1) from a gap below the tolerance
             detail += (f"; the smallest float64 margin {outcome.margin:.3g} lies within the rounding tolerance and is not a "
                        "violation, so the margin is reported as 0 (verified never carries a negative margin)")
             outcome = replace(outcome, margin=0.0)
@@ -754,14 +471,24 @@ class CoveringConstant(ConstantFamily):
         if not (same and increasing):
             return Outcome.unresolved("sympy", f"ratio {ratio}; equals c(p): {same}; d log c/dp = {slope}, nonnegative: {increasing}")
         from sabounds.proofs_check.interval import enclose, iv, iv_digits
-        with iv_digits(_digits_to_separate(self.value, 2, 30)):
-            box = iv.mpf([mpmath.mpf(hi.p) / hi.q, mpmath.mpf(hi.p) / hi.q]) if hi.q == 1 else iv.mpf(hi.p) / iv.mpf(hi.q)
-            c_box = enclose(thm41.c_of_p, {p: box})
-            v_box = iv.mpf(int(self.value.p)) / iv.mpf(int(self.value.q))
-            c_lo, c_hi = mpmath.mpf(c_box.a), mpmath.mpf(c_box.b)
-            below, above = v_box.b < c_box.a, v_box.a > c_box.b
+        # c(hi) - 1 ~ hi (1 + log 2 - log hi) / 2 for small hi, so separating a value near 1 from c(hi) needs about
+        # -log10(hi) digits more than the value's own: the enclosure is redone at doubling precision up to 1000 digits
+        digits = max(_digits_to_separate(self.value, 2, 30), int(mpmath.ceil(-mpmath.log10(mpmath.mpf(hi.p) / hi.q))) + 30)
+        while True:
+            with iv_digits(digits):
+                box = iv.mpf(int(hi.p)) / iv.mpf(int(hi.q))
+                c_box = enclose(thm41.c_of_p, {p: box})
+                v_box = iv.mpf(int(self.value.p)) / iv.mpf(int(self.value.q))
+                below, above = v_box.b < c_box.a, v_box.a > c_box.b
+            with mpmath.workdps(digits):
+                c_lo, c_hi = mpmath.mpf(c_box.a), mpmath.mpf(c_box.b)
+                excess = f"[{mpmath.nstr(c_lo - 1, 6)}, {mpmath.nstr(c_hi - 1, 6)}]"
+            if below or above or digits >= 1000:
+                break
+            digits = min(1000, 2 * digits)
         detail = (f"min / (a^(2/(p+2)) b^(p/(p+2))) = {ratio} = c(p); d log c / dp = {slope} >= 0 on (0, 2], "
-                  f"so the supremum over the range is c({hi}) in [{mpmath.nstr(c_lo, 17)}, {mpmath.nstr(c_hi, 17)}] (mpmath.iv)")
+                  f"so the supremum over the range is c({hi}) in [{mpmath.nstr(c_lo, 17)}, {mpmath.nstr(c_hi, 17)}] (mpmath.iv, "
+                  f"{digits} digits; c(hi) - 1 in {excess})")
         witness = {"p": float(hi), "p_exact": str(hi), "a": 1.0, "b": 1.0, "c": float(c_lo)}
         margin = float((mpmath.mpf(self.value.p) / self.value.q - c_lo) / c_lo)
         if below or above:
@@ -788,41 +515,6 @@ class CoveringConstant(ConstantFamily):
 FAMILIES: dict[str, type] = {cls.name: cls for cls in (GeluLipschitz, SoftmaxLinfL1, AttentionLipschitz, TailSingularValue,
                                                        TailFrobeniusRank, TailFrobeniusSchatten, TruncationError,
                                                        CoveringConstant)}
-
-
-def declare(name: str, lo, hi, integer: bool = False, log: bool = False) -> tuple[sp.Symbol, Interval]:
-    """A real symbol for a free-form variable ranging over ``[lo, hi]``, with the sign assumptions the range implies.
-
-    ``lo`` and ``hi`` are exact rationals (or finite floats, taken at their exact binary value's shortest repr).
-    """
-    def exact(v):
-        if isinstance(v, sp.Basic):
-            if not v.is_Rational:
-                raise ValueError(f"range of {name} must have rational bounds, got {v}")
-            return sp.Rational(v)
-        if not np.isfinite(v):
-            raise ValueError(f"range of {name} must be finite with lo <= hi, got [{lo}, {hi}]")
-        return sp.Rational(repr(float(v)))
-
-    lo_r, hi_r = exact(lo), exact(hi)
-    if hi_r < lo_r:
-        raise ValueError(f"range of {name} must be finite with lo <= hi, got [{lo}, {hi}]")
-    if log and lo_r <= 0:
-        raise ValueError(f"log-uniform range of {name} needs lo > 0")
-    assumptions = {"real": True}
-    if integer:
-        assumptions["integer"] = True
-    if lo_r > 0:
-        assumptions["positive"] = True
-    elif lo_r >= 0:
-        assumptions["nonnegative"] = True
-    if hi_r < 0:
-        assumptions["negative"] = True
-    elif hi_r <= 0:
-        assumptions["nonpositive"] = True
-    if integer and sp.ceiling(lo_r) > sp.floor(hi_r):
-        raise ValueError(f"integer range of {name} [{lo}, {hi}] contains no integer")
-    return sp.Symbol(name, **assumptions), Interval(lo_r, hi_r, integer=integer, log=log)
 
 
 def _relative_margin(value, constant) -> float:

@@ -16,14 +16,11 @@ import numpy as np
 import sympy as sp
 
 from sabounds.numerics.expressions.evaluate import evaluate
-from sabounds.numerics.expressions.matrix_atoms import substitute_atoms
-from sabounds.numerics.testbeds.random_matrices import draw, token_matrix
 from sabounds.proofs_check.interval import BOX_BUDGET, BoxResult, NotEnclosable, describe_box, prove_on_box
 from sabounds.proofs_check.search import adversarial_min, from_unit
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 from sabounds.theory import checks as C
 from sabounds.theory.derivation import Step
-from sabounds.theory.matrix_atoms import W, X
 
 
 def rng_for(key: str, settings: Settings) -> np.random.Generator:
@@ -83,6 +80,36 @@ def prove_equal(lhs: sp.Expr, rhs: sp.Expr) -> str | None:
     return None
 
 
+def _equal_after(lhs: sp.Expr, rhs: sp.Expr) -> str | None:
+    """``log`` route first (cheap when sympy knows both sides positive), then ``powsimp`` (powers of positive bases),
+    then ``simplify`` of the difference."""
+    if lhs.is_positive and rhs.is_positive and sp.simplify(sp.expand_log(sp.log(lhs) - sp.log(rhs))) == 0:
+        return "expand_log(log lhs - log rhs) simplifies to 0 (both sides positive)"
+    if sp.simplify(sp.powsimp(sp.expand_power_base(lhs - rhs))) == 0:
+        return "expand_power_base + powsimp + simplify(lhs - rhs) == 0 (positive bases)"
+    if sp.simplify(lhs - rhs) == 0:
+        return "simplify(lhs - rhs) == 0"
+    return None
+
+
+def prove_reparametrised(lhs: sp.Expr, rhs: sp.Expr, domain) -> str | None:
+    """An identity sympy cannot simplify while a positive symbol's range ends below an integer h (``p < 2`` keeps
+    ``2 - p > 0``, which sympy cannot see from ``p > 0``): substitute ``s = h k / (1 + k)``, k > 0 (a bijection onto
+    (0, h)), then ``_equal_after``.  Returns what was proved, for every s in (0, h), or ``None``."""
+    for s_, iv in (domain or {}).items():
+        lo, hi = sp.sympify(iv.lo), sp.sympify(iv.hi)
+        if not (s_.is_positive and lo.is_nonnegative and hi.is_Rational and not hi.is_Integer and hi > 0):
+            continue
+        h = sp.ceiling(hi)
+        k = sp.Symbol("k", positive=True)
+        sub = {s_: h * k / (1 + k)}
+        how = _equal_after(lhs.subs(sub).doit(), rhs.subs(sub).doit())
+        if how:
+            return (f"{how} after substituting {s_} = {h} k/(1 + k), k > 0, so for every {s_} in (0, {h}) "
+                    f"(the sampled range [{lo}, {hi}] included)")
+    return None
+
+
 def decide_definition(step: Step, settings: Settings, key: str) -> Outcome:
     return replace(Outcome.proved("definition", "introduces notation; asserts nothing"), basis="definition")
 
@@ -106,6 +133,15 @@ def assumed_domain(symbols) -> dict | None:
     return out
 
 
+def identity_tolerance(stmt, dps: int) -> mpmath.mpf:
+    """Tolerance of a numeric identity check, relative to ``max(|lhs|, |rhs|, 1)``: mpmath evaluates each of the
+    ``n`` operations of both sides with relative error <= 10^-dps, amplified at most 100-fold by conditioning (powers
+    ``x^y`` multiply a relative error by ``|y log x|``, <= ~100 on the sampled boxes): ``(n + 1) 10^(2 - dps)``.
+    At 20 digits and 100 operations that is 1e-16, so a constant off by 1e-12 is refuted."""
+    ops = sp.count_ops(stmt.lhs) + sp.count_ops(stmt.rhs) + 1
+    return ops * mpmath.mpf(10) ** (2 - dps)
+
+
 def _one_point_disagreement(stmt, domain, settings: Settings, key: str) -> Outcome | None:
     """Both sides at one seeded point of the domain: a disagreement beyond rounding refutes at once (with the point and
     both values as witness), before any slow symbolic attempt; agreement decides nothing."""
@@ -118,7 +154,7 @@ def _one_point_disagreement(stmt, domain, settings: Settings, key: str) -> Outco
             err = abs(lhs - rhs) / max(abs(lhs), abs(rhs), 1)
     except (ValueError, ZeroDivisionError, OverflowError, TypeError, ArithmeticError):
         return None
-    if not err > mpmath.mpf(10) ** (-(dps - 10)):
+    if not err > identity_tolerance(stmt, dps):
         return None
     return Outcome(Verdict.REFUTED, "numeric evaluation at a seeded point", dps, 1, -float(mpmath.re(err)),
                    {**_witness(point), "lhs": mpmath.nstr(lhs, 15), "rhs": mpmath.nstr(rhs, 15)},
@@ -134,7 +170,7 @@ def decide_identity(step: Step, settings: Settings, key: str) -> Outcome:
     quick = _one_point_disagreement(stmt, domain, settings, key) if domain else None
     if quick is not None:
         return quick
-    how = prove_equal(stmt.lhs.doit(), stmt.rhs.doit())
+    how = prove_equal(stmt.lhs.doit(), stmt.rhs.doit()) or prove_reparametrised(stmt.lhs, stmt.rhs, step.check.domain)
     if how:
         return Outcome.proved(f"sympy: {how}")
     diff = (stmt.lhs - stmt.rhs).doit()
@@ -144,16 +180,17 @@ def decide_identity(step: Step, settings: Settings, key: str) -> Outcome:
             lhs, rhs = evaluate(stmt.lhs.doit(), {}, dps), evaluate(stmt.rhs.doit(), {}, dps)
             err = abs(lhs - rhs) / max(abs(lhs), abs(rhs), 1)
         sides = {"lhs": mpmath.nstr(lhs, 20), "rhs": mpmath.nstr(rhs, 20)}
-        if err > mpmath.mpf(10) ** (-(dps - 10)):
+        if err > identity_tolerance(stmt, dps):
             return Outcome(Verdict.REFUTED, "closed numbers evaluated at mpmath precision", dps, 1, -float(err), sides,
                            f"lhs = {sides['lhs']}, rhs = {sides['rhs']}: a false closed identity")
         return Outcome(Verdict.VERIFIED, "closed numbers evaluated at mpmath precision (sympy could not simplify)", dps, 1,
-                       -float(err), sides, f"lhs and rhs agree to {dps - 10} digits")
+                       -float(err), sides, f"lhs and rhs agree within the tolerance {mpmath.nstr(identity_tolerance(stmt, dps), 3)} "
+                       "((operations + 1) 10^(2 - digits))")
     if not domain:
         return Outcome.unresolved("sympy simplify", f"lhs - rhs simplifies to {sp.simplify(diff)}, not 0; no domain to sample")
     rng = rng_for(key, settings)
     dps = settings.precision
-    tol = mpmath.mpf(10) ** (-(dps - 10))
+    tol = identity_tolerance(stmt, dps)
     worst, worst_point = mpmath.mpf(0), {}
     with mpmath.workdps(dps):
         for _ in range(settings.samples):
@@ -166,7 +203,8 @@ def decide_identity(step: Step, settings: Settings, key: str) -> Outcome:
         return Outcome(Verdict.REFUTED, "numeric evaluation", dps, settings.samples, -float(worst), _witness(worst_point),
                        f"difference relative to max(|lhs|, |rhs|, 1) {mpmath.nstr(worst, 5)} > {mpmath.nstr(tol, 3)}")
     return Outcome(Verdict.VERIFIED, "numeric evaluation (sympy could not simplify to 0)", dps, settings.samples,
-                   float(-worst), _witness(worst_point), f"largest relative difference {mpmath.nstr(worst, 5)}")
+                   float(-worst), _witness(worst_point), f"largest relative difference {mpmath.nstr(worst, 5)} over "
+                   f"{settings.samples} points; tolerance {mpmath.nstr(tol, 3)} ((operations + 1) 10^(2 - digits))")
 
 
 def _numeric_inequality(relation: sp.Basic, domain, settings: Settings, key: str, tol: mpmath.mpf, method: str) -> Outcome:
@@ -181,7 +219,9 @@ def _numeric_inequality(relation: sp.Basic, domain, settings: Settings, key: str
         return Outcome(Verdict.REFUTED, method, dps, found.evaluations, float(margin), _witness(found.point),
                        f"relative gap {mpmath.nstr(margin, 6)} at the witness")
     return Outcome(Verdict.VERIFIED, method, dps, found.evaluations, float(margin), _witness(found.point),
-                   f"smallest relative gap {mpmath.nstr(margin, 6)} in {found.evaluations} evaluations")
+                   f"smallest relative gap {mpmath.nstr(margin, 6)} in {found.evaluations} evaluations ({settings.samples} "
+                   "random starts, box corners and face midpoints, pattern search): evidence, not proof; a violation "
+                   "confined to a region the samples did not reach can be missed")
 
 
 def certify_inequality(relation: sp.Basic, domain, budget: int = BOX_BUDGET) -> BoxResult:
@@ -229,6 +269,22 @@ def decide_inequality(step: Step, settings: Settings, key: str) -> Outcome:
     return out
 
 
+def _outside_domain(f: sp.Expr, x: sp.Symbol, near: list, point: dict, dps: int) -> str:
+    """Why the approach points ``near`` lie outside ``f``'s real domain (the symbol's sign assumptions, or a value
+    that is not a finite real there), or ``""`` when every approach point is inside."""
+    for h in near:
+        if (x.is_positive and h <= 0) or (x.is_nonnegative and h < 0) or (x.is_negative and h >= 0) \
+                or (x.is_nonpositive and h > 0):
+            return f"{x} = {mpmath.nstr(h, 6)} violates the assumptions on {x} ({'positive' if x.is_positive else 'sign'})"
+        try:
+            v = mpmath.mpmathify(evaluate(f, {**point, x: h}, dps))
+        except (ValueError, ZeroDivisionError, OverflowError, TypeError, ArithmeticError) as exc:
+            return f"f is undefined at {x} = {mpmath.nstr(h, 6)} ({type(exc).__name__})"
+        if not isinstance(v, mpmath.mpf) or not mpmath.isfinite(v):
+            return f"f({mpmath.nstr(h, 6)}) = {mpmath.nstr(v, 6)} is not a finite real"
+    return ""
+
+
 def decide_limit(step: Step, settings: Settings, key: str) -> Outcome:
     lim, value = step.statement.lhs, step.statement.rhs
     if not isinstance(lim, sp.Limit):
@@ -247,6 +303,11 @@ def decide_limit(step: Step, settings: Settings, key: str) -> Outcome:
             near = [evaluate(x0, point, dps) + sign * mpmath.mpf(10) ** (-(dps // 6)),
                     evaluate(x0, point, dps) + sign * mpmath.mpf(10) ** (-(dps // 3))]
         target = evaluate(value, point, dps)
+        outside = _outside_domain(f, x, near, point, dps)
+        if outside:
+            return Outcome.unresolved("domain check before sympy.limit", f"the approach {x} -> {x0}{direction} leaves the "
+                                      f"real domain of the function: {outside}; a one-sided limit there is not a statement "
+                                      "about the function, so sympy.limit's value is not taken as a proof")
         errs = [abs(evaluate(f, {**point, x: h}, dps) - target) / max(abs(target), 1) for h in near]
     numeric = f"numeric error {mpmath.nstr(errs[0], 3)} at distance 1e-{dps // 6}, {mpmath.nstr(errs[1], 3)} at 1e-{dps // 3}"
     try:
@@ -262,56 +323,6 @@ def decide_limit(step: Step, settings: Settings, key: str) -> Outcome:
     verdict = Verdict.VERIFIED if converging else Verdict.REFUTED
     return Outcome(verdict, "numeric approach to the limit point (sympy.limit failed)", dps, 2,
                    float(-errs[1]), _witness(point), numeric)
-
-
-def _with_extremal_tokens(x: np.ndarray, w: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Append every left singular direction of ``w`` (at the token bound, random sign) as a token: the extremal inputs."""
-    u = np.linalg.svd(w, full_matrices=False)[0]
-    bound = float(np.linalg.norm(x, axis=1).max())
-    return np.vstack([x, bound * (u * rng.choice((-1.0, 1.0), size=u.shape[1])).T])
-
-
-def _concrete(iv: C.Interval, matrices: dict) -> C.Interval:
-    """An interval whose bounds may involve matrix atoms (e.g. ``r <= D(W)``), evaluated on the drawn matrices."""
-    lo, hi = (substitute_atoms(e, matrices) for e in (iv.lo, iv.hi))
-    return C.Interval(lo, hi, iv.integer, iv.log)
-
-
-def decide_matrix_relation(step: Step, settings: Settings, key: str) -> Outcome:
-    spec: C.MatrixRelation = step.check
-    relation = step.statement
-    _, strict = gap_of(relation)
-    small, large = ((relation.lhs, relation.rhs) if isinstance(relation, (sp.LessThan, sp.StrictLessThan))
-                    else (relation.rhs, relation.lhs))
-    rng = rng_for(key, settings)
-    worst = None
-    for i in range(settings.samples):
-        family = spec.families[i % len(spec.families)]
-        d_in, d_out = (int(v) for v in rng.integers(2, 33, size=2))
-        w = draw(family, rng, d_in, d_out, scale=float(10 ** rng.uniform(-2, 2)))
-        x = token_matrix(rng, int(rng.integers(1, 17)), d_in, bound=float(rng.uniform(0.5, 2.0)))
-        x = _with_extremal_tokens(x, w, rng)
-        with mpmath.workdps(30):
-            scalars = {s: from_unit(rng.uniform(), _concrete(iv, {W: w, X: x})) for s, iv in spec.domain.items()}
-        bindings = {W: w, X: x, **{s: sp.Integer(int(v)) if iv.integer else sp.Float(v, 30)
-                                   for (s, iv), v in zip(spec.domain.items(), scalars.values())}}
-        with np.errstate(all="ignore"):
-            lhs_v, rhs_v = (float(substitute_atoms(side, bindings).evalf(30)) for side in (small, large))
-        # relative to the operands' own scale, so sides that vanish in exact arithmetic compare as rounding
-        scale = max(abs(lhs_v), abs(rhs_v), float(np.linalg.norm(w, 2)) * max(1.0, float(np.linalg.norm(x, axis=1).max())))
-        margin = (rhs_v - lhs_v) / scale
-        ok = margin > spec.rtol if strict else margin >= -spec.rtol
-        sample = {"family": family, "d_in": d_in, "d_out": d_out, "T": x.shape[0],
-                  **{str(s): int(b) if spec.domain[s].integer else float(b) for s, b in zip(spec.domain, scalars.values())},
-                  "lhs": lhs_v, "rhs": rhs_v}
-        if not ok:
-            return Outcome(Verdict.REFUTED, "random matrices (float64 SVD)", 16, i + 1, margin, sample,
-                           f"violated on a {family} {d_in}x{d_out} matrix beyond rounding tolerance {spec.rtol:g}")
-        if worst is None or margin < worst[0]:
-            worst = (margin, sample)
-    return Outcome(Verdict.VERIFIED, f"random matrices (float64 SVD) over {', '.join(spec.families)}", 16,
-                   settings.samples, float(worst[0]), worst[1],
-                   f"smallest margin {worst[0]:.3g} relative to max(|lhs|, |rhs|, ||W||_2 ||X||_2->inf); rounding tolerance {spec.rtol:g}")
 
 
 def _golden_min(f: Callable, lo: mpmath.mpf, hi: mpmath.mpf, iterations: int) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -338,7 +349,9 @@ def decide_minimum(step: Step, settings: Settings, key: str) -> Outcome:
     value, objective = step.statement.lhs, step.statement.rhs
     dps = settings.precision
     rng = rng_for(key, settings)
-    tol = mpmath.mpf(10) ** (-(dps - 15))
+    # golden section runs until its bracket in log r is below 10^-(dps/2 + 2) of the range, so the minimum's error
+    # (quadratic in the bracket) is below 10^-dps relative; with the objective's own rounding, 10^(5 - dps) bounds it
+    tol = mpmath.mpf(10) ** (5 - dps)
     worst, worst_point = mpmath.mpf(0), {}
     n = max(1, min(settings.samples, 50))
     with mpmath.workdps(dps):
@@ -354,7 +367,8 @@ def decide_minimum(step: Step, settings: Settings, key: str) -> Outcome:
             else:
                 lo_l = mpmath.log(lo) if lo > 0 else mpmath.log(mpmath.mpf(10) ** -30)
                 hi_l = mpmath.log(hi) if hi is not None else lo_l + 200
-                best, _ = _golden_min(lambda t: obj(mpmath.exp(t)), lo_l, hi_l, int(2.5 * dps) + 40)
+                steps = int(mpmath.ceil((dps / 2 + 2) * mpmath.log(10) / mpmath.log((1 + mpmath.sqrt(5)) / 2))) + 10
+                best, _ = _golden_min(lambda t: obj(mpmath.exp(t)), lo_l, hi_l, steps)
             err = abs(best - target) / max(abs(target), 1)
             if err > worst:
                 worst, worst_point = err, point
@@ -363,7 +377,15 @@ def decide_minimum(step: Step, settings: Settings, key: str) -> Outcome:
                        f"closed form and direct minimum differ by {mpmath.nstr(worst, 5)} (relative)")
     return Outcome(Verdict.VERIFIED, "direct numeric minimisation (golden section)" if not spec.integer else "integer scan",
                    dps, n, float(-worst), _witness(worst_point),
-                   f"largest relative difference {mpmath.nstr(worst, 5)} over {n} random parameter draws")
+                   f"largest relative difference {mpmath.nstr(worst, 5)} over {n} random parameter draws; tolerance "
+                   f"{mpmath.nstr(tol, 3)} (10^(5 - digits))")
+
+
+def decide_matrix_relation(step: Step, settings: Settings, key: str) -> Outcome:
+    """Random and exactly tight matrices: ``sabounds.proofs_check.matrix_relation`` (imported here, as it uses this
+    module's seeding)."""
+    from sabounds.proofs_check.matrix_relation import decide_matrix_relation as decide_on_matrices
+    return decide_on_matrices(step, settings, key)
 
 
 DECIDERS: dict[type, Callable[[Step, Settings, str], Outcome]] = {

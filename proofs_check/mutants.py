@@ -8,7 +8,9 @@ the error):
 - ``sign``: an identity's right side negated; an inequality's direction flipped (``a <= b`` -> ``a > b``);
 - ``exponent``: the first power with a non-integer or symbolic exponent in an identity's right side (in its left
   side when the right side is 0, e.g. the point of a stationarity condition) gets exponent * 11/10;
-- ``factor``: the first factor carrying a symbol dropped from a product on an identity's right side.
+- ``factor``: the first factor carrying a symbol dropped from a product on an identity's right side;
+- ``fine_up``, ``fine_down``, ``fine_exponent``: off by 1e-12 (``fine_mutants``), so a tolerance looser than the
+  arithmetic lets them survive.
 
 A mutant is *killed* when the step's decider returns ``refuted``; any other verdict lets it *survive*, and the
 step is listed as weak.  Definitions, premises and statements true by construction are not mutated (counted
@@ -68,6 +70,43 @@ def _target(rel: sp.Basic) -> tuple[sp.Expr, Callable[[sp.Expr], sp.Basic]]:
     return rhs, lambda new: _rebuild(rel, lhs, new)
 
 
+FINE = sp.Rational(1, 10**12)
+"""The relative size of a fine mutant: a constant times 1 +- 1e-12, an exponent plus 1e-12."""
+
+
+def fine_mutants(step: Step) -> list[Mutant]:
+    """Mutants off by 1e-12 (issue: tolerances must come from error analysis, so they must die):
+
+    - identities, limits and minima: the right side (the value of a limit) times ``1 + 1e-12`` and ``1 - 1e-12``, and
+      the first non-integer power's exponent plus 1e-12 (on the left side when the right side is 0);
+    - matrix relations (attained with equality): the larger side times ``1 - 1e-12``.
+    Scalar inequalities with slack are not given fine mutants: tightening a side with slack by 1e-12 is an equivalent
+    mutant (still true), which no decider can refute."""
+    rel = step.statement
+    if isinstance(step.check, (C.Definition, C.Premise)) or not isinstance(rel, sp.Rel):
+        return []
+    out = []
+    if isinstance(rel, sp.Eq):
+        lhs, rhs = rel.lhs, rel.rhs
+        if rhs != 0:
+            for name, factor in (("fine_up", 1 + FINE), ("fine_down", 1 - FINE)):
+                out.append(Mutant(step.name, name, sp.Eq(lhs, sp.Mul(factor, rhs, evaluate=False), evaluate=False)))
+        side, put = (rhs, lambda new: sp.Eq(lhs, new, evaluate=False)) if rhs != 0 else (lhs, lambda new: sp.Eq(new, rhs, evaluate=False))
+        power = _first_power(side) if not isinstance(side, sp.Limit) else None
+        if power is not None:
+            new = power.func(power.base, sp.Add(power.exp, FINE, evaluate=False), evaluate=False)
+            out.append(Mutant(step.name, "fine_exponent", put(side.xreplace({power: new}))))
+        return out
+    if isinstance(step.check, C.MatrixRelation):
+        less = isinstance(rel, _LESS)
+        small, large = (rel.lhs, rel.rhs) if less else (rel.rhs, rel.lhs)
+        if large != 0:
+            out.append(Mutant(step.name, "fine_down", type(rel)(*((small, sp.Mul(1 - FINE, large, evaluate=False)) if less
+                                                               else (sp.Mul(1 - FINE, large, evaluate=False), small)),
+                                                            evaluate=False)))
+    return out
+
+
 def mutate(step: Step) -> list[Mutant]:
     """The mutants of one step (empty for definitions, premises and non-relations).
 
@@ -118,7 +157,7 @@ def audit(derivations: Iterable[Derivation], settings: Settings, operators: tupl
     results = []
     for derivation in derivations:
         for step in derivation:
-            for m in mutate(step):
+            for m in mutate(step) + fine_mutants(step):
                 if operators and m.operator not in operators:
                     continue
                 try:

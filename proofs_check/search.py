@@ -27,15 +27,15 @@ import sympy as sp
 from sabounds.theory.checks import Interval
 
 
-def _bounds(iv: Interval) -> tuple[float, float]:
-    lo, hi = float(iv.lo), float(iv.hi)
-    if not (np.isfinite(lo) and np.isfinite(hi)) or hi < lo:
+@lru_cache(maxsize=1024)
+def _bounds(iv: Interval) -> None:
+    """Refuse a range that is not finite and ordered (or a log range reaching 0); exact, never through float64, so
+    a range up to 1e309 (beyond float64) samples without overflow."""
+    lo, hi = sp.sympify(iv.lo), sp.sympify(iv.hi)
+    if not (lo.is_finite and hi.is_finite) or bool(hi < lo):
         raise ValueError(f"sampling interval [{iv.lo}, {iv.hi}] must be finite and ordered")
-    if iv.log:
-        if lo <= 0:
-            raise ValueError(f"log-uniform interval [{iv.lo}, {iv.hi}] needs lo > 0")
-        return float(np.log(lo)), float(np.log(hi))
-    return lo, hi
+    if iv.log and not bool(lo > 0):
+        raise ValueError(f"log-uniform interval [{iv.lo}, {iv.hi}] needs lo > 0")
 
 
 @lru_cache(maxsize=1024)
@@ -120,12 +120,13 @@ def exact_candidates(domain: Mapping[sp.Symbol, Interval], cap: int = STRUCTURED
 
 
 def _to_unit(v: sp.Rational, iv: Interval) -> float:
-    lo, hi = float(iv.lo), float(iv.hi)
-    if hi == lo:
-        return 0.5
-    if iv.log:
-        return min(max((np.log(float(v)) - np.log(lo)) / (np.log(hi) - np.log(lo)), 0.0), 1.0)
-    return min(max((float(v) - lo) / (hi - lo), 0.0), 1.0)
+    """The inverse of ``from_unit`` (in mpmath: log ranges may reach beyond float64's 1.8e308)."""
+    with mpmath.workdps(30):
+        lo, hi, x = (mpmath.mpf(sp.Rational(e).p) / sp.Rational(e).q for e in (iv.lo, iv.hi, v))
+        if hi == lo:
+            return 0.5
+        u = (mpmath.log(x / lo) / mpmath.log(hi / lo)) if iv.log else (x - lo) / (hi - lo)
+    return float(min(max(u, 0), 1))
 
 
 def adversarial_min(f: Callable[[dict], mpmath.mpf], domain: Mapping[sp.Symbol, Interval], samples: int,

@@ -343,8 +343,9 @@ def _precision(o: Outcome) -> str:
     return f"{o.precision_digits} digits, {o.samples} samples"
 
 
-_TOLERANCES = (("numeric evaluation", 10), ("closed numbers", 10), ("direct numeric minimisation", 15))
-"""Methods of ``proofs_check.deciders`` accepting a relative difference up to 10^-(digits - k), with their k."""
+_TOLERANCES = (("direct numeric minimisation", 5),)
+"""Methods of ``proofs_check.deciders`` accepting a relative difference up to 10^-(digits - k), with their k (identities
+state theirs, (operations + 1) 10^(2 - digits), in the detail)."""
 
 
 def acceptance_tolerance(o: Outcome) -> str | None:

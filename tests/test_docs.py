@@ -103,5 +103,5 @@ def test_definitions_say_what_proves_and_state_each_tolerance():
     text = (DOCS / "definitions.md").read_text()
     proved = next(line for line in text.splitlines() if line.startswith("| `proved` |"))
     assert "interval arithmetic" in proved and "sympy" in proved
-    assert "## Tolerances" in text and "10^-(D-10)" in text and "10^-(D-15)" in text and "float64" in text
+    assert "## Tolerances" in text and "(n + 1) 10^(2-D)" in text and "10^(5-D)" in text and "4 d u (1/p_min + 2)" in text
     assert "written `V_tilde` in tables" not in text

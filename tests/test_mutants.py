@@ -58,3 +58,15 @@ def test_every_step_is_mutated_or_listed_apart():
         for step in d:
             assert bool(MU.mutate(step)) != (f"{d.id}.{step.name}" in apart), f"{d.id}.{step.name}"
     assert "attention.value_term" in apart  # a premise; the steps once built as True are now mutated
+
+
+def test_fine_mutants_of_every_audited_theorem_die():
+    """Constants times 1 +- 1e-12 and exponents plus 1e-12 (issue 19): tolerances must be tighter than 1e-12, so
+    each is refuted by the step's own check, for Theorems 4.1 and 3.1, the attention derivation and the whole bound."""
+    from sabounds.theory import attention_lipschitz, whole_bound
+    derivations = [thm41.derivation(), thm31.derivation(), attention_lipschitz.derivation(), whole_bound.derivation()]
+    results = MU.audit(derivations, MU.QUICK, operators=("fine_up", "fine_down", "fine_exponent"))
+    assert {m.operator for m in results} == {"fine_up", "fine_down", "fine_exponent"}
+    assert len(results) > 100 and [m.step for m in results if not m.killed] == []
+    matrix_steps = {m.step for m in results if m.step.startswith("thm41.t") and m.operator == "fine_down"}
+    assert {"thm41.tail_singular_value", "thm41.truncation_error"} <= matrix_steps

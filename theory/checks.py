@@ -74,12 +74,12 @@ class MatrixRelation(CheckSpec):
     """A relation between matrix atoms (``sabounds.theory.matrix_atoms``) that must hold for every matrix.
 
     Decided on random matrices drawn from each of ``families`` (names known to ``sabounds.numerics.testbeds.random_matrices``);
-    the scalar symbols in ``domain`` (e.g. the split rank r) are drawn per sample.
+    the scalar symbols in ``domain`` (e.g. the split rank r) are drawn per sample.  The rounding tolerance is derived
+    per sample from the float64 SVD's backward error (``proofs_check.matrix_relation.matrix_tolerance``).
     """
 
     families: tuple[str, ...] = ("low_rank", "power_law", "flat", "low_rank_tail")
     domain: Domain = field(default_factory=dict)
-    rtol: float = 1e-10
 
 
 @dataclass(frozen=True)

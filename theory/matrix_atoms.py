@@ -48,7 +48,8 @@ class TailFrobeniusSq(MatrixAtom):
 
 
 class SplitResidual(MatrixAtom):
-    """``||W - (W_{<=r} + W_{>r})||_F``, with both parts built from the SVD independently (zero in exact arithmetic)."""
+    """``||W - (W_{<=r} + W_{>r})||_F`` together with the gap between ``||W - W_{<=r}||_F`` and the residual of a rank-r
+    truncation computed independently (not from the same SVD); zero in exact arithmetic."""
 
     nargs = 2
 

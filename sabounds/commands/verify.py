@@ -29,7 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--only", metavar="PATTERN", help="only checks whose id matches (glob, or a substring)")
     parser.add_argument("--mutants", action="store_true",
                         help="mutation audit instead: perturb every checked derivation step (constant, sign, exponent, "
-                             "dropped factor) and report which check refutes each mutant; exit 1 if one survives")
+                             "dropped factor, and fine mutants off by 1e-12) and report which check refutes each "
+                             "mutant; exit 1 if one survives")
 
 
 def settings_from(args) -> Settings:
