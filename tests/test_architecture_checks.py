@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 import sympy as sp
+
+from sabounds.numerics.proxies import layer_factors
 
 from sabounds.proofs_check import architecture as arch
 from sabounds.proofs_check.registry import select
@@ -18,7 +21,7 @@ FAST = Settings(precision=30, samples=40)
 
 def test_every_arch_check_is_decided_favourably():
     checks = select("arch.*")
-    assert len(checks) >= 20
+    assert len(checks) >= 30
     for check in checks:
         outcome = check.run(FAST)
         assert outcome.verdict in (Verdict.PROVED, Verdict.VERIFIED), (check.id, outcome)
@@ -27,7 +30,7 @@ def test_every_arch_check_is_decided_favourably():
 def test_each_departure_has_a_derivation_with_checked_steps():
     for departure in DEPARTURES:
         d = extension_derivation(departure)
-        assert d.id == f"arch.{departure}" and len(d) >= 3
+        assert d.id == f"arch.{departure}" and len(d) >= 2
         assert all(step.source == "extension" for step in d)
     with pytest.raises(ValueError, match="unknown departure"):
         extension_derivation("moe")
@@ -55,23 +58,48 @@ def test_gqa_check_fails_when_groups_are_interleaved(monkeypatch):
     assert select("arch.gqa_numeric")[0].run(FAST).verdict is Verdict.REFUTED
 
 
-def test_pre_ln_check_fails_without_the_residual_paths(monkeypatch):
-    real = arch.extension_factors
+def test_gqa_check_fails_when_rope_is_dropped(monkeypatch):
+    from sabounds.numerics.checkpoints import rope
+    monkeypatch.setattr(rope, "rotation", lambda spec, delta: np.eye(spec.head_dim))
+    assert select("arch.gqa_numeric")[0].run(FAST).verdict is Verdict.REFUTED
 
-    def published_bookkeeping(spectral, shape, lact, radius):
-        f = real(spectral, shape, lact, radius)
-        a = float((spectral["V_tilde"] * (1 + 4 * spectral["QK"])).sum())
-        return replace(f, lip=a * lact * spectral["M_in"] * spectral["M_out"])
 
-    monkeypatch.setattr(arch, "extension_factors", published_bookkeeping)
-    assert select("arch.pre_ln_residual_numeric")[0].run(FAST).verdict is Verdict.REFUTED
+def test_rope_check_fails_when_the_family_bound_is_the_delta_zero_member(monkeypatch):
+    from sabounds.numerics.proxies import model_analysis
+    from sabounds.numerics.spectra import product_singular_values
+    monkeypatch.setattr(model_analysis, "_rope_family_spectra",
+                        lambda layer, spec, width: product_singular_values(layer.qk_left, layer.qk_right))
+    assert select("arch.rope_numeric")[0].run(FAST).verdict is Verdict.REFUTED
+
+
+def test_block_check_fails_when_rope_is_dropped(monkeypatch):
+    """Measuring QK_h = Wq_h^T Wk_g only (delta = 0): the head built with Wq^T Wk = 0 exceeds the factor."""
+    from sabounds.numerics.proxies import model_analysis
+    from sabounds.numerics.spectra import product_singular_values
+    monkeypatch.setattr(model_analysis, "_rope_family_spectra",
+                        lambda layer, spec, width: product_singular_values(layer.qk_left, layer.qk_right))
+    assert select("arch.pre_ln_block_numeric")[0].run(FAST).verdict is Verdict.REFUTED
+
+
+def test_block_and_norm_checks_fail_with_lip_ln_one(monkeypatch):
+    """The published premise Lip_LN = 1, at token rms 0.02."""
+    monkeypatch.setattr(layer_factors.NormPremise, "lipschitz", lambda self, gain: 1.0)
+    assert select("arch.pre_ln_block_numeric")[0].run(FAST).verdict is Verdict.REFUTED
+    assert select("arch.norm_lipschitz_numeric")[0].run(FAST).verdict is Verdict.REFUTED
+
+
+def test_norm_check_fails_without_the_radius(monkeypatch):
+    """Tokens of norm <= 1 (the published premise) instead of sqrt(N) max|g| + ||b||."""
+    real = layer_factors.token_norm
+    monkeypatch.setattr(layer_factors, "token_norm", lambda n, w, b, which: replace(real(n, w, b, which), radius=1.0))
+    assert select("arch.norm_lipschitz_numeric")[0].run(FAST).verdict is Verdict.REFUTED
 
 
 def test_gated_check_fails_when_gamma_up_misses_the_radius(monkeypatch):
     real = arch.extension_factors
 
-    def no_radius(spectral, shape, lact, radius):
-        f = real(spectral, shape, lact, radius)
+    def no_radius(spectral, shape, lact, radius, *rest):
+        f = real(spectral, shape, lact, radius, *rest)
         return replace(f, gamma={**f.gamma, "M_in": f.gamma["M_in"] / radius / 4})
 
     monkeypatch.setattr(arch, "extension_factors", no_radius)
