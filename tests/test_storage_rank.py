@@ -85,3 +85,17 @@ def test_unreadable_headers_are_one_line_value_errors(tmp_path, header):
     with pytest.raises(ValueError) as info:
         tensor_dtypes(tmp_path)
     assert "\n" not in str(info.value)
+
+
+def test_subnormal_entries_widen_the_threshold():
+    """Issue 22: a rank-1 F16 matrix with entries near 3e-7 (subnormal in F16) rounds to a matrix whose sigma_2 is
+    far above u ||W~||_F; the subnormal term s sqrt(k) brings tau above it again."""
+    from sabounds.numerics.proxies.storage_rank import UNIT_ROUNDOFF, storage_error
+    rng = np.random.default_rng(0)
+    w = np.outer(rng.uniform(0.5, 1.5, 16), rng.uniform(0.5, 1.5, 16)) * 3e-7
+    stored = w.astype(np.float16).astype(np.float64)
+    sigma = np.linalg.svd(stored, compute_uv=False)
+    u = UNIT_ROUNDOFF["F16"]
+    assert sigma[1] > u / (1 - u) * np.linalg.norm(stored)  # the no-underflow bound fails here
+    assert sigma[1] <= float(storage_error(stored, u, "F16"))
+    assert float(storage_error(stored, u, None)) < float(storage_error(stored, u, "F16"))
