@@ -104,3 +104,39 @@ def test_gated_check_fails_when_gamma_up_misses_the_radius(monkeypatch):
 
     monkeypatch.setattr(arch, "extension_factors", no_radius)
     assert select("arch.gated_mlp_numeric")[0].run(FAST).verdict is Verdict.REFUTED
+
+
+def test_llama_block_ratio_is_bounded_by_the_factor_and_exceeds_the_old_one():
+    """Issue 22's done-when: on a tiny LLaMA checkpoint with RoPE, the optimiser's Lipschitz ratio of the real block
+    stays below the package's layer factor at token rms 1 and 0.02 (premise rho = that rms), and at rms 0.02 it
+    exceeds the old factor (1 + A)(1 + F) with A = sum ||Vt_h|| (1 + 4 ||QK_h(0)||), Lip_LN = 1."""
+    from sabounds.numerics.checkpoints.source import open_source
+    from sabounds.numerics.proxies.model_analysis import measure_layer
+    from sabounds.proofs_check import architecture_block as ab
+    rng = np.random.default_rng(7)
+    weights, config = ab.tiny_llama(rng, scale={"q": 0.2, "k": 0.2, "mlp": 0.05})
+    block = ab.block_of(weights, config)
+    spectra = measure_layer(open_source(weights, config=config), 0)
+    sv = spectra.spectral()
+    old_a = float(np.sum(sv["V_tilde"] * (1 + 4 * spectra.qk_delta0)))
+    old_f = (1 + ab._lact()) * spectra.mlp_radius * sv["M_gate"] * sv["M_in"] * sv["M_out"]
+    old = (1 + old_a) * (1 + old_f)
+    found = {}
+    for rms in (1.0, 0.02):
+        inside = lambda x, rms=rms: bool(np.all(np.sqrt(np.mean(block.residual_mid(x) ** 2, -1)) >= rms))  # noqa: E731
+        found[rms] = ab.search_lipschitz(block, (4, config["hidden_size"]), rms, rng, inside=inside)
+        assert found[rms] <= ab.package_lip(weights, config, rms)
+    assert found[0.02] > 3 * old
+
+
+def test_analyze_prints_rope_quantities_and_the_premise(tmp_path, capsys):
+    from family_files import write_family
+    from sabounds.cli import main
+    write_family(tmp_path, "llama", seed=2)
+    assert main(["analyze", str(tmp_path)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "rotary position embeddings" in out and "||QK_h(delta = 0)||" in out
+    assert "normalisation premise" in out and "sqrt(eps)" in out
+    assert main(["analyze", str(tmp_path), "--rms-floor", "0.02"]) == 0
+    assert "rms >= 0.02" in " ".join(capsys.readouterr().out.split())
+    assert main(["analyze", str(tmp_path), "--rms-floor", "-1"]) == 2

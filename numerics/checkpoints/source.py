@@ -27,6 +27,9 @@ _GENERIC_FIELDS = {"layers": ("num_hidden_layers", "n_layer", "n_layers"), "hidd
                    "head_dim": ("head_dim",), "intermediate": ("intermediate_size", "n_inner", "hidden_dim")}
 
 
+_EPS_FIELDS = ("rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "norm_eps")
+
+
 @dataclass(frozen=True)
 class ModelShape:
     """Sizes and structure the analysis needs: ``L`` layers, width ``N``, ``H`` query heads of size ``d_h``
@@ -111,9 +114,10 @@ def shape_from_config(config: Mapping, family: Family, where: str,
                                       "Lipschitz constant (supported: gelu, gelu_new/gelu_tanh, relu, silu)")
             break
     head_dim = sizes["head_dim"] or sizes["hidden"] // heads
-    eps = next((config[f] for f in family.norm_eps_fields if config.get(f) is not None), family.norm_eps_default)
+    eps_fields = family.norm_eps_fields or (() if family.model_types else _EPS_FIELDS)
+    eps = next((config[f] for f in eps_fields if config.get(f) is not None), family.norm_eps_default)
     if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps >= 0):
-        raise CheckpointError(f"{where}: field {family.norm_eps_fields[0]} must be a number >= 0, got {shown(eps)}")
+        raise CheckpointError(f"{where}: the normalisation eps must be a number >= 0, got {shown(eps)}")
     try:
         rope = rope_from_config(config, head_dim, where) if family.rope else None
     except ValueError as exc:

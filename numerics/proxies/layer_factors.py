@@ -39,6 +39,10 @@ def activation_constant(activation: str) -> float:
     return float(activation_lipschitz(activation))
 
 
+DEFAULT_EPS = 1e-5
+"""eps assumed (and said) when neither the config nor the family states one: PyTorch's LayerNorm default."""
+
+
 @dataclass(frozen=True)
 class NormPremise:
     """Premise of every pre-LN number: each normalisation's input has rms >= ``rms_floor`` (rho).  Then an RMSNorm or
@@ -47,6 +51,7 @@ class NormPremise:
 
     rms_floor: float
     eps: float
+    eps_assumed: bool = False
 
     def lipschitz(self, gain: float) -> float:
         floor = self.rms_floor ** 2 + self.eps
@@ -56,11 +61,13 @@ class NormPremise:
         return gain / math.sqrt(floor)
 
     def describe(self) -> str:
+        source = ("assumed (neither the config nor the family states one)" if self.eps_assumed
+                  else "from the config (the family's default where it states none)")
         if self.rms_floor > 0:
             return (f"normalisation premise: every norm input has rms >= {self.rms_floor:g} (assumed, not checked "
-                    f"on data), so Lip_LN = max|g| / sqrt({self.rms_floor:g}^2 + eps), eps = {self.eps:g}")
+                    f"on data), so Lip_LN = max|g| / sqrt({self.rms_floor:g}^2 + eps), eps = {self.eps:g} {source}")
         return (f"normalisation premise: none on the residual stream (no --rms-floor), so Lip_LN is the global "
-                f"max|g| / sqrt(eps) with eps = {self.eps:g} from the config; Lip_LN = 1 would be false")
+                f"max|g| / sqrt(eps) with eps = {self.eps:g} {source}; Lip_LN = 1 would be false")
 
 
 def premise_for(shape, rms_floor: float | None = None) -> NormPremise | None:
@@ -70,8 +77,9 @@ def premise_for(shape, rms_floor: float | None = None) -> NormPremise | None:
     floor = 0.0 if rms_floor is None else float(rms_floor)
     if not math.isfinite(floor) or floor < 0:
         raise ValueError(f"--rms-floor must be a finite number >= 0, got {rms_floor}")
-    eps = shape.norm_eps if shape.norm_eps is not None else 0.0
-    return NormPremise(floor, eps)
+    if shape.norm_eps is None:
+        return NormPremise(floor, DEFAULT_EPS, eps_assumed=True)
+    return NormPremise(floor, shape.norm_eps)
 
 
 @dataclass(frozen=True)
@@ -106,7 +114,8 @@ def departures(shape, premise: NormPremise | None = None, notes: tuple[str, ...]
         out.append((premise or premise_for(shape)).describe())
     if getattr(shape, "rope", None) is not None:
         out.append(f"{shape.rope.describe()}: QK_h is the family Wq_h^T R_delta Wk_g over offsets delta, bounded "
-                   "uniformly (||.||_2 <= ||Wq_h|| ||Wk_g||, sigma_i <= sigma_i(Wq_h) sigma_i(Wk_g), rank <= d_h)")
+                   "uniformly (||.||_2 <= ||Wq_h|| ||Wk_g||, sigma_i <= sigma_i(Wq_h) sigma_i(Wk_g), rank <= d_h); "
+                   "a joint cover over offsets is not derived")
     if shape.gated:
         out.append("gated MLP: F = (1 + L_act) R ||G|| ||U|| ||D||, inputs ||x|| <= R")
     if shape.kv_heads != shape.heads:
