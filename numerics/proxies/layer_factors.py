@@ -172,6 +172,33 @@ def extension_factors(spectral: dict, shape, lact: float, mlp: TokenNorm | float
     return ExtensionFactors((1.0 + lip_ln1 * a) * downstream, gamma, radius, a, f_mlp)
 
 
+def _layer_summary(s, f, premise) -> dict:
+    out = {"layer": s.index, "lip": f.lip, "attention": f.attention, "mlp": f.mlp}
+    attn, mlp = s.token_norms()
+    if premise is not None:
+        out.update(lip_ln_attention=premise.lipschitz(attn.gain if attn else 1.0),
+                   lip_ln_mlp=premise.lipschitz(mlp.gain if mlp else 1.0),
+                   token_radius=attn.radius if attn else None)
+    if s.qk_delta0 is not None:
+        out.update(rope_qk_bound=float(np.max(s.qk[:, 0])), rope_qk_delta0=float(np.max(s.qk_delta0)))
+    return out
+
+
+def extension_notes(spectra, shape, factors, premise) -> tuple[tuple[dict, ...], list[str]]:
+    """Per layer ``lip``, ``A``, ``F``, ``Lip_LN`` and the RoPE bound's ratio to QK_h(0) (``spectra``: the analysis's
+    LayerSpectra), and the assumptions made while measuring, for the output."""
+    notes = [n.assumed for s in spectra for n in s.token_norms() if n is not None and n.assumed]
+    summaries = tuple(_layer_summary(s, f, premise) for s, f in zip(spectra, factors))
+    if shape.rope is not None:
+        ratio = max(float(np.max(s.qk[:, 0] / np.maximum(s.qk_delta0, 1e-300))) for s in spectra)
+        notes.append(f"RoPE: the family bound ||Wq_h|| ||Wk_g|| is up to {ratio:.4g} x ||QK_h(delta = 0)||")
+    if premise is not None:
+        lips = [(d["lip_ln_attention"], d["lip_ln_mlp"]) for d in summaries]
+        notes.append(f"Lip_LN used: {min(min(l) for l in lips):.4g}-{max(max(l) for l in lips):.4g}; token radius "
+                     f"B = {max(d['token_radius'] or 0 for d in summaries):.4g}")
+    return summaries, notes
+
+
 def mlp_radius(shape, norm_weight: np.ndarray | None, bias: np.ndarray | None = None) -> float:
     """``R = sqrt(N) max|g| + ||b||`` for the norm before the MLP (``max|g| <= 1`` assumed without its weight)."""
     return token_norm(shape.hidden, norm_weight, bias, "pre-MLP").radius

@@ -24,7 +24,7 @@ from sabounds.numerics.checkpoints.architectures import PRE_LN
 from sabounds.numerics.checkpoints.source import CheckpointSource, ModelShape, open_source
 from sabounds.numerics.checkpoints.rope import family_bound
 from sabounds.numerics.proxies.layer_factors import (TokenNorm, activation_constant, departures, extension_factors,
-                                                     premise_for, token_norm)
+                                                     extension_notes, premise_for, token_norm)
 from sabounds.numerics.norms import norm_21, product_norm_21
 from sabounds.numerics.log_real import LogReal, from_ln, ln_of
 from sabounds.numerics.proxies.published import (L_PHI, LayerNorms, default_grid_m, log_alphas, log_edelman, log_gammas,
@@ -306,32 +306,6 @@ def _factors(spectra: list[LayerSpectra], shape: ModelShape, lphi: float, premis
     return alpha, per_layer, factors
 
 
-def _layer_summary(s: LayerSpectra, f, premise) -> dict:
-    out = {"layer": s.index, "lip": f.lip, "attention": f.attention, "mlp": f.mlp}
-    attn, mlp = s.token_norms()
-    if premise is not None:
-        out.update(lip_ln_attention=premise.lipschitz(attn.gain if attn else 1.0),
-                   lip_ln_mlp=premise.lipschitz(mlp.gain if mlp else 1.0),
-                   token_radius=attn.radius if attn else None)
-    if s.qk_delta0 is not None:
-        out.update(rope_qk_bound=float(np.max(s.qk[:, 0])), rope_qk_delta0=float(np.max(s.qk_delta0)))
-    return out
-
-
-def _notes(spectra: list[LayerSpectra], shape: ModelShape, factors, premise) -> tuple[tuple[dict, ...], list[str]]:
-    """Per-layer factors and the assumptions made while measuring, for the output."""
-    notes = [n.assumed for s in spectra for n in s.token_norms() if n is not None and n.assumed]
-    summaries = tuple(_layer_summary(s, f, premise) for s, f in zip(spectra, factors))
-    if shape.rope is not None:
-        ratio = max(float(np.max(s.qk[:, 0] / np.maximum(s.qk_delta0, 1e-300))) for s in spectra)
-        notes.append(f"RoPE: the family bound ||Wq_h|| ||Wk_g|| is up to {ratio:.4g} x ||QK_h(delta = 0)||")
-    if premise is not None:
-        lips = [(d["lip_ln_attention"], d["lip_ln_mlp"]) for d in summaries]
-        notes.append(f"Lip_LN used: {min(min(l) for l in lips):.4g}-{max(max(l) for l in lips):.4g}; token radius "
-                     f"B = {max(d['token_radius'] or 0 for d in summaries):.4g}")
-    return summaries, notes
-
-
 def _log(x: float) -> float:
     if not np.isfinite(x):
         raise ValueError("a layer factor overflows float64; the extension's factors are not representable")
@@ -400,7 +374,7 @@ def analyze_spectra(spectra: list[LayerSpectra], shape: ModelShape, lphi: float 
                              ours=ours, edelman=from_ln(log_edelman(norms, alpha)),
                              variants=Variants(ours_lphi_in_gamma=float(np.sum(minima_var)) + root_l,
                                                edelman_qk_factor_2=from_ln(log_edelman(norms, alpha, qk_factor=2.0))))
-    summaries, notes = _notes(spectra, shape, norms, premise)
+    summaries, notes = extension_notes(spectra, shape, norms, premise)
     return ModelAnalysis(shape=shape, grid_m=m, lphi=lphi, rank_tol=rank_tol, ps=ps, matrices=matrices, ours=ours,
                          edelman=_edelman_form(matrices, 1.0), proxy="extension",
                          departures=tuple(departures(shape, premise, notes)), layer_factors=summaries,
