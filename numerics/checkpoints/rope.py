@@ -97,14 +97,11 @@ def family_bound(q_left: np.ndarray, k_right: np.ndarray, spec: RopeSpec | None 
     return (1.0 if spec is None else spec.score_factor) * sq[:k] * sk[:k]
 
 
-def apply_rotary(x: np.ndarray, positions: np.ndarray, spec: RopeSpec) -> np.ndarray:
-    """Hugging Face's ``apply_rotary_pos_emb`` on ``(..., T, d_h)``: ``x cos + rotate_half(x) sin`` on the first
-    ``r`` dimensions, ``cos``/``sin`` of ``pos * inv_freq`` repeated twice (``emb = cat(freqs, freqs)``)."""
-    freqs = np.outer(positions, spec.inv_freq())
-    emb = np.concatenate([freqs, freqs], axis=-1)
-    cos, sin = np.cos(emb), np.sin(emb)
-    rot, rest = x[..., :spec.rotary_dim], x[..., spec.rotary_dim:]
-    half = spec.rotary_dim // 2
-    rotated_half = np.concatenate([-rot[..., half:], rot[..., :half]], axis=-1)
-    scale = math.sqrt(spec.score_factor)
-    return np.concatenate([(rot * cos + rotated_half * sin) * scale, rest * scale], axis=-1)
+def family_spectra(q_left: np.ndarray, k_right: np.ndarray, spec: RopeSpec, width: int) -> np.ndarray:
+    """Per head (stacked ``(H, N, d_h)`` and ``(H, d_h, N)`` factors), :func:`family_bound` padded with zeros to
+    ``width``: the spectrum the analysis uses for a rotating head."""
+    out = np.zeros((q_left.shape[0], width))
+    for h in range(out.shape[0]):
+        b = family_bound(q_left[h], k_right[h], spec)
+        out[h, :b.size] = b
+    return out

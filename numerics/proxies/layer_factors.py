@@ -91,6 +91,14 @@ class TokenNorm:
     radius: float
     assumed: str | None = None
 
+    @staticmethod
+    def stored(gain: float | None, radius: float | None, assumed: int, which: str) -> "TokenNorm | None":
+        """From the numbers a LayerSpectra keeps (None when the norm was not measured)."""
+        if radius is None:
+            return None
+        note = f"{which} norm weight not in the checkpoint: max|g| <= 1 assumed" if assumed else None
+        return TokenNorm(gain if gain is not None else 1.0, radius, note)
+
 
 def token_norm(hidden: int, weight: np.ndarray | None, bias: np.ndarray | None, which: str) -> TokenNorm:
     """``R = sqrt(N) max|g| + ||b||`` (RMSNorm: ``||h / rms(h)|| <= sqrt(N)``; LayerNorm likewise after centring);

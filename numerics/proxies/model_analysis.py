@@ -22,7 +22,7 @@ from sabounds.numerics.certified_spectra import certified_values
 from sabounds.numerics.checkpoints.errors import CheckpointError
 from sabounds.numerics.checkpoints.architectures import PRE_LN
 from sabounds.numerics.checkpoints.source import CheckpointSource, ModelShape, open_source
-from sabounds.numerics.checkpoints.rope import family_bound
+from sabounds.numerics.checkpoints import rope
 from sabounds.numerics.proxies.layer_factors import (TokenNorm, activation_constant, departures, extension_factors,
                                                      extension_notes, premise_for, token_norm)
 from sabounds.numerics.norms import norm_21, product_norm_21
@@ -65,14 +65,8 @@ class LayerSpectra:
 
     def token_norms(self) -> tuple[TokenNorm | None, TokenNorm | None]:
         """(pre-attention, pre-MLP) norms as ``layer_factors.TokenNorm`` (None where not measured)."""
-        def one(gain, radius, bit, which):
-            if radius is None:
-                return None
-            assumed = int(self.norm_assumed) & bit
-            return TokenNorm(gain if gain is not None else 1.0, radius,
-                             f"{which} norm weight not in the checkpoint: max|g| <= 1 assumed" if assumed else None)
-        return (one(self.attn_gain, self.attn_radius, 1, "pre-attention"),
-                one(self.mlp_gain, self.mlp_radius, 2, "pre-MLP"))
+        return (TokenNorm.stored(self.attn_gain, self.attn_radius, int(self.norm_assumed) & 1, "pre-attention"),
+                TokenNorm.stored(self.mlp_gain, self.mlp_radius, int(self.norm_assumed) & 2, "pre-MLP"))
 
     def norms(self) -> LayerNorms:
         return LayerNorms(qk_spectral=self.qk[:, 0], vt_spectral=self.vt[:, 0], m_in_spectral=float(self.m_in[0]),
@@ -125,7 +119,7 @@ def _layer_spectra(source, layer, index: int, spectrum) -> "LayerSpectra":
                      norm_assumed=float((attn.assumed is not None) + 2 * (mlp.assumed is not None)))
     if shape.rope is not None:
         qk_delta0 = qk[:, 0].copy()
-        qk = _rope_family_spectra(layer, shape.rope, qk.shape[1])
+        qk = rope.family_spectra(layer.qk_left, layer.qk_right, shape.rope, qk.shape[1])
         qk_21 = np.array([np.linalg.norm(layer.qk_left[h], 2) * float(np.sum(np.linalg.norm(layer.qk_right[h], axis=0)))
                           for h in range(qk.shape[0])]) * shape.rope.score_factor
     return LayerSpectra(
@@ -138,17 +132,6 @@ def _layer_spectra(source, layer, index: int, spectrum) -> "LayerSpectra":
         m_gate=spectrum(layer.m_gate) if gated else None,
         m_gate_21=float(norm_21(layer.m_gate)) if gated else None,
         qk_delta0=qk_delta0, **norms)
-
-
-def _rope_family_spectra(layer, rope, width: int) -> np.ndarray:
-    """Per head, the certified bound ``sigma_i(Wq_h) sigma_i(Wk_g)`` on every member of the RoPE family (Horn's
-    inequality; ``arch.rope``), padded with zeros to ``width``; ``||Wq_h^T||_2 ||Wk_g||_2 -> ||.||_2``, 2,1-norm
-    ``||Wq_h||_2 ||Wk_g||_{2,1}``."""
-    out = np.zeros((layer.qk_left.shape[0], width))
-    for h in range(out.shape[0]):
-        b = family_bound(layer.qk_left[h], layer.qk_right[h], rope)
-        out[h, :b.size] = b
-    return out
 
 
 def measure(checkpoint: CheckpointSource, layers: int, progress: Callable[[str], None] | None = None) -> list[LayerSpectra]:
