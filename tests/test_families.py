@@ -170,3 +170,31 @@ def test_published_families_report_no_departures_and_others_do(tmp_path):
         else:
             assert a.proxy == "extension" and any("pre-LN" in d for d in a.departures)
     assert any("grouped-query" in d for d in a.departures) and any("gated" in d for d in a.departures)
+
+
+def test_gemma_norm_offset_rope_and_activation():
+    """Gemma stores its RMSNorm weight as g - 1 and uses a GELU-tanh gate: radius sqrt(N) max|1 + g|, RoPE read."""
+    from family_files import raw_weights
+    weights = raw_weights("llama", seed=4)
+    cfg = dict(CONFIGS["llama"], model_type="gemma", hidden_activation="gelu_pytorch_tanh", rope_theta=500.0,
+               partial_rotary_factor=0.5)
+    cfg.pop("hidden_act")
+    for k in list(weights):
+        if k.endswith("layernorm.weight"):
+            weights[k] = weights[k] - 1.0
+    source = open_checkpoint(weights, config=cfg)
+    assert source.shape.activation == "gelu_tanh" and source.shape.rope.theta == 500.0
+    assert source.shape.rope.rotary_dim == 2
+    layer = source.layer(0)
+    assert np.allclose(layer.mlp_norm, weights["model.layers.0.post_attention_layernorm.weight"] + 1.0)
+
+
+@pytest.mark.parametrize("field, value", [("rope_theta", -1), ("rope_theta", "big"), ("rope_scaling", [1]),
+                                          ("partial_rotary_factor", 0.01), ("rms_norm_eps", -1.0)])
+def test_bad_rope_or_eps_fields_are_one_line_errors(tmp_path, capsys, field, value):
+    write_family(tmp_path, "llama")
+    cfg = dict(CONFIGS["llama"], **{field: value})
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    assert main(["analyze", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and (field in err or "eps" in err)

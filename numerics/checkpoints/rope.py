@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sabounds.numerics.checkpoints.errors import shown
+
 DEFAULT_THETA = 10000.0
 DEFAULT_CONTEXT = 2048
 
@@ -54,18 +56,24 @@ def rope_from_config(config: Mapping, head_dim: int, where: str) -> RopeSpec:
     context = config.get("max_position_embeddings", DEFAULT_CONTEXT)
     for name, value in (("rope_theta", theta), ("partial_rotary_factor", factor), ("max_position_embeddings", context)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-            raise ValueError(f"{where}: field {name} must be a positive number, got {value!r:.60}")
+            raise ValueError(f"{where}: field {name} must be a positive number, got {shown(value)}")
     rotary = int(head_dim * factor) // 2 * 2
     if not 2 <= rotary <= head_dim:
         raise ValueError(f"{where}: field partial_rotary_factor {factor} leaves {rotary} of {head_dim} dimensions")
     scaling = config.get("rope_scaling") or {}
     if not isinstance(scaling, Mapping):
-        raise ValueError(f"{where}: field rope_scaling must be an object, got {scaling!r:.60}")
+        raise ValueError(f"{where}: field rope_scaling must be an object, got {shown(scaling)}")
     kind = str(scaling.get("rope_type", scaling.get("type", "none")))
-    scale = float(scaling.get("factor", 1.0) or 1.0)
-    attention = 1.0
+    scale, attention = scaling.get("factor", 1.0) or 1.0, scaling.get("attention_factor")
+    for name, value in (("rope_scaling.factor", scale), ("rope_scaling.attention_factor", attention)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not math.isfinite(value) or value <= 0):
+            raise ValueError(f"{where}: field {name} must be a positive number, got {shown(value)}")
+    scale = float(scale)
     if kind in ("yarn", "longrope"):
-        attention = float(scaling.get("attention_factor") or (0.1 * math.log(scale) + 1.0 if scale > 1 else 1.0))
+        attention = float(attention or (0.1 * math.log(scale) + 1.0 if scale > 1 else 1.0))
+    else:
+        attention = 1.0
     return RopeSpec(float(theta), head_dim, rotary, int(context), kind, scale, attention ** 2)
 
 
