@@ -198,3 +198,16 @@ def test_bad_rope_or_eps_fields_are_one_line_errors(tmp_path, capsys, field, val
     assert main(["analyze", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and (field in err or "eps" in err)
+
+
+def test_a_mapping_pointing_at_a_layernorm_takes_its_bias(tmp_path):
+    """mlp_norm = a LayerNorm's weight: its bias (same name, .bias) enters the radius sqrt(N) max|g| + ||b||."""
+    from sabounds.numerics.proxies.layer_factors import token_norm
+    weights = raw_weights_with_bias = __import__("family_files").raw_weights("llama", seed=1)
+    bias = np.full(16, 0.5, np.float32)
+    raw_weights_with_bias["model.layers.0.post_attention_layernorm.bias"] = bias
+    source = open_checkpoint(weights, config=CONFIGS["llama"])
+    layer = source.layer(0)
+    assert np.array_equal(layer.mlp_norm_bias, bias.astype(np.float64))
+    assert token_norm(16, layer.mlp_norm, layer.mlp_norm_bias, "x").radius == pytest.approx(
+        4 * float(np.max(np.abs(layer.mlp_norm))) + 2.0)

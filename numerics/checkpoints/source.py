@@ -176,8 +176,13 @@ class CheckpointSource:
         up = self._linear(base + f.mlp_in, inner, n)
         down = self._linear(base + f.mlp_out, n, inner)
         gate = self._linear(base + f.mlp_gate, inner, n) if f.mlp_gate else None
-        norms = {role: self._optional(base, getattr(f, role), n, f.norm_offset if "bias" not in role else 0.0)
-                 for role in ("attn_norm", "attn_norm_bias", "mlp_norm", "mlp_norm_bias")}
+        norms = {}
+        for role in ("attn_norm", "mlp_norm"):
+            weight = getattr(f, role)
+            bias = getattr(f, role + "_bias") or (weight[:-len("weight")] + "bias" if weight and
+                                                  weight.endswith(".weight") else None)
+            norms[role] = self._optional(base, weight, n, f.norm_offset)
+            norms[role + "_bias"] = self._optional(base, bias, n, 0.0)
         return assemble(index, q, k, v, o, up, down, s.heads, s.kv_heads, gate, **norms)
 
     def _optional(self, base: str, name: str | None, n: int, offset: float) -> np.ndarray | None:
