@@ -122,7 +122,8 @@ def departures(shape, premise: NormPremise | None = None, notes: tuple[str, ...]
         out.append((premise or premise_for(shape)).describe())
     if getattr(shape, "rope", None) is not None:
         out.append(f"{shape.rope.describe()}: QK_h is the family Wq_h^T R_delta Wk_g over offsets delta, bounded "
-                   "uniformly (||.||_2 <= ||Wq_h|| ||Wk_g||, sigma_i <= sigma_i(Wq_h) sigma_i(Wk_g), rank <= d_h); "
+                   "uniformly by Horn's inequality, cited (||.||_2 <= ||Wq_h|| ||Wk_g||, sigma_i <= sigma_i(Wq_h) "
+                   "sigma_i(Wk_g), rank <= d_h); "
                    "a joint cover over offsets is not derived")
     if shape.gated:
         out.append("gated MLP: F = (1 + L_act) R ||G|| ||U|| ||D||, inputs ||x|| <= R")
@@ -153,7 +154,9 @@ def attention_factor(qk, vt, radius: float = 1.0, head_dim: int | None = None) -
 def extension_factors(spectral: dict, shape, lact: float, mlp: TokenNorm | float | None = None,
                       attn: TokenNorm | None = None, premise: NormPremise | None = None) -> ExtensionFactors:
     """``spectral``: ``QK`` (the RoPE family's bound where the family rotates), ``V_tilde`` (per head), ``M_in``,
-    ``M_out``, ``M_gate`` (gated) spectral norms; ``mlp``/``attn`` the pre-MLP/pre-attention norms (pre-LN)."""
+    ``M_out``, ``M_gate`` (gated) spectral norms; ``mlp``/``attn`` the pre-MLP/pre-attention norms (pre-LN; a
+    missing one is taken as max|g| <= 1, radius sqrt(N), the assumption ``token_norm`` states); ``premise``
+    defaults to :func:`premise_for` (rho = 0, the config's eps)."""
     qk, vt = np.asarray(spectral["QK"]), np.asarray(spectral["V_tilde"])
     mlp = TokenNorm(1.0, float(mlp)) if isinstance(mlp, (int, float)) else mlp
     radius = mlp.radius if mlp is not None else None
