@@ -138,3 +138,32 @@ def test_analyze_prints_rope_quantities_and_the_premise(tmp_path, capsys):
     assert main(["analyze", str(tmp_path), "--rms-floor", "0.02"]) == 0
     assert "rms >= 0.02" in " ".join(capsys.readouterr().out.split())
     assert main(["analyze", str(tmp_path), "--rms-floor", "-1"]) == 2
+
+
+def test_the_checks_block_is_transformers_llama_layer():
+    """The real block of the arch.* checks (independent rotate_half RoPE, repeat_kv, causal softmax, RMSNorm,
+    SwiGLU) equals transformers' LlamaModel on the same weights; without RoPE it does not.  Tolerance 1e-5
+    relative: transformers computes RMSNorm's variance and inv_freq in float32 (unit roundoff 6e-8)."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from sabounds.proofs_check import architecture_block as ab
+    rng = np.random.default_rng(0)
+    weights, config = ab.tiny_llama(rng, heads=4, kv_heads=2, head_dim=4, hidden=12)
+    config.update(rope_theta=500.0)
+    cfg = transformers.LlamaConfig(vocab_size=10, hidden_size=12, intermediate_size=config["intermediate_size"],
+                                   num_hidden_layers=1, num_attention_heads=4, num_key_value_heads=2, head_dim=4,
+                                   rms_norm_eps=1e-6, rope_theta=500.0, max_position_embeddings=64,
+                                   attn_implementation="eager")
+    model = transformers.LlamaModel(cfg).double().eval()
+    state = {k: torch.tensor(weights["model." + k]) if "model." + k in weights else v
+             for k, v in model.state_dict().items()}
+    state["norm.weight"] = torch.ones(12, dtype=torch.float64)
+    model.load_state_dict(state)
+    x = rng.standard_normal((5, 12))
+    with torch.no_grad():
+        want = model(inputs_embeds=torch.tensor(x)[None]).last_hidden_state[0].numpy()
+    scale = float(np.max(np.abs(want)))
+    got = ab.normalise(ab.block_of(weights, config)(x), np.ones(12), 1e-6)
+    assert np.max(np.abs(got - want)) <= 1e-5 * scale
+    blind = ab.normalise(ab.block_of(weights, config, rope=False)(x), np.ones(12), 1e-6)
+    assert np.max(np.abs(blind - want)) > 1e-2 * scale
