@@ -7,7 +7,8 @@ Hugging Face's convention (``rotate_half``): the rotated part of a head vector i
 factor).  Scores ``<R_i q, R_j k> = q^T R_(j-i) k``, so head ``h`` scores ``x_i Wq_h^T R_(j-i) Wk_g x_j^T``: the
 objects to bound are the family ``{Wq_h^T R_delta Wk_g : |delta| < T}`` (T the context length), not its
 ``delta = 0`` member.  Scalings that also multiply cos and sin (``yarn``, ``longrope``: an attention factor) scale
-every score by that factor squared; it is carried in :attr:`RopeSpec.score_factor`.
+the rotated part of every score by that factor squared; :attr:`RopeSpec.score_factor` carries max(factor^2, 1),
+the norm of the scaled rotation (the unrotated dimensions keep factor 1).
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def rope_from_config(config: Mapping, head_dim: int, where: str) -> RopeSpec:
         attention = float(attention or (0.1 * math.log(scale) + 1.0 if scale > 1 else 1.0))
     else:
         attention = 1.0
-    return RopeSpec(float(theta), head_dim, rotary, int(context), kind, scale, attention ** 2)
+    return RopeSpec(float(theta), head_dim, rotary, int(context), kind, scale, max(attention ** 2, 1.0))
 
 
 def rotation(spec: RopeSpec, delta: float) -> np.ndarray:
