@@ -245,8 +245,9 @@ class ModelAnalysis:
         s = self.shape
         return {"model": {"L": s.layers, "N": s.hidden, "heads": s.heads, "head_dim": s.head_dim,
                           "intermediate": s.intermediate, "kv_heads": s.kv_heads, "family": s.family,
-                          "layout": s.layout, "activation": s.activation, "gated": s.gated, "norm_eps": s.norm_eps,
-                          "rope": None if s.rope is None else s.rope.describe()},
+                          "layout": s.layout, "activation": s.activation, "gated": s.gated,
+                          **({"norm_eps": s.norm_eps} if s.layout == PRE_LN else {}),
+                          **({"rope": s.rope.describe()} if s.rope is not None else {})},
                 "proxy": self.proxy, "departures": list(self.departures),
                 "grid_m": self.grid_m,
                 "matrices": [m.to_json() for m in self.matrices],
