@@ -9,8 +9,8 @@ with ``a = u / (1 - u)`` and k the number of such entries.  Weyl's inequality ``
 gives, for a matrix ``W`` of rank ``r``, ``sigma_{r+1}(W~) <= tau = e(W~)``: a singular value above tau is certified
 real (no matrix of lower rank rounds to W~ with it); one at or below tau is not certified to be rounding, only not
 certified real.  For a product of stored factors ``A~ B~`` (QK_h, Vt_h), ``A~ B~ - A B = E_A B~ + A~ E_B - E_A E_B``
-and ``tau = e(A~) ||B~||_F + ||A~||_F e(B~) + e(A~) e(B~)`` (``(2a + a^2) ||A~||_F ||B~||_F`` without underflow).  The storage-aware rank
-is ``#{i : sigma_i > max(tau, published threshold)}``; only ``S_0`` changes, so the new ``p_opt`` and ``ours``
+and ``tau = e(A~) ||B~||_F + ||A~||_F e(B~) + e(A~) e(B~)`` (``(2a + a^2) ||A~||_F ||B~||_F`` without underflow).
+The storage-aware rank is ``#{i : sigma_i > max(tau, published threshold)}``; only ``S_0`` changes, so the new ``p_opt`` and ``ours``
 follow from the contribution table by replacing its p = 0 column with ``sqrt(rank_storage N)``.  By the same
 Weyl bound each spectral norm is uncertain by ``tau`` (``|sigma_1(W~) - sigma_1(W)| <= tau``); the largest
 ``tau / sigma_1`` is reported, since alpha and edelman are products of such norms.
@@ -72,28 +72,45 @@ def _frobenius(x: np.ndarray) -> np.ndarray:
     return np.sqrt(np.sum(np.square(x / s), axis=(-2, -1))) * s[..., 0, 0]
 
 
-def storage_error(x: np.ndarray, u: float, dtype: str | None = None) -> np.ndarray:
-    """``e(W~) = a ||W~||_F + s sqrt(k) / (1 - u)`` over the last two axes: the Frobenius bound on the storage error,
-    k the entries below the dtype's smallest normal number (none counted when ``dtype`` is None)."""
-    a = u / (1.0 - u)
-    low, spacing = UNDERFLOW.get(dtype or "", (0.0, 0.0))
-    k = np.count_nonzero(np.abs(x) < low, axis=(-2, -1)) if low else 0
-    return a * _frobenius(x) + spacing * np.sqrt(k) / (1.0 - u)
-
-
-def _product_tau(left, right, u, dtype):
-    el, er = storage_error(left, u, dtype), storage_error(right, u, dtype)
-    return el * _frobenius(right) + _frobenius(left) * er + el * er
-
-
 def rounding_thresholds(layer, u: float, dtype: str | None = None) -> dict[str, np.ndarray]:
     """``tau`` per matrix of one layer (``LayerMatrices`` of numerics/checkpoints/layers.py): per head for QK, Vt;
-    ``dtype`` (safetensors name) adds the subnormal term."""
-    out = {"QK": _product_tau(layer.qk_left, layer.qk_right, u, dtype),
-           "V_tilde": _product_tau(layer.vt_left, layer.vt_right, u, dtype)}
+    ``dtype`` (safetensors name) adds the subnormal term (:func:`underflow_terms`)."""
+    a = u / (1.0 - u)
+    product = 2.0 * a + a * a
+    out = {"QK": product * _frobenius(layer.qk_left) * _frobenius(layer.qk_right),
+           "V_tilde": product * _frobenius(layer.vt_left) * _frobenius(layer.vt_right),
+           "M_in": np.array([a * float(_frobenius(layer.m_in))]),
+           "M_out": np.array([a * float(_frobenius(layer.m_out))])}
+    if getattr(layer, "m_gate", None) is not None:
+        out["M_gate"] = np.array([a * float(_frobenius(layer.m_gate))])
+    return underflow_terms(out, layer, u, dtype)
+
+
+def subnormal_error(x: np.ndarray, u: float, dtype: str | None) -> np.ndarray:
+    """``t(W~) = s sqrt(k) / (1 - u)`` over the last two axes: the part of ``||E||_F`` from the k entries below the
+    dtype's smallest normal number, s its subnormal spacing (0 when ``dtype`` is None)."""
+    low, spacing = UNDERFLOW.get(dtype or "", (0.0, 0.0))
+    k = np.count_nonzero(np.abs(x) < low, axis=(-2, -1)) if low else np.zeros(x.shape[:-2])
+    return spacing * np.sqrt(k) / (1.0 - u)
+
+
+def storage_error(x: np.ndarray, u: float, dtype: str | None = None) -> np.ndarray:
+    """``e(W~) = a ||W~||_F + t(W~)``: the Frobenius bound on one stored matrix's storage error."""
+    return u / (1.0 - u) * _frobenius(x) + subnormal_error(x, u, dtype)
+
+
+def underflow_terms(out: dict[str, np.ndarray], layer, u: float, dtype: str | None) -> dict[str, np.ndarray]:
+    """Add the subnormal parts to the no-underflow ``tau``: ``t`` for one matrix; for a product
+    ``e_A F_B + F_A e_B + e_A e_B - (2a + a^2) F_A F_B = (1 + a)(t_A F_B + F_A t_B) + t_A t_B``."""
+    if dtype not in UNDERFLOW:
+        return out
+    a = u / (1.0 - u)
+    for kind, left, right in (("QK", layer.qk_left, layer.qk_right), ("V_tilde", layer.vt_left, layer.vt_right)):
+        tl, tr = subnormal_error(left, u, dtype), subnormal_error(right, u, dtype)
+        out[kind] = out[kind] + (1 + a) * (tl * _frobenius(right) + _frobenius(left) * tr) + tl * tr
     for kind, m in (("M_in", layer.m_in), ("M_out", layer.m_out), ("M_gate", getattr(layer, "m_gate", None))):
         if m is not None:
-            out[kind] = np.array([float(storage_error(m, u, dtype))])
+            out[kind] = out[kind] + float(subnormal_error(m, u, dtype))
     return out
 
 
