@@ -35,7 +35,7 @@ def _pre_ln() -> Derivation:
     return Derivation("arch.pre_ln", "Pre-LN layer with residuals: y = x + Attn(LN(x)), z = y + MLP(LN(y))", (
         Step("rms_premise", sp.Ge(sp.Symbol("rms_x"), rho),
              "premise carried as a parameter (--rms-floor, default 0): every normalisation's input x has "
-             "rms(x) >= rho; printed among the departures of analyze, bound and report", Premise(
+             "rms(x) >= rho (a LayerNorm's: the rms of x - mean(x)); printed among the departures of analyze, bound and report", Premise(
                  "modelling assumption of the pre-LN extension, stated in the output"), "extension"),
         Step("norm_lipschitz", sp.Eq(lip_ln, g_max / sp.sqrt(rho ** 2 + eps)),
              "RMSNorm(x) = g * sqrt(N) z / ||z||, z = (x, sqrt(N eps)), with ||z|| >= sqrt(N (rho^2 + eps)); radial "

@@ -64,7 +64,8 @@ class NormPremise:
         source = ("assumed (neither the config nor the family states one)" if self.eps_assumed
                   else "from the config (the family's default where it states none)")
         if self.rms_floor > 0:
-            return (f"normalisation premise: every norm input has rms >= {self.rms_floor:g} (assumed, not checked "
+            return (f"normalisation premise: every norm input has rms >= {self.rms_floor:g} (a LayerNorm's: its "
+                    "standard deviation; assumed, not checked "
                     f"on data), so Lip_LN = max|g| / sqrt({self.rms_floor:g}^2 + eps), eps = {self.eps:g} {source}")
         return (f"normalisation premise: none on the residual stream (no --rms-floor), so Lip_LN is the global "
                 f"max|g| / sqrt(eps) with eps = {self.eps:g} {source}; Lip_LN = 1 would be false")
