@@ -1,10 +1,10 @@
 """Checks of the labelled extensions for families whose layer departs from the published one (``arch.*``).
 
-Every decidable step of ``sabounds.theory.architecture.extension_derivation`` is registered, and four claims are
-decided numerically on the objects the analysis uses: the activation constants of
-``sabounds.numerics.proxies.layer_factors`` (a conjecture family per activation), the pre-LN layer factor and the
-gated-MLP factors of the same module on random layers, and the grouped-query matrices of
-``sabounds.numerics.checkpoints.layers.assemble`` against an attention written with Hugging Face's ``repeat_kv``.
+Every decidable step of ``sabounds.theory.architecture.extension_derivation`` is registered, and claims are decided
+numerically on the objects the analysis uses: the activation constants of ``sabounds.numerics.proxies.layer_factors``
+(a conjecture family per activation), the gated-MLP factors and Jacobian on random SwiGLU maps, and the
+grouped-query matrices of ``sabounds.numerics.checkpoints.layers.assemble`` with RoPE against Hugging Face's
+attention (``repeat_kv``, ``rotate_half``); the real pre-LN blocks are checked in ``.architecture_block``.
 """
 
 from __future__ import annotations
@@ -123,41 +123,11 @@ class _Shape:
         self.layout, self.gated = layout, gated
 
 
-@claim("arch.pre_ln_residual_numeric",
-       "a pre-LN residual layer x + A(x), then + F(.), is (1 + A)(1 + F)-Lipschitz with layer_factors' lip",
-       is_step=True)
-def _pre_ln_numeric(settings: Settings) -> Outcome:
-    """Random layers with a one-head linear-attention stand-in ``x Vt`` (A = ||Vt||) and a GELU MLP; random pairs of
-    inputs at distances 1e-6..1; the empirical ratio must stay below ``extension_factors(...).lip``, and that lip
-    must be the derived ``(1 + A)(1 + F)``.  float64; ``samples`` layers, 8 input pairs each."""
-    rng = rng_for("arch.pre_ln_residual_numeric", settings)
-    worst = 0.0
-    for i in range(settings.samples):
-        n = int(rng.integers(3, 12))
-        vt, m_in, m_out = (rng.standard_normal(s) / np.sqrt(n) for s in ((n, n), (n, 2 * n), (2 * n, n)))
-        lip_a, lip_f = _spectral(vt), 1.13 * _spectral(m_in) * _spectral(m_out)
-        f = extension_factors({"QK": np.zeros(1), "V_tilde": np.array([lip_a]), "M_in": _spectral(m_in),
-                               "M_out": _spectral(m_out)}, _Shape("pre_ln", False), 1.13, None)
-
-        def layer(x):
-            y = x + x @ vt
-            return y + _gelu(y @ m_in) @ m_out
-
-        for _ in range(8):
-            x = rng.standard_normal(n) * rng.uniform(0.1, 5)
-            d = rng.standard_normal(n) * 10 ** rng.uniform(-6, 0)
-            ratio = np.linalg.norm(layer(x + d) - layer(x)) / np.linalg.norm(d)
-            worst = max(worst, ratio / f.lip)
-            if ratio > f.lip * (1 + 1e-9):
-                return Outcome(Verdict.REFUTED, "random residual layers (float64)", 16, i + 1, 1 - ratio / f.lip,
-                               {"n": n, "ratio": float(ratio), "lip": f.lip})
-        derived = (1 + lip_a) * (1 + lip_f)
-        if abs(f.lip - derived) > 1e-12 * derived:
-            return Outcome(Verdict.REFUTED, "layer_factors against the derivation arch.pre_ln", 16, i + 1,
-                           (f.lip - derived) / derived, {"n": n, "lip": f.lip, "derived": derived},
-                           "layer_factors' lip is not the derived (1 + A)(1 + F)")
-    return Outcome(Verdict.VERIFIED, "random residual layers (float64), 8 input pairs each", 16, settings.samples,
-                   1 - worst, None, f"largest ratio of empirical to bound {worst:.3g}")
+def _jacobian(g, u, d, x):
+    """``J = G diag(act'(xG) * xU) D + U diag(act(xG)) D`` (row vectors: df = dx J) for SiLU."""
+    z = x @ g
+    sig = 1.0 / (1.0 + np.exp(-z))
+    return (g * (sig * (1 + z * (1 - sig)) * (x @ u))) @ d + (u * _silu(z)) @ d
 
 
 @claim("arch.gated_mlp_numeric",
@@ -175,8 +145,8 @@ def _gated_numeric(settings: Settings) -> Outcome:
         d = rng.standard_normal((inner, n))
         radius = float(rng.uniform(0.2, 4))
         f = extension_factors({"QK": np.zeros(1), "V_tilde": np.zeros(1), "M_in": _spectral(u), "M_out": _spectral(d),
-                               "M_gate": _spectral(g)}, _Shape("pre_ln", True), lact, radius)
-        mlp = f.lip - 1.0  # pre-LN with no attention: lip = (1 + 0)(1 + F)
+                               "M_gate": _spectral(g)}, _Shape("post_ln", True), lact, radius)
+        mlp = f.mlp
 
         def mlp_of(x, gg=g, uu=u):
             return (_silu(x @ gg) * (x @ uu)) @ d
@@ -188,7 +158,13 @@ def _gated_numeric(settings: Settings) -> Outcome:
             x2 = x + step
             if np.linalg.norm(x2) > radius:
                 x2 *= radius / np.linalg.norm(x2)
-            checks = [(np.linalg.norm(mlp_of(x2) - mlp_of(x)) / np.linalg.norm(x2 - x), mlp, "F")]
+            jac = _jacobian(g, u, d, x)
+            fd = np.array([(mlp_of(x + e * 1e-6) - mlp_of(x - e * 1e-6)) / 2e-6 for e in np.eye(n)])
+            if np.max(np.abs(fd - jac)) > 1e-5 * max(np.max(np.abs(jac)), 1e-300):
+                return Outcome(Verdict.REFUTED, "the Jacobian formula against central differences", 16, i + 1,
+                               -1.0, {"n": n, "inner": inner}, "J of arch.gated_mlp.jacobian is not the map's")
+            checks = [(np.linalg.norm(mlp_of(x2) - mlp_of(x)) / np.linalg.norm(x2 - x), mlp, "F"),
+                      (float(np.linalg.norm(jac, 2)), mlp, "||J(x)||_2")]
             delta = rng.standard_normal((n, inner)) * 1e-3
             checks.append((np.linalg.norm(mlp_of(x, gg=g + delta) - mlp_of(x)) / np.linalg.norm(x @ delta),
                            f.gamma["M_gate"], "gamma_gate"))
@@ -201,7 +177,47 @@ def _gated_numeric(settings: Settings) -> Outcome:
                                    {"n": n, "inner": inner, "R": radius, "which": what, "ratio": float(ratio),
                                     "bound": float(bound)})
     return Outcome(Verdict.VERIFIED, "random SwiGLU maps (float64), 8 draws each in the R-ball", 16, settings.samples,
-                   1 - worst, None, f"largest ratio of empirical to bound {worst:.3g} (F, gamma_gate, gamma_up)")
+                   1 - worst, None, f"largest ratio of empirical to bound {worst:.3g} (F, ||J||, gamma_gate, gamma_up); "
+                   "the Jacobian formula equals central differences to 1e-5")
+
+
+@claim("arch.gqa_numeric",
+       "with grouped-query attention and RoPE, the scores x_i Wq_h^T R_(j-i) Wk_g(h) x_j^T / sqrt(d_h) and the "
+       "causal softmax output from layers.assemble equal Hugging Face's attention (repeat_kv, rotate_half)",
+       is_step=True)
+def _gqa_numeric(settings: Settings) -> Outcome:
+    """Random weights with H query and G key/value heads (G | H, head size d even), partial rotary, theta in
+    10..1e6, random tokens; relative error of the scores and of the output, float64, tolerance 1e-10."""
+    from sabounds.numerics.checkpoints.rope import RopeSpec, family_member
+    from sabounds.proofs_check.architecture_block import hf_attention
+    rng = rng_for("arch.gqa_numeric", settings)
+    worst = 0.0
+    for i in range(settings.samples):
+        kv = int(rng.choice([1, 2, 3]))
+        heads = kv * int(rng.integers(1, 4))
+        d, n, t = 2 * int(rng.integers(1, 4)), int(rng.integers(2, 10)), int(rng.integers(1, 7))
+        rotary, theta = 2 * int(rng.integers(1, d // 2 + 1)), float(10 ** rng.uniform(1, 6))
+        q, k, v = (rng.standard_normal((h * d, n)) for h in (heads, kv, kv))
+        o = rng.standard_normal((n, heads * d))
+        x = rng.standard_normal((t, n))
+        layer = assemble(0, q, k, v, o, np.eye(n), np.eye(n), heads, kv)
+        spec = RopeSpec(theta, d, rotary, 64)
+        scores, out = hf_attention(x, q, k, v, o, heads, kv, theta, rotary)
+        ours = np.full((heads, t, t), -np.inf)
+        for h in range(heads):
+            for a in range(t):
+                for b in range(a + 1):
+                    ours[h, a, b] = x[a] @ family_member(layer.qk_left[h], layer.qk_right[h], spec, b - a) @ x[b] / np.sqrt(d)
+        ours_out = sum(_softmax(ours[h]) @ x @ layer.vt(h) for h in range(heads))
+        mask = np.isfinite(scores)
+        err = max(np.max(np.abs(ours[mask] - scores[mask])) / max(np.max(np.abs(scores[mask])), 1e-300),
+                  np.max(np.abs(ours_out - out)) / max(np.max(np.abs(out)), 1e-300))
+        worst = max(worst, float(err))
+        if err > 1e-10 or not np.array_equal(mask, np.isfinite(ours)):
+            return Outcome(Verdict.REFUTED, "random GQA layers with RoPE (float64)", 16, i + 1, -float(err),
+                           {"heads": heads, "kv_heads": kv, "head_dim": d, "rotary": rotary, "N": n, "T": t})
+    return Outcome(Verdict.VERIFIED, "random GQA layers with RoPE (float64)", 16, settings.samples, -worst, None,
+                   f"largest relative error {worst:.2g} (tolerance 1e-10)")
 
 
 def _softmax(s):
@@ -209,43 +225,4 @@ def _softmax(s):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def repeat_kv_attention(x, q, k, v, o, heads: int, kv_heads: int):
-    """Per-head scores and the attention output as Hugging Face computes them (``repeat_kv``), from (out, in)
-    weights: ``Q_h = x q_h^T``, ``K = repeat(x k^T)``; output ``sum_h softmax(Q_h K_h^T) V_h o_h^T``."""
-    t, d = x.shape[0], q.shape[0] // heads
-    qs = (x @ q.T).reshape(t, heads, d).transpose(1, 0, 2)
-    ks = np.repeat((x @ k.T).reshape(t, kv_heads, d).transpose(1, 0, 2), heads // kv_heads, axis=0)
-    vs = np.repeat((x @ v.T).reshape(t, kv_heads, d).transpose(1, 0, 2), heads // kv_heads, axis=0)
-    scores = qs @ ks.transpose(0, 2, 1)
-    context = _softmax(scores) @ vs
-    out = context.transpose(1, 0, 2).reshape(t, heads * d) @ o.T
-    return scores, out
-
-
-@claim("arch.gqa_numeric",
-       "with grouped-query attention, x QK_h x^T and sum_h softmax(.) x Vt_h from layers.assemble equal repeat_kv "
-       "attention", is_step=True)
-def _gqa_numeric(settings: Settings) -> Outcome:
-    """Random weights with H query and G key/value heads (G | H, head size d), random tokens; relative error of
-    the per-head scores and of the attention output, float64, tolerance 1e-10; ``samples`` draws."""
-    rng = rng_for("arch.gqa_numeric", settings)
-    worst = 0.0
-    for i in range(settings.samples):
-        kv = int(rng.choice([1, 2, 3]))
-        heads = kv * int(rng.integers(1, 4))
-        d, n, t = int(rng.integers(1, 5)), int(rng.integers(2, 10)), int(rng.integers(1, 6))
-        q, k, v = (rng.standard_normal((h * d, n)) for h in (heads, kv, kv))
-        o = rng.standard_normal((n, heads * d))
-        x = rng.standard_normal((t, n))
-        layer = assemble(0, q, k, v, o, np.eye(n), np.eye(n), heads, kv)
-        scores, out = repeat_kv_attention(x, q, k, v, o, heads, kv)
-        ours_scores = np.stack([x @ layer.qk(h) @ x.T for h in range(heads)])
-        ours_out = sum(_softmax(ours_scores[h]) @ x @ layer.vt(h) for h in range(heads))
-        err = max(np.max(np.abs(ours_scores - scores)) / max(np.max(np.abs(scores)), 1e-300),
-                  np.max(np.abs(ours_out - out)) / max(np.max(np.abs(out)), 1e-300))
-        worst = max(worst, float(err))
-        if err > 1e-10:
-            return Outcome(Verdict.REFUTED, "random GQA layers (float64)", 16, i + 1, -float(err),
-                           {"heads": heads, "kv_heads": kv, "head_dim": d, "N": n, "T": t})
-    return Outcome(Verdict.VERIFIED, "random GQA layers (float64)", 16, settings.samples, -worst, None,
-                   f"largest relative error {worst:.2g} (tolerance 1e-10)")
+import sabounds.proofs_check.architecture_block  # noqa: E402,F401  (registers the arch.*_numeric checks of real blocks)

@@ -117,13 +117,14 @@ def independent_matrices(name: str, weights: dict[str, np.ndarray], layer: int, 
         q, k, v = fused[:hidden], fused[hidden:2 * hidden], fused[2 * hidden:]
         o = g[base + "attn.c_proj.weight"].T
         up, down, gate = g[base + "mlp.c_fc.weight"].T, g[base + "mlp.c_proj.weight"].T, None
-        norm = None
+        norm, attn_norm = None, g[base + "ln_1.weight"]
     elif name in ("llama", "mistral", "qwen2"):
         base = f"model.layers.{layer}.self_attn."
         q, k, v, o = (g[base + f"{r}_proj.weight"] for r in "qkvo")
         mlp = f"model.layers.{layer}.mlp."
         up, down, gate = g[mlp + "up_proj.weight"], g[mlp + "down_proj.weight"], g[mlp + "gate_proj.weight"]
         norm = g[f"model.layers.{layer}.post_attention_layernorm.weight"]
+        attn_norm = g[f"model.layers.{layer}.input_layernorm.weight"]
     elif name == "distilbert":
         base = f"distilbert.transformer.layer.{layer}."
         q, k, v, o = (g[base + f"attention.{r}.weight"] for r in ("q_lin", "k_lin", "v_lin", "out_lin"))
@@ -138,8 +139,12 @@ def independent_matrices(name: str, weights: dict[str, np.ndarray], layer: int, 
             q, k, v = (g[base + attn + r + ".weight"] for r in ("query", "key", "value"))
             o = g[base + "attention.output.dense.weight"]
         up, down, gate, norm = g[base + "intermediate.dense.weight"], g[base + "output.dense.weight"], None, None
+    attn_norm = locals().get("attn_norm")
     group = heads // kv
+    q_heads = [q[h * d:(h + 1) * d] for h in range(heads)]
+    k_heads = [k[(h // group) * d:(h // group + 1) * d] for h in range(heads)]
     qk = [q[h * d:(h + 1) * d].T @ k[(h // group) * d:(h // group + 1) * d] for h in range(heads)]
     vt = [v[(h // group) * d:(h // group + 1) * d].T @ o[:, h * d:(h + 1) * d].T for h in range(heads)]
     return {"QK": qk, "V_tilde": vt, "M_in": up.T, "M_out": down.T, "M_gate": None if gate is None else gate.T,
-            "norm": norm, "head_dim": d, "hidden": hidden}
+            "norm": norm, "attn_norm": attn_norm, "q_heads": q_heads, "k_heads": k_heads, "head_dim": d,
+            "hidden": hidden}

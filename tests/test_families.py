@@ -21,6 +21,14 @@ ACT = {"bert": GELU, "distilbert": GELU, "mpnet": GELU, "vit": GELU, "gpt2": GEL
 PRE_LN = {"gpt2", "vit", "llama", "mistral", "qwen2"}
 GATED = {"llama", "mistral", "qwen2"}
 PUBLISHED = {"bert", "distilbert", "mpnet"}
+ROPE = {"llama", "mistral", "qwen2"}
+EPS = {"gpt2": 1e-5, "vit": 1e-12, "llama": 1e-6, "mistral": 1e-6, "qwen2": 1e-6}  # Hugging Face's defaults
+
+
+def _radius(hidden, weight):
+    """(max|g|, sqrt(N) max|g|); max|g| = 1 assumed where the fixture stores no norm weight."""
+    gain = 1.0 if weight is None else float(np.max(np.abs(weight)))
+    return gain, math.sqrt(hidden) * gain
 
 
 def independent_analysis(name: str, weights, cfg: dict | None = None) -> dict:
@@ -37,11 +45,21 @@ def independent_analysis(name: str, weights, cfg: dict | None = None) -> dict:
         for t in ("M_in", "M_out", "M_gate"):
             if lay[t] is not None:
                 sig[t] = [np.linalg.svd(lay[t], compute_uv=False)]
+        n21_qk = None
+        if name in ROPE:  # every rotated member: sigma_i <= sigma_i(Wq) sigma_i(Wk) (Horn), written out again
+            sig["QK"] = [np.linalg.svd(q, compute_uv=False)[:d] * np.linalg.svd(k, compute_uv=False)[:d]
+                         for q, k in zip(lay["q_heads"], lay["k_heads"])]
+            n21_qk = [np.linalg.norm(q, 2) * np.sum(np.linalg.norm(k, axis=0))
+                      for q, k in zip(lay["q_heads"], lay["k_heads"])]
         spec = {t: [s[0] for s in v] for t, v in sig.items()}
-        a = sum(v * (1 + 4 * q) for v, q in zip(spec["V_tilde"], spec["QK"]))
+        g1, b1 = _radius(hidden, lay["attn_norm"])
+        g2, r2 = _radius(hidden, lay["norm"])
+        pre = name in PRE_LN
+        scale = b1 ** 2 / math.sqrt(d) if pre else 1.0
+        a = sum(v * (1 + 4 * scale * q) for v, q in zip(spec["V_tilde"], spec["QK"]))
         s_in, s_out = spec["M_in"][0], spec["M_out"][0]
         if name in GATED:
-            r = math.sqrt(hidden) * float(np.max(np.abs(lay["norm"])))
+            r = r2
             s_gate = spec["M_gate"][0]
             f = (1 + lact) * r * s_gate * s_in * s_out
             g_mlp = {"M_in": r * s_gate * s_out, "M_out": 1.0, "M_gate": lact * r * s_in * s_out}
@@ -51,15 +69,18 @@ def independent_analysis(name: str, weights, cfg: dict | None = None) -> dict:
         if name in PUBLISHED:
             lip, down = lact * s_in * s_out * a, s_in * s_out
         elif name in PRE_LN:
-            lip, down = (1 + a) * (1 + f), 1 + f
+            lip_ln1, lip_ln2 = g1 / math.sqrt(EPS[name]), g2 / math.sqrt(EPS[name])
+            lip, down = (1 + lip_ln1 * a) * (1 + lip_ln2 * f), 1 + lip_ln2 * f
         lips.append(lip)
         full = {t: [lay[t]] if t.startswith("M") else lay[t] for t in sig}
         for t, sigmas in sig.items():
             for h, s in enumerate(sigmas):
-                gamma = {"QK": lambda: 2 * spec["V_tilde"][h] * down, "V_tilde": lambda: down}.get(t, lambda: g_mlp[t])()
+                gamma = {"QK": lambda: 2 * scale * spec["V_tilde"][h] * down,
+                         "V_tilde": lambda: down}.get(t, lambda: g_mlp[t])()
                 w = full[t][h]
+                n21 = float(np.sum(np.sqrt(np.sum(w * w, axis=0))))
                 rows.append({"layer": len(lips) - 1, "type": t, "sigma": s, "gamma": gamma,
-                             "n21": float(np.sum(np.sqrt(np.sum(w * w, axis=0))))})
+                             "n21": n21_qk[h] if t == "QK" and n21_qk else n21})
     alpha = [float(np.prod(lips[l + 1:])) for l in range(depth)]
     m = math.ceil(depth + math.log(hidden))
     ps = np.arange(2 * m + 1) / m
@@ -108,7 +129,7 @@ def test_the_check_fails_on_a_mutant(tmp_path):
     for i in range(LAYERS):
         a, b = f"model.layers.{i}.self_attn.k_proj.weight", f"model.layers.{i}.self_attn.v_proj.weight"
         swapped[a], swapped[b] = weights[b], weights[a]
-    assert got.ours != pytest.approx(independent_analysis("llama", swapped)["ours"], rel=1e-6)
+    assert got.edelman != pytest.approx(independent_analysis("llama", swapped)["edelman"], rel=1e-6)
 
 
 @pytest.mark.parametrize("name", ["gpt2", "llama", "bert"])
@@ -149,3 +170,44 @@ def test_published_families_report_no_departures_and_others_do(tmp_path):
         else:
             assert a.proxy == "extension" and any("pre-LN" in d for d in a.departures)
     assert any("grouped-query" in d for d in a.departures) and any("gated" in d for d in a.departures)
+
+
+def test_gemma_norm_offset_rope_and_activation():
+    """Gemma stores its RMSNorm weight as g - 1 and uses a GELU-tanh gate: radius sqrt(N) max|1 + g|, RoPE read."""
+    from family_files import raw_weights
+    weights = raw_weights("llama", seed=4)
+    cfg = dict(CONFIGS["llama"], model_type="gemma", hidden_activation="gelu_pytorch_tanh", rope_theta=500.0,
+               partial_rotary_factor=0.5)
+    cfg.pop("hidden_act")
+    for k in list(weights):
+        if k.endswith("layernorm.weight"):
+            weights[k] = weights[k] - 1.0
+    source = open_checkpoint(weights, config=cfg)
+    assert source.shape.activation == "gelu_tanh" and source.shape.rope.theta == 500.0
+    assert source.shape.rope.rotary_dim == 2
+    layer = source.layer(0)
+    assert np.allclose(layer.mlp_norm, weights["model.layers.0.post_attention_layernorm.weight"] + 1.0)
+
+
+@pytest.mark.parametrize("field, value", [("rope_theta", -1), ("rope_theta", "big"), ("rope_scaling", [1]),
+                                          ("partial_rotary_factor", 0.01), ("rms_norm_eps", -1.0)])
+def test_bad_rope_or_eps_fields_are_one_line_errors(tmp_path, capsys, field, value):
+    write_family(tmp_path, "llama")
+    cfg = dict(CONFIGS["llama"], **{field: value})
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    assert main(["analyze", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and (field in err or "eps" in err)
+
+
+def test_a_mapping_pointing_at_a_layernorm_takes_its_bias(tmp_path):
+    """mlp_norm = a LayerNorm's weight: its bias (same name, .bias) enters the radius sqrt(N) max|g| + ||b||."""
+    from sabounds.numerics.proxies.layer_factors import token_norm
+    weights = raw_weights_with_bias = __import__("family_files").raw_weights("llama", seed=1)
+    bias = np.full(16, 0.5, np.float32)
+    raw_weights_with_bias["model.layers.0.post_attention_layernorm.bias"] = bias
+    source = open_checkpoint(weights, config=CONFIGS["llama"])
+    layer = source.layer(0)
+    assert np.array_equal(layer.mlp_norm_bias, bias.astype(np.float64))
+    assert token_norm(16, layer.mlp_norm, layer.mlp_norm_bias, "x").radius == pytest.approx(
+        4 * float(np.max(np.abs(layer.mlp_norm))) + 2.0)

@@ -101,6 +101,7 @@ MAPPING = """
 layer = "blocks.{i}."
 layout = "pre_ln"
 activation = "silu"
+rope = true
 
 [tensors]
 query = "attn.wq.weight"
@@ -111,6 +112,7 @@ mlp_in = "ffn.w3.weight"
 mlp_out = "ffn.w2.weight"
 mlp_gate = "ffn.w1.weight"
 mlp_norm = "ffn_norm.weight"
+attn_norm = "attn_norm.weight"
 
 [sizes]
 layers = 2
@@ -122,7 +124,7 @@ intermediate = 40
 
 RENAME = {"self_attn.q_proj": "attn.wq", "self_attn.k_proj": "attn.wk", "self_attn.v_proj": "attn.wv",
           "self_attn.o_proj": "attn.wo", "mlp.up_proj": "ffn.w3", "mlp.down_proj": "ffn.w2",
-          "mlp.gate_proj": "ffn.w1", "post_attention_layernorm": "ffn_norm"}
+          "mlp.gate_proj": "ffn.w1", "post_attention_layernorm": "ffn_norm", "input_layernorm": "attn_norm"}
 
 
 def _renamed_llama():
@@ -139,7 +141,7 @@ def test_mapping_file_describes_a_renamed_model_exactly(tmp_path, suffix):
     import tomllib
     path = tmp_path / f"m{suffix}"
     path.write_text(MAPPING if suffix == ".toml" else json.dumps(tomllib.loads(MAPPING)))
-    write_model(tmp_path / "renamed", _renamed_llama(), {"model_type": "my-llama"})
+    write_model(tmp_path / "renamed", _renamed_llama(), {"model_type": "my-llama", "rms_norm_eps": 1e-6})
     write_model(tmp_path / "llama", raw_weights("llama", seed=2), CONFIGS["llama"])
     ours = analyze_model(tmp_path / "renamed", mapping=path).to_json()
     ref = analyze_model(tmp_path / "llama").to_json()
@@ -149,7 +151,7 @@ def test_mapping_file_describes_a_renamed_model_exactly(tmp_path, suffix):
 
 def test_mapping_on_the_command_line(tmp_path, capsys):
     (tmp_path / "m.toml").write_text(MAPPING)
-    write_model(tmp_path / "renamed", _renamed_llama(), {"model_type": "my-llama"})
+    write_model(tmp_path / "renamed", _renamed_llama(), {"model_type": "my-llama", "rms_norm_eps": 1e-6})
     assert main(["analyze", str(tmp_path / "renamed"), "--mapping", str(tmp_path / "m.toml"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["proxy"] == "extension"
 

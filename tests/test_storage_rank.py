@@ -85,3 +85,36 @@ def test_unreadable_headers_are_one_line_value_errors(tmp_path, header):
     with pytest.raises(ValueError) as info:
         tensor_dtypes(tmp_path)
     assert "\n" not in str(info.value)
+
+
+def test_subnormal_entries_widen_the_threshold():
+    """Issue 22: a rank-1 F16 matrix with entries near 3e-7 (subnormal in F16) rounds to a matrix whose sigma_2 is
+    far above u ||W~||_F; the subnormal term s sqrt(k) brings tau above it again."""
+    from sabounds.numerics.proxies.storage_rank import UNIT_ROUNDOFF, storage_error
+    rng = np.random.default_rng(0)
+    w = np.outer(rng.uniform(0.5, 1.5, 16), rng.uniform(0.5, 1.5, 16)) * 3e-7
+    stored = w.astype(np.float16).astype(np.float64)
+    sigma = np.linalg.svd(stored, compute_uv=False)
+    u = UNIT_ROUNDOFF["F16"]
+    assert sigma[1] > u / (1 - u) * np.linalg.norm(stored)  # the no-underflow bound fails here
+    assert sigma[1] <= float(storage_error(stored, u, "F16"))
+    assert float(storage_error(stored, u, None)) < float(storage_error(stored, u, "F16"))
+
+
+def test_product_threshold_with_subnormal_factors_bounds_the_product_error():
+    """QK_h = A B from F16 factors with subnormal entries: the stored product's distance to the exact one is within
+    the layer threshold, which is e_A ||B|| + ||A|| e_B + e_A e_B."""
+    from sabounds.numerics.checkpoints.layers import assemble
+    from sabounds.numerics.proxies.storage_rank import UNIT_ROUNDOFF, rounding_thresholds, storage_error
+    rng = np.random.default_rng(1)
+    q, k = rng.standard_normal((4, 8)) * 2e-6, rng.standard_normal((4, 8)) * 3e-7
+    eye = np.eye(8)
+    exact = assemble(0, q, k, q, eye[:, :4], eye, eye, 1, 1)
+    stored = assemble(0, *(w.astype(np.float16).astype(np.float64) for w in (q, k, q)), eye[:, :4], eye, eye, 1, 1)
+    u = UNIT_ROUNDOFF["F16"]
+    tau = rounding_thresholds(stored, u, "F16")["QK"][0]
+    ea, eb = storage_error(stored.qk_left[0], u, "F16"), storage_error(stored.qk_right[0], u, "F16")
+    fa, fb = np.linalg.norm(stored.qk_left[0]), np.linalg.norm(stored.qk_right[0])
+    assert tau == pytest.approx(ea * fb + fa * eb + ea * eb, rel=1e-12)
+    assert np.linalg.norm(stored.qk(0) - exact.qk(0), 2) <= tau
+    assert rounding_thresholds(stored, u)["QK"][0] < np.linalg.norm(stored.qk(0) - exact.qk(0), 2)

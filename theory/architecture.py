@@ -163,115 +163,15 @@ def activation_lipschitz(name: str, decimals: int = 6) -> sp.Rational:
     return sp.Rational(int(sp.ceiling(sup * scale)), scale)
 
 
-# --- Labelled extensions, one derivation per departure from the published layer --------------------------------
+# --- Labelled extensions, one derivation per departure (sabounds.theory.extensions) ------------------------------
 
-from sabounds.theory.checks import Interval  # noqa: E402
-
-A_att, F_mlp, L_act, R_in = sp.symbols("A F L_act R", positive=True)
-"""``A = sum_h ||Vt_h|| (1 + 4 ||QK_h||)`` (attention), ``F`` the MLP's Lipschitz constant, ``L_act`` the activation's,
-``R`` the bound on the MLP input's l2 norm (per token)."""
-s_G, s_U, s_D = sp.symbols("s_G s_U s_D", positive=True)
-"""Spectral norms of a gated MLP's gate ``G``, up ``U`` and down ``D`` projections: ``f(x) = (act(x G) * (x U)) D``."""
-S_sq, G_kv = sp.symbols("S G", positive=True)
-_z = sp.Symbol("z", real=True)
-_BIG = Interval(sp.Rational(1, 1000), 10 ** 6, log=True)
-
-DEPARTURES = ("pre_ln", "gated_mlp", "gqa", "activation")
-"""Where a family's layer departs from the published one (post-LN, GELU, ungated, one K/V per head)."""
-
-
-def _pre_ln() -> "Derivation":
-    from sabounds.theory.checks import Definition, Identity, Inequality, Premise
-    from sabounds.theory.derivation import Derivation, Step
-    lip = sp.Symbol("Lip_layer", positive=True)
-    return Derivation("arch.pre_ln", "Pre-LN layer with residuals: y = x + Attn(LN(x)), z = y + MLP(LN(y))", (
-        Step("norm_premise", sp.Eq(sp.Symbol("Lip_LN"), 1),
-             "normalisations are taken as 1-Lipschitz, as the published proxy takes them (LayerNorm's constant in "
-             "fact grows as its input's variance shrinks): an assumption, not checked",
-             Premise("assumption shared with the published proxy"), "extension"),
-        Step("residual_block", sp.Eq(sp.Symbol("Lip_residual"), 1 + A_att),
-             "||x + f(x) - x' - f(x')|| <= ||x - x'|| + Lip(f) ||x - x'||: a residual block is (1 + Lip f)-Lipschitz",
-             Definition(), "extension"),
-        Step("composition", sp.Eq(lip, (1 + A_att) * (1 + F_mlp)),
-             "the two residual blocks compose: lip = (1 + A)(1 + F)", Definition(), "extension"),
-        Step("expanded", sp.Eq((1 + A_att) * (1 + F_mlp), 1 + A_att + F_mlp + A_att * F_mlp),
-             "(1 + A)(1 + F) = 1 + A + F + A F: the published product A F plus the residual paths",
-             Identity(), "extension"),
-        Step("never_below_published", sp.Ge((1 + A_att) * (1 + F_mlp), A_att * F_mlp),
-             "the extension's layer factor is never below the published bookkeeping's A F",
-             Inequality({A_att: _BIG, F_mlp: _BIG}), "extension"),
-        Step("gamma_attention", sp.Eq(sp.Symbol("gamma_QK_h"), 2 * s_V * (1 + F_mlp)),
-             "an attention matrix's error passes the MLP block, a residual block: D = 1 + F (Vt_h: gamma = 1 + F)",
-             Definition(), "extension"),
-    ), notes="Checked numerically by arch.pre_ln_residual_numeric on random residual layers.")
-
-
-def _gated_mlp() -> "Derivation":
-    from sabounds.theory.checks import Identity, Inequality, Interval as Iv, Premise
-    from sabounds.theory.derivation import Derivation, Step
-    sigmoid = 1 / (1 + sp.exp(-_z))
-    big = {s_G: _BIG, s_U: _BIG, s_D: _BIG, R_in: _BIG, L_act: Iv(1, 2)}
-    return Derivation("arch.gated_mlp", "Gated MLP f(x) = (act(x G) * (x U)) D (SwiGLU) on inputs ||x||_2 <= R", (
-        Step("input_norm", sp.Le(sp.Symbol("norm_x"), R_in),
-             "assumption: every MLP input row has ||x||_2 <= R (needed: the product of two linear maps is not "
-             "globally Lipschitz)", Premise("input-norm assumption of the gated-MLP extension"), "extension"),
-        Step("rmsnorm_radius", sp.Eq(sp.Mul(S_sq, sp.Pow(sp.Mul(S_sq, 1 / N, evaluate=False), -1, evaluate=False),
-                                            evaluate=False), N, evaluate=False),
-             "after RMSNorm h -> h / rms(h): ||h / rms(h)||_2^2 = sum h_i^2 / (sum h_i^2 / N) = N, so "
-             "R = sqrt(N) max|g| for its weight g", Identity(), "extension"),
-        Step("silu_below_identity", sp.Le(sigmoid, 1),
-             "SiLU(z) = z sigmoid(z) with 0 < sigmoid <= 1, so |act(z)| <= |z| (GELU: Phi <= 1 likewise)",
-             Inequality({_z: Iv(-40, 40)}), "extension"),
-        Step("product_rule", sp.Eq(s_D * (L_act * s_G * R_in * s_U + R_in * s_G * s_U),
-                                   (1 + L_act) * R_in * s_G * s_U * s_D),
-             "J = D^T [diag(xU) diag(act'(xG)) G^T + diag(act(xG)) U^T]; ||diag(xU)|| <= R s_U, ||act(xG)||_inf "
-             "<= R s_G: F = (1 + L_act) R s_G s_U s_D", Identity(), "extension"),
-        Step("gamma_gate_up", sp.Le(L_act * R_in * s_U * s_D + R_in * s_G * s_D, (1 + L_act) * R_in * s_D * (s_G + s_U)),
-             "per-matrix factors: gate L_act R s_U s_D (act is L_act-Lipschitz, ||xU||_inf <= R s_U), up R s_G s_D "
-             "(|act(xG)| <= |xG|); their sum is at most F (1/s_U + 1/s_G), F = (1 + L_act) R s_G s_U s_D",
-             Inequality({**big}), "extension"),
-    ), notes="Checked numerically by arch.gated_mlp_numeric on random SwiGLU maps and inputs in the R-ball.")
-
-
-def _gqa() -> "Derivation":
-    from sabounds.theory.checks import Definition, Identity
-    from sabounds.theory.derivation import Derivation, Step
-    h = sp.Symbol("h", integer=True, nonnegative=True)
-    return Derivation("arch.gqa", "Grouped-query attention: H query heads share G key/value heads", (
-        Step("group", sp.Eq(sp.Symbol("g_h"), sp.floor(h * G_kv / H)),
-             "query head h reads key/value head g(h) = floor(h G / H) (Hugging Face's repeat_kv: blocks of H/G)",
-             Definition(), "extension"),
-        Step("per_head_products", sp.Eq(sp.MatrixSymbol("QK_h", N, N),
-                                        sp.MatrixSymbol("W_q_h", d_h, N).T * sp.MatrixSymbol("W_k_g", d_h, N)),
-             "each head's score map is x Wq_h^T Wk_g(h) x^T, its value path Wv_g(h)^T Wo_h: one product per query "
-             "head, so the per-head proxies and A = sum_h ||Vt_h|| (1 + 4 ||QK_h||) apply unchanged",
-             Definition(), "extension"),
-        Step("head_count", sp.Eq(sp.Mul(H, sp.Mul(G_kv, sp.Pow(H, -1), evaluate=False), evaluate=False), G_kv,
-                                 evaluate=False),
-             "the H products use G distinct key (and value) matrices; covering the H products separately "
-             "over-counts the shared ones, which keeps the bound valid", Identity(), "extension"),
-    ), notes="Checked numerically by arch.gqa_numeric against an attention written with repeat_kv.")
-
-
-def _activation() -> "Derivation":
-    from sabounds.theory.checks import Definition, Limit
-    from sabounds.theory.derivation import Derivation, Step
-    steps = []
-    for name in ("gelu_tanh", "silu"):
-        d1 = sp.diff(ACTIVATION_FORMS[name], _x)
-        steps.append(Step(f"{name}_slope_at_infinity", sp.Eq(sp.Limit(d1, _x, sp.oo), 1),
-                          f"{name}'(x) -> 1 as x -> oo (and -> 0 as x -> -oo): the supremum of |{name}'| is at a "
-                          "critical point or 1", Limit(), "extension"))
-        steps.append(Step(f"{name}_constant", sp.Eq(sp.Symbol(f"L_{name}"), activation_lipschitz(name)),
-                          f"L_{name} = sup |{name}'| rounded up at 6 decimals (nsolve of {name}'' = 0); decided "
-                          f"by arch.{name}_lipschitz", Definition(), "extension"))
-    return Derivation("arch.activation", "Activations other than GELU: Lipschitz constants derived, not typed",
-                      tuple(steps))
+DEPARTURES = ("pre_ln", "token_radius", "rope", "gated_mlp", "gqa", "activation")
+"""Where a family's layer departs from the published one (post-LN, GELU, ungated, one K/V per head, no RoPE)."""
 
 
 def extension_derivation(departure: str):
     """The labelled extension for one departure (:data:`DEPARTURES`), as a derivation whose steps are checked."""
-    builders = {"pre_ln": _pre_ln, "gated_mlp": _gated_mlp, "gqa": _gqa, "activation": _activation}
-    if departure not in builders:
+    from sabounds.theory.extensions import BUILDERS
+    if departure not in BUILDERS:
         raise ValueError(f"unknown departure {departure!r}; choose from {', '.join(DEPARTURES)}")
-    return builders[departure]()
+    return BUILDERS[departure]()

@@ -32,6 +32,11 @@ def canonical_activation(name: object) -> str | None:
 class Family:
     """One family's layout.  Tensor names are relative to ``prefix + layer_name(i)``; ``None`` = absent.
 
+    The pre-LN norms before attention (``attn_norm``) and before the MLP (``mlp_norm``) have weights ``g`` (applied
+    as ``norm_offset + g``: Gemma stores ``g - 1``) and, for a LayerNorm, biases; their ``eps`` is read from
+    ``norm_eps_fields`` (``norm_eps_default``, Hugging Face's default, when absent).  ``rope``: the family applies
+    rotary position embeddings to queries and keys (``sabounds.numerics.checkpoints.rope``).
+
     ``config`` maps each size (:data:`SIZE_FIELDS`) to the ``config.json`` fields that may hold it, first found
     wins; a missing ``kv_heads`` means ``heads`` (no grouping), a missing ``head_dim`` means ``hidden / heads``,
     a missing ``intermediate`` means ``intermediate_default * hidden`` where that is set (GPT-2's ``n_inner: null``
@@ -50,6 +55,13 @@ class Family:
     mlp_gate: str | None = None
     qkv: str | None = None
     mlp_norm: str | None = None
+    attn_norm: str | None = None
+    mlp_norm_bias: str | None = None
+    attn_norm_bias: str | None = None
+    norm_offset: float = 0.0
+    norm_eps_fields: tuple[str, ...] = ()
+    norm_eps_default: float | None = None
+    rope: bool = False
     orientation: str = "out_in"
     prefixes: tuple[str, ...] = ("",)
     layout: str = POST_LN
@@ -110,27 +122,44 @@ MPNET = Family(
 GPT2 = Family(
     "gpt2", ("gpt2",), "h.{i}.", None, None, None, "attn.c_proj.weight", "mlp.c_fc.weight", "mlp.c_proj.weight",
     qkv="attn.c_attn.weight", orientation="in_out", prefixes=("", "transformer."), layout=PRE_LN,
+    attn_norm="ln_1.weight", attn_norm_bias="ln_1.bias", mlp_norm="ln_2.weight", mlp_norm_bias="ln_2.bias",
+    norm_eps_fields=("layer_norm_epsilon",), norm_eps_default=1e-5,
     activation="gelu_tanh", activation_fields=("activation_function",),
     config={"layers": ("n_layer",), "hidden": ("n_embd",), "heads": ("n_head",), "kv_heads": (), "head_dim": (),
             "intermediate": ("n_inner",)}, intermediate_default=4,
     note="pre-LN decoder with residuals; Conv1D weights stored (in, out); fused c_attn split into q, k, v")
 
+_LLAMA_CONFIG = {"layers": ("num_hidden_layers",), "hidden": ("hidden_size",), "heads": ("num_attention_heads",),
+                 "kv_heads": ("num_key_value_heads",), "head_dim": ("head_dim",),
+                 "intermediate": ("intermediate_size",)}
+
 LLAMA = Family(
     "llama", ("llama", "mistral", "qwen2"), "layers.{i}.",
     "self_attn.q_proj.weight", "self_attn.k_proj.weight", "self_attn.v_proj.weight", "self_attn.o_proj.weight",
     "mlp.up_proj.weight", "mlp.down_proj.weight", mlp_gate="mlp.gate_proj.weight",
-    mlp_norm="post_attention_layernorm.weight", prefixes=("model.", ""), layout=PRE_LN, activation="silu",
-    config={"layers": ("num_hidden_layers",), "hidden": ("hidden_size",), "heads": ("num_attention_heads",),
-            "kv_heads": ("num_key_value_heads",), "head_dim": ("head_dim",), "intermediate": ("intermediate_size",)},
-    note="pre-RMSNorm decoder with residuals, grouped-query attention and a SwiGLU MLP")
+    mlp_norm="post_attention_layernorm.weight", attn_norm="input_layernorm.weight", norm_eps_fields=("rms_norm_eps",),
+    norm_eps_default=1e-6, rope=True, prefixes=("model.", ""), layout=PRE_LN, activation="silu",
+    config=dict(_LLAMA_CONFIG),
+    note="pre-RMSNorm decoder with residuals, rotary position embeddings, grouped-query attention and a SwiGLU MLP")
+
+GEMMA = Family(
+    "gemma", ("gemma",), "layers.{i}.",
+    "self_attn.q_proj.weight", "self_attn.k_proj.weight", "self_attn.v_proj.weight", "self_attn.o_proj.weight",
+    "mlp.up_proj.weight", "mlp.down_proj.weight", mlp_gate="mlp.gate_proj.weight",
+    mlp_norm="post_attention_layernorm.weight", attn_norm="input_layernorm.weight", norm_offset=1.0,
+    norm_eps_fields=("rms_norm_eps",), norm_eps_default=1e-6, rope=True, prefixes=("model.", ""), layout=PRE_LN,
+    activation="gelu_tanh", activation_fields=("hidden_activation", "hidden_act"), config=dict(_LLAMA_CONFIG),
+    note="pre-RMSNorm decoder (weight applied as 1 + g) with rotary position embeddings and a GELU-tanh gated MLP")
 
 VIT = Family(
     "vit", ("vit",), "encoder.layer.{i}.",
     "attention.attention.query.weight", "attention.attention.key.weight", "attention.attention.value.weight",
     "attention.output.dense.weight", "intermediate.dense.weight", "output.dense.weight",
-    prefixes=("", "vit."), layout=PRE_LN, note="pre-LN encoder with residuals and GELU")
+    prefixes=("", "vit."), layout=PRE_LN, attn_norm="layernorm_before.weight", attn_norm_bias="layernorm_before.bias",
+    mlp_norm="layernorm_after.weight", mlp_norm_bias="layernorm_after.bias", norm_eps_fields=("layer_norm_eps",),
+    norm_eps_default=1e-12, note="pre-LN encoder with residuals and GELU")
 
-FAMILIES: dict[str, Family] = {f.name: f for f in (BERT, DISTILBERT, MPNET, GPT2, LLAMA, VIT)}
+FAMILIES: dict[str, Family] = {f.name: f for f in (BERT, DISTILBERT, MPNET, GPT2, LLAMA, GEMMA, VIT)}
 """Built-in families by name."""
 
 

@@ -20,7 +20,8 @@ import numpy as np
 @dataclass(frozen=True)
 class LayerMatrices:
     """One layer: per-head factors stacked over heads (``(H, N, d_h)`` left, ``(H, d_h, N)`` right), M_in, M_out,
-    and ``m_gate`` (None unless the MLP is gated); ``mlp_norm`` is the pre-MLP norm's weight where the family has one."""
+    and ``m_gate`` (None unless the MLP is gated); ``attn_norm``, ``mlp_norm`` (and ``*_bias``) are the pre-attention
+    and pre-MLP norms' weights (as applied, Gemma's offset included) and LayerNorm biases where the family has them."""
 
     index: int
     qk_left: np.ndarray
@@ -31,6 +32,9 @@ class LayerMatrices:
     m_out: np.ndarray
     m_gate: np.ndarray | None = None
     mlp_norm: np.ndarray | None = None
+    attn_norm: np.ndarray | None = None
+    mlp_norm_bias: np.ndarray | None = None
+    attn_norm_bias: np.ndarray | None = None
 
     def qk(self, head: int) -> np.ndarray:
         """``QK_h = Wq_h^T Wk_{g(h)}`` (N x N)."""
@@ -53,7 +57,8 @@ def group_of(heads: int, kv_heads: int) -> np.ndarray:
 
 def assemble(index: int, q: np.ndarray, k: np.ndarray, v: np.ndarray, o: np.ndarray, up: np.ndarray,
              down: np.ndarray, heads: int, kv_heads: int, gate: np.ndarray | None = None,
-             mlp_norm: np.ndarray | None = None) -> LayerMatrices:
+             mlp_norm: np.ndarray | None = None, attn_norm: np.ndarray | None = None,
+             mlp_norm_bias: np.ndarray | None = None, attn_norm_bias: np.ndarray | None = None) -> LayerMatrices:
     """The paper's matrices from ``(out, in)`` weights: q (H d_h x N), k, v (G d_h x N), o (N x H d_h), up, gate
     (I x N), down (N x I)."""
     wq, wk, wv = per_head(q, heads), per_head(k, kv_heads), per_head(v, kv_heads)
@@ -61,4 +66,5 @@ def assemble(index: int, q: np.ndarray, k: np.ndarray, v: np.ndarray, o: np.ndar
     g = group_of(heads, kv_heads)
     return LayerMatrices(index=index, qk_left=wq.transpose(0, 2, 1), qk_right=wk[g],
                          vt_left=wv[g].transpose(0, 2, 1), vt_right=wo, m_in=up.T, m_out=down.T,
-                         m_gate=None if gate is None else gate.T, mlp_norm=mlp_norm)
+                         m_gate=None if gate is None else gate.T, mlp_norm=mlp_norm, attn_norm=attn_norm,
+                         mlp_norm_bias=mlp_norm_bias, attn_norm_bias=attn_norm_bias)

@@ -8,6 +8,7 @@ when absent, from ``config.json`` (BERT's or LLaMA's field names).  Example (``d
     orientation = "out_in"         # out_in (nn.Linear) or in_out (Conv1D, stored x @ W)
     layout = "pre_ln"              # post_ln (the published proxy's layer) or pre_ln (residual blocks)
     activation = "silu"            # gelu, gelu_tanh, relu or silu
+    rope = true                    # rotary position embeddings on queries and keys (rope_theta etc. from config.json)
 
     [tensors]                      # names relative to the layer prefix; qkv = one fused tensor instead
     query = "attn.wq.weight"
@@ -17,6 +18,8 @@ when absent, from ``config.json`` (BERT's or LLaMA's field names).  Example (``d
     mlp_in = "ffn.w3.weight"       # up projection
     mlp_out = "ffn.w2.weight"      # down projection
     mlp_gate = "ffn.w1.weight"     # only for a gated MLP
+    attn_norm = "attn_norm.weight" # pre-LN: the norms' weights (and *_bias for a LayerNorm) give the token radius
+    mlp_norm = "ffn_norm.weight"
 
     [sizes]                        # optional; kv_heads and head_dim default to heads and hidden / heads
     layers = 2
@@ -41,8 +44,9 @@ from sabounds.numerics.checkpoints.architectures import (ACTIVATIONS, FAMILIES, 
                                                          canonical_activation)
 from sabounds.numerics.checkpoints.errors import MAX_JSON_DEPTH, CheckpointError, json_depth, one_line, read_json, shown
 
-TENSOR_ROLES = ("query", "key", "value", "qkv", "output", "mlp_in", "mlp_out", "mlp_gate", "mlp_norm")
-TOP_KEYS = ("base", "name", "layer", "orientation", "layout", "activation", "prefixes", "tensors", "sizes")
+TENSOR_ROLES = ("query", "key", "value", "qkv", "output", "mlp_in", "mlp_out", "mlp_gate", "mlp_norm", "attn_norm",
+                "mlp_norm_bias", "attn_norm_bias")
+TOP_KEYS = ("base", "name", "layer", "orientation", "layout", "activation", "prefixes", "tensors", "sizes", "rope")
 MAX_MAPPING_BYTES = 2 ** 20
 MAX_KEY_PARTS = 16
 _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'')
@@ -143,10 +147,13 @@ def parse_mapping(data, where: str = "mapping") -> tuple[Family, dict[str, int]]
     for r in ("output", "mlp_in", "mlp_out"):
         if not roles[r]:
             raise CheckpointError(f"{where}: entry tensors.{r} is missing")
+    rope = data.get("rope", base.rope if base else False)
+    if not isinstance(rope, bool):
+        raise CheckpointError(f"{where}: entry rope must be true or false (rotary position embeddings), got {shown(rope)}")
     template = base or FAMILIES["bert"]
     family = replace(template, name=_text(where, "name", data.get("name", "custom")), model_types=(), layer=layer,
                      orientation=orientation, layout=layout, activation=canonical_activation(activation),
-                     activation_fields=(), prefixes=tuple(prefixes), note="described by a user mapping file",
+                     activation_fields=(), prefixes=tuple(prefixes), note="described by a user mapping file", rope=rope,
                      **{r: roles[r] for r in TENSOR_ROLES})
     sizes = data.get("sizes", {})
     if not isinstance(sizes, dict):

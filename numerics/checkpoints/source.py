@@ -19,11 +19,15 @@ from sabounds.numerics.checkpoints.architectures import (FAMILIES, POST_LN, SIZE
                                                          canonical_activation, detect, supported)
 from sabounds.numerics.checkpoints.errors import CheckpointError, read_json, shown
 from sabounds.numerics.checkpoints.layers import LayerMatrices, assemble
+from sabounds.numerics.checkpoints.rope import RopeSpec, rope_from_config
 from sabounds.numerics.checkpoints.stores import ArrayStore, TensorStore
 
 _GENERIC_FIELDS = {"layers": ("num_hidden_layers", "n_layer", "n_layers"), "hidden": ("hidden_size", "n_embd", "dim"),
                    "heads": ("num_attention_heads", "n_head", "n_heads"), "kv_heads": ("num_key_value_heads",),
                    "head_dim": ("head_dim",), "intermediate": ("intermediate_size", "n_inner", "hidden_dim")}
+
+
+_EPS_FIELDS = ("rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "norm_eps")
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,9 @@ class ModelShape:
     layout: str = POST_LN
     activation: str = "gelu"
     gated: bool = False
+    norm_eps: float | None = None
+    rope: RopeSpec | None = None
+    """``eps`` of the pre-LN norms (pre-LN families) and the rotary embedding (``numerics/checkpoints/rope.py``)."""
 
     def __post_init__(self):
         if self.kv_heads is None:
@@ -106,8 +113,18 @@ def shape_from_config(config: Mapping, family: Family, where: str,
                 raise CheckpointError(f"{where}: field {f} is {shown(config[f])}, an activation without a derived "
                                       "Lipschitz constant (supported: gelu, gelu_new/gelu_tanh, relu, silu)")
             break
+    head_dim = sizes["head_dim"] or sizes["hidden"] // heads
+    eps_fields = family.norm_eps_fields or (() if family.model_types else _EPS_FIELDS)
+    eps = next((config[f] for f in eps_fields if config.get(f) is not None), family.norm_eps_default)
+    if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps >= 0):
+        raise CheckpointError(f"{where}: the normalisation eps must be a number >= 0, got {shown(eps)}")
+    try:
+        rope = rope_from_config(config, head_dim, where) if family.rope else None
+    except ValueError as exc:
+        raise CheckpointError(str(exc)) from None
     shape = ModelShape(sizes["layers"], sizes["hidden"], heads, sizes["intermediate"], kv, sizes["head_dim"],
-                       family.name, family.layout, activation, family.gated)
+                       family.name, family.layout, activation, family.gated,
+                       None if eps is None else float(eps), rope)
     return shape, {k: f"{where}: field {v}" for k, v in names.items()}
 
 
@@ -177,10 +194,20 @@ class CheckpointSource:
         up = self._linear(base + f.mlp_in, inner, n)
         down = self._linear(base + f.mlp_out, n, inner)
         gate = self._linear(base + f.mlp_gate, inner, n) if f.mlp_gate else None
-        norm = None
-        if f.mlp_norm and self.prefix + base + f.mlp_norm in self.store.names:
-            norm = self.tensor(base + f.mlp_norm, (n,))
-        return assemble(index, q, k, v, o, up, down, s.heads, s.kv_heads, gate, norm)
+        norms = {}
+        for role in ("attn_norm", "mlp_norm"):
+            weight = getattr(f, role)
+            bias = getattr(f, role + "_bias") or (weight[:-len("weight")] + "bias" if weight and
+                                                  weight.endswith(".weight") else None)
+            norms[role] = self._optional(base, weight, n, f.norm_offset)
+            norms[role + "_bias"] = self._optional(base, bias, n, 0.0)
+        return assemble(index, q, k, v, o, up, down, s.heads, s.kv_heads, gate, **norms)
+
+    def _optional(self, base: str, name: str | None, n: int, offset: float) -> np.ndarray | None:
+        """A norm's weight (plus the family's offset) or bias where the checkpoint has it, else None."""
+        if name and self.prefix + base + name in self.store.names:
+            return self.tensor(base + name, (n,)) + offset
+        return None
 
 
 def _unknown(where: str, model_type) -> CheckpointError:

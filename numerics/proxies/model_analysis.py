@@ -20,8 +20,11 @@ import numpy as np
 
 from sabounds.numerics.certified_spectra import certified_values
 from sabounds.numerics.checkpoints.errors import CheckpointError
+from sabounds.numerics.checkpoints.architectures import PRE_LN
 from sabounds.numerics.checkpoints.source import CheckpointSource, ModelShape, open_source
-from sabounds.numerics.proxies.layer_factors import activation_constant, departures, extension_factors, mlp_radius
+from sabounds.numerics.checkpoints import rope
+from sabounds.numerics.proxies.layer_factors import (TokenNorm, activation_constant, departures, extension_factors,
+                                                     extension_notes, premise_for, token_norm)
 from sabounds.numerics.norms import norm_21, product_norm_21
 from sabounds.numerics.log_real import LogReal, from_ln, ln_of
 from sabounds.numerics.proxies.published import (L_PHI, LayerNorms, default_grid_m, log_alphas, log_edelman, log_gammas,
@@ -38,7 +41,9 @@ PUBLISHED = "published"
 @dataclass(frozen=True)
 class LayerSpectra:
     """Singular values (each padded to ``min(d_in, d_out)``) and (2,1)-norms of one layer's matrices;
-    ``m_gate`` and ``mlp_radius`` only for a gated MLP."""
+    ``m_gate`` only for a gated MLP; the pre-LN norms' ``*_gain`` (max|g|) and ``*_radius`` (``sqrt(N) max|g| + ||b||``),
+    ``norm_assumed`` (bit 1: pre-attention, bit 2: pre-MLP weight missing, max|g| <= 1 assumed); with RoPE, ``qk``
+    holds the family's certified bound ``sigma_i(Wq_h) sigma_i(Wk_g)`` and ``qk_delta0`` the delta = 0 member's norm."""
 
     index: int
     qk: np.ndarray
@@ -52,6 +57,16 @@ class LayerSpectra:
     m_gate: np.ndarray | None = None
     m_gate_21: float | None = None
     mlp_radius: float | None = None
+    mlp_gain: float | None = None
+    attn_gain: float | None = None
+    attn_radius: float | None = None
+    norm_assumed: float = 0.0
+    qk_delta0: np.ndarray | None = None
+
+    def token_norms(self) -> tuple[TokenNorm | None, TokenNorm | None]:
+        """(pre-attention, pre-MLP) norms as ``layer_factors.TokenNorm`` (None where not measured)."""
+        return (TokenNorm.stored(self.attn_gain, self.attn_radius, int(self.norm_assumed) & 1, "pre-attention"),
+                TokenNorm.stored(self.mlp_gain, self.mlp_radius, int(self.norm_assumed) & 2, "pre-MLP"))
 
     def norms(self) -> LayerNorms:
         return LayerNorms(qk_spectral=self.qk[:, 0], vt_spectral=self.vt[:, 0], m_in_spectral=float(self.m_in[0]),
@@ -93,16 +108,30 @@ def measure_layer(source: CheckpointSource, index: int,
 
 def _layer_spectra(source, layer, index: int, spectrum) -> "LayerSpectra":
     gated = layer.m_gate is not None
+    shape = source.shape
+    qk = product_singular_values(layer.qk_left, layer.qk_right)
+    qk_21 = product_norm_21(layer.qk_left, layer.qk_right)
+    norms, qk_delta0 = {}, None
+    if shape.layout == PRE_LN:
+        attn = token_norm(shape.hidden, layer.attn_norm, layer.attn_norm_bias, "pre-attention")
+        mlp = token_norm(shape.hidden, layer.mlp_norm, layer.mlp_norm_bias, "pre-MLP")
+        norms = dict(attn_gain=attn.gain, attn_radius=attn.radius, mlp_gain=mlp.gain, mlp_radius=mlp.radius,
+                     norm_assumed=float((attn.assumed is not None) + 2 * (mlp.assumed is not None)))
+    if shape.rope is not None:
+        qk_delta0 = qk[:, 0].copy()
+        qk = rope.family_spectra(layer.qk_left, layer.qk_right, shape.rope, qk.shape[1])
+        qk_21 = np.array([np.linalg.norm(layer.qk_left[h], 2) * float(np.sum(np.linalg.norm(layer.qk_right[h], axis=0)))
+                          for h in range(qk.shape[0])]) * shape.rope.score_factor
     return LayerSpectra(
         index=index,
-        qk=product_singular_values(layer.qk_left, layer.qk_right),
+        qk=qk,
         vt=product_singular_values(layer.vt_left, layer.vt_right),
         m_in=spectrum(layer.m_in), m_out=spectrum(layer.m_out),
-        qk_21=product_norm_21(layer.qk_left, layer.qk_right), vt_21=product_norm_21(layer.vt_left, layer.vt_right),
+        qk_21=qk_21, vt_21=product_norm_21(layer.vt_left, layer.vt_right),
         m_in_21=float(norm_21(layer.m_in)), m_out_21=float(norm_21(layer.m_out)),
         m_gate=spectrum(layer.m_gate) if gated else None,
         m_gate_21=float(norm_21(layer.m_gate)) if gated else None,
-        mlp_radius=mlp_radius(source.shape, layer.mlp_norm) if gated else None)
+        qk_delta0=qk_delta0, **norms)
 
 
 def measure(checkpoint: CheckpointSource, layers: int, progress: Callable[[str], None] | None = None) -> list[LayerSpectra]:
@@ -194,6 +223,8 @@ class ModelAnalysis:
     variants: Variants
     proxy: str = PUBLISHED
     departures: tuple[str, ...] = ()
+    layer_factors: tuple[dict, ...] = ()
+    """Extension only: per layer ``lip``, ``A``, ``F``, ``Lip_LN`` and, with RoPE, the family bound's ratio to QK_h(0)."""
 
     @property
     def rank_count(self) -> float:
@@ -215,17 +246,20 @@ class ModelAnalysis:
         s = self.shape
         return {"model": {"L": s.layers, "N": s.hidden, "heads": s.heads, "head_dim": s.head_dim,
                           "intermediate": s.intermediate, "kv_heads": s.kv_heads, "family": s.family,
-                          "layout": s.layout, "activation": s.activation, "gated": s.gated},
+                          "layout": s.layout, "activation": s.activation, "gated": s.gated,
+                          **({"norm_eps": s.norm_eps} if s.layout == PRE_LN else {}),
+                          **({"rope": s.rope.describe()} if s.rope is not None else {})},
                 "proxy": self.proxy, "departures": list(self.departures),
                 "grid_m": self.grid_m,
                 "matrices": [m.to_json() for m in self.matrices],
                 "totals": {"ours": self.ours, "edelman": self.edelman},
                 "variants": {"ours_lphi_in_gamma": self.variants.ours_lphi_in_gamma,
                              "edelman_qk_factor_2": self.variants.edelman_qk_factor_2},
+                "layer_factors": list(self.layer_factors),
                 "settings": {"lphi": self.lphi, "rank_tol": self.rank_tol}}
 
 
-def _factors(spectra: list[LayerSpectra], shape: ModelShape, lphi: float):
+def _factors(spectra: list[LayerSpectra], shape: ModelShape, lphi: float, premise=None):
     """Per layer: ln alpha, and per matrix (in ``matrices()`` order) ln gamma and ln of gamma's variant.  Natural
     logs throughout: alpha and gamma are products of many norms and can leave float64 (numerics/log_real.py)."""
     if shape.published:
@@ -238,7 +272,12 @@ def _factors(spectra: list[LayerSpectra], shape: ModelShape, lphi: float):
                   "M_out": ([pub.m_out], [var.m_out])}
             per_layer.append([(float(by[k][0][max(h, 0)]), float(by[k][1][max(h, 0)])) for h, k, _ in s.matrices()])
         return alpha, per_layer, norms
-    factors = [extension_factors(s.spectral(), shape, lphi, s.mlp_radius) for s in spectra]
+    factors = []
+    for s in spectra:
+        attn, mlp = s.token_norms()
+        if mlp is None and s.mlp_radius is not None:
+            mlp = TokenNorm(s.mlp_radius / math.sqrt(shape.hidden), s.mlp_radius)
+        factors.append(extension_factors(s.spectral(), shape, lphi, mlp, attn, premise))
     alpha = np.zeros(len(spectra))
     for l in range(len(spectra) - 2, -1, -1):
         alpha[l] = alpha[l + 1] + _log(factors[l + 1].lip)
@@ -250,7 +289,7 @@ def _factors(spectra: list[LayerSpectra], shape: ModelShape, lphi: float):
             g = _log(float(g[h]) if h >= 0 else float(g))
             rows.append((g, g))
         per_layer.append(rows)
-    return alpha, per_layer, None
+    return alpha, per_layer, factors
 
 
 def _log(x: float) -> float:
@@ -265,25 +304,29 @@ def _norm_21_of(s: LayerSpectra, head: int, kind: str) -> float:
 
 
 def analyze_measured(measured: MeasuredModel, *, layers: int | None = None, lphi: float | None = None,
-                     grid_m: int | None = None, rank_tol: float = RANK_TOL) -> ModelAnalysis:
+                     grid_m: int | None = None, rank_tol: float = RANK_TOL,
+                     rms_floor: float | None = None) -> ModelAnalysis:
     """The section-6 proxies of the first ``layers`` measured layers (all by default) as an ``L = layers`` model.
 
     ``lphi`` defaults to the activation's constant (GELU: the published 1.13).  The published proxy where the
-    family's layer is the published one, the labelled extension (``layer_factors``) elsewhere.
+    family's layer is the published one, the labelled extension (``layer_factors``) elsewhere; ``rms_floor`` is the
+    pre-LN normalisation premise (a lower bound on every norm input's rms; default 0: the eps-based constant).
     """
     spectra = measured.layers if layers is None else measured.truncated(layers).layers
-    return analyze_spectra(spectra, measured.shape, lphi, grid_m, rank_tol)
+    return analyze_spectra(spectra, measured.shape, lphi, grid_m, rank_tol, rms_floor)
 
 
 def analyze_spectra(spectra: list[LayerSpectra], shape: ModelShape, lphi: float | None = L_PHI,
-                    grid_m: int | None = None, rank_tol: float = RANK_TOL) -> ModelAnalysis:
+                    grid_m: int | None = None, rank_tol: float = RANK_TOL,
+                    rms_floor: float | None = None) -> ModelAnalysis:
     """The section-6 proxies of the model made of ``spectra`` (its ``L = len(spectra)`` first layers)."""
     shape = shape.truncated(len(spectra))
     lphi = activation_constant(shape.activation) if lphi is None else lphi
     depth, n = shape.layers, shape.hidden
     m = default_grid_m(depth, n) if grid_m is None else grid_m
     ps = p_grid(m)
-    alpha, per_layer, norms = _factors(spectra, shape, lphi)
+    premise = None if shape.published else premise_for(shape, rms_floor)
+    alpha, per_layer, norms = _factors(spectra, shape, lphi, premise)
     rows, gamma_pub, gamma_var, sigmas, norm21 = [], [], [], [], []
     for s, a, layer_gammas in zip(spectra, alpha, per_layer):
         for (head, kind, sigma), (g_pub, g_var) in zip(s.matrices(), layer_gammas):
@@ -319,9 +362,10 @@ def analyze_spectra(spectra: list[LayerSpectra], shape: ModelShape, lphi: float 
                              ours=ours, edelman=from_ln(log_edelman(norms, alpha)),
                              variants=Variants(ours_lphi_in_gamma=float(np.sum(minima_var)) + root_l,
                                                edelman_qk_factor_2=from_ln(log_edelman(norms, alpha, qk_factor=2.0))))
+    summaries, notes = extension_notes(spectra, shape, norms, premise)
     return ModelAnalysis(shape=shape, grid_m=m, lphi=lphi, rank_tol=rank_tol, ps=ps, matrices=matrices, ours=ours,
                          edelman=_edelman_form(matrices, 1.0), proxy="extension",
-                         departures=tuple(departures(shape)),
+                         departures=tuple(departures(shape, premise, notes)), layer_factors=summaries,
                          variants=Variants(ours_lphi_in_gamma=ours, edelman_qk_factor_2=_edelman_form(matrices, 2.0)))
 
 

@@ -2,13 +2,15 @@
 are not counted (issue 10 item 7).  The published rule (``tol = 1e-10``) stays the default.
 
 Bound.  A tensor stored in a binary format with unit roundoff ``u`` (F64 2^-53, F32 2^-24, F16 2^-11, BF16
-2^-8) holds ``W~ = W + E`` with ``|E_ij| <= u |W_ij|`` (round to nearest, no underflow), so
-``||E||_2 <= ||E||_F <= u ||W||_F <= a ||W~||_F`` with ``a = u / (1 - u)``.  Weyl's inequality
-``sigma_{i}(W~) <= sigma_i(W) + ||E||_2`` gives, for a matrix ``W`` of rank ``r``,
-``sigma_{r+1}(W~) <= a ||W~||_F``: every singular value at or below ``tau = a ||W~||_F`` may be rounding of
-a matrix of lower rank.  For a product of stored factors ``A~ B~`` (QK_h, Vt_h),
-``A~ B~ - A B = E_A B~ + A~ E_B - E_A E_B`` and ``tau = (2a + a^2) ||A~||_F ||B~||_F``.  The storage-aware rank
-is ``#{i : sigma_i > max(tau, published threshold)}``; only ``S_0`` changes, so the new ``p_opt`` and ``ours``
+2^-8) holds ``W~ = W + E`` with ``|E_ij| <= u |W_ij|`` where W_ij is in the normal range and ``|E_ij| <= s``
+(the subnormal spacing: F16 2^-24, BF16 2^-133, F32 2^-149, F64 2^-1074) where ``|W~_ij|`` is below the smallest
+normal number (subnormal, or flushed to zero), so ``||E||_2 <= ||E||_F <= e(W~) = a ||W~||_F + s sqrt(k) / (1 - u)``
+with ``a = u / (1 - u)`` and k the number of such entries.  Weyl's inequality ``sigma_i(W~) <= sigma_i(W) + ||E||_2``
+gives, for a matrix ``W`` of rank ``r``, ``sigma_{r+1}(W~) <= tau = e(W~)``: a singular value above tau is certified
+real (no matrix of lower rank rounds to W~ with it); one at or below tau is not certified to be rounding, only not
+certified real.  For a product of stored factors ``A~ B~`` (QK_h, Vt_h), ``A~ B~ - A B = E_A B~ + A~ E_B - E_A E_B``
+and ``tau = e(A~) ||B~||_F + ||A~||_F e(B~) + e(A~) e(B~)`` (``(2a + a^2) ||A~||_F ||B~||_F`` without underflow).
+The storage-aware rank is ``#{i : sigma_i > max(tau, published threshold)}``; only ``S_0`` changes, so the new ``p_opt`` and ``ours``
 follow from the contribution table by replacing its p = 0 column with ``sqrt(rank_storage N)``.  By the same
 Weyl bound each spectral norm is uncertain by ``tau`` (``|sigma_1(W~) - sigma_1(W)| <= tau``); the largest
 ``tau / sigma_1`` is reported, since alpha and edelman are products of such norms.
@@ -25,6 +27,9 @@ from pathlib import Path
 import numpy as np
 
 UNIT_ROUNDOFF = {"F64": 2.0 ** -53, "F32": 2.0 ** -24, "F16": 2.0 ** -11, "BF16": 2.0 ** -8}
+UNDERFLOW = {"F64": (2.0 ** -1022, 2.0 ** -1074), "F32": (2.0 ** -126, 2.0 ** -149), "F16": (2.0 ** -14, 2.0 ** -24),
+             "BF16": (2.0 ** -126, 2.0 ** -133)}
+"""Per dtype: (smallest normal number, subnormal spacing s)."""
 _MAX_HEADER = 100_000_000
 
 
@@ -67,8 +72,9 @@ def _frobenius(x: np.ndarray) -> np.ndarray:
     return np.sqrt(np.sum(np.square(x / s), axis=(-2, -1))) * s[..., 0, 0]
 
 
-def rounding_thresholds(layer, u: float) -> dict[str, np.ndarray]:
-    """``tau`` per matrix of one layer (``LayerMatrices`` of numerics/checkpoints/layers.py): per head for QK, Vt."""
+def rounding_thresholds(layer, u: float, dtype: str | None = None) -> dict[str, np.ndarray]:
+    """``tau`` per matrix of one layer (``LayerMatrices`` of numerics/checkpoints/layers.py): per head for QK, Vt;
+    ``dtype`` (safetensors name) adds the subnormal term (:func:`underflow_terms`)."""
     a = u / (1.0 - u)
     product = 2.0 * a + a * a
     out = {"QK": product * _frobenius(layer.qk_left) * _frobenius(layer.qk_right),
@@ -77,6 +83,34 @@ def rounding_thresholds(layer, u: float) -> dict[str, np.ndarray]:
            "M_out": np.array([a * float(_frobenius(layer.m_out))])}
     if getattr(layer, "m_gate", None) is not None:
         out["M_gate"] = np.array([a * float(_frobenius(layer.m_gate))])
+    return underflow_terms(out, layer, u, dtype)
+
+
+def subnormal_error(x: np.ndarray, u: float, dtype: str | None) -> np.ndarray:
+    """``t(W~) = s sqrt(k) / (1 - u)`` over the last two axes: the part of ``||E||_F`` from the k entries below the
+    dtype's smallest normal number, s its subnormal spacing (0 when ``dtype`` is None)."""
+    low, spacing = UNDERFLOW.get(dtype or "", (0.0, 0.0))
+    k = np.count_nonzero(np.abs(x) < low, axis=(-2, -1)) if low else np.zeros(x.shape[:-2])
+    return spacing * np.sqrt(k) / (1.0 - u)
+
+
+def storage_error(x: np.ndarray, u: float, dtype: str | None = None) -> np.ndarray:
+    """``e(W~) = a ||W~||_F + t(W~)``: the Frobenius bound on one stored matrix's storage error."""
+    return u / (1.0 - u) * _frobenius(x) + subnormal_error(x, u, dtype)
+
+
+def underflow_terms(out: dict[str, np.ndarray], layer, u: float, dtype: str | None) -> dict[str, np.ndarray]:
+    """Add the subnormal parts to the no-underflow ``tau``: ``t`` for one matrix; for a product
+    ``e_A F_B + F_A e_B + e_A e_B - (2a + a^2) F_A F_B = (1 + a)(t_A F_B + F_A t_B) + t_A t_B``."""
+    if dtype not in UNDERFLOW:
+        return out
+    a = u / (1.0 - u)
+    for kind, left, right in (("QK", layer.qk_left, layer.qk_right), ("V_tilde", layer.vt_left, layer.vt_right)):
+        tl, tr = subnormal_error(left, u, dtype), subnormal_error(right, u, dtype)
+        out[kind] = out[kind] + (1 + a) * (tl * _frobenius(right) + _frobenius(left) * tr) + tl * tr
+    for kind, m in (("M_in", layer.m_in), ("M_out", layer.m_out), ("M_gate", getattr(layer, "m_gate", None))):
+        if m is not None:
+            out[kind] = out[kind] + float(subnormal_error(m, u, dtype))
     return out
 
 
@@ -136,11 +170,15 @@ def storage_aware(analysis, thresholds: list[dict[str, np.ndarray]], u: float) -
 
 def storage_rank_of(source, analysis) -> StorageRank:
     """Read the analysed layers of an opened checkpoint again for their factors' Frobenius norms; the
-    storage-aware rank.  ``u`` is the coarsest float dtype in its safetensors headers (F64 when it has none)."""
+    storage-aware rank.  ``u`` and the subnormal spacing are the coarsest float dtype's in its safetensors headers
+    (F64 when it has none; a mix of F16 and BF16 takes BF16's u, and its subnormal spacing, F16's being counted
+    only where F16 is the coarsest)."""
     files = [f for f in getattr(source, "files", ()) if str(f).endswith(".safetensors")]
     dtypes: dict[str, str] = {}
     for f in files:
         dtypes.update(tensor_dtypes_of_file(Path(f)))
-    u = max((UNIT_ROUNDOFF[d] for d in dtypes.values() if d in UNIT_ROUNDOFF), default=UNIT_ROUNDOFF["F64"])
-    thresholds = [rounding_thresholds(source.layer(i), u) for i in range(analysis.shape.layers)]
+    known = [d for d in dtypes.values() if d in UNIT_ROUNDOFF]
+    dtype = max(known, key=lambda d: (UNIT_ROUNDOFF[d], UNDERFLOW[d][1])) if known else "F64"
+    u = UNIT_ROUNDOFF[dtype]
+    thresholds = [rounding_thresholds(source.layer(i), u, dtype) for i in range(analysis.shape.layers)]
     return storage_aware(analysis, thresholds, u)

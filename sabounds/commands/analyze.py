@@ -103,6 +103,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--layers", type=positive_int, metavar="K", help="analyse the first K layers as an L = K model")
     parser.add_argument("--grid-m", type=grid_m, metavar="M", help="p grid {0, 1/M, ..., 2} (default ceil(L + ln N))")
     parser.add_argument("--plots", action="store_true", help="with --out, also write the figures (--figure-format)")
+    parser.add_argument("--rms-floor", type=float, default=None, metavar="RHO",
+                        help="pre-LN premise: every normalisation input has rms >= RHO, so Lip_LN = max|g| / "
+                             "sqrt(RHO^2 + eps) (default: no premise, the config's eps alone)")
     add_common_arguments(parser)
 
 
@@ -121,7 +124,8 @@ def analyze(args) -> ModelAnalysis:
         depth = check_depth(source, args.layers)
         with progress_bar("reading layers", total=depth, enabled=not args.json) as advance:
             measured = measure_model(source, depth, advance)
-        return analyze_measured(measured, lphi=args.lphi, grid_m=args.grid_m, rank_tol=args.rank_tol)
+        return analyze_measured(measured, lphi=args.lphi, grid_m=args.grid_m, rank_tol=args.rank_tol,
+                                rms_floor=getattr(args, "rms_floor", None))
     except (CheckpointError, ValueError) as exc:
         raise UserError(str(exc)) from None
 
