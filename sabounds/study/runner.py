@@ -1,0 +1,153 @@
+"""Run a grid: cached runs answered locally, the rest as one Dask task each (local cluster or ``--scheduler``).
+
+A run's cache key is the SHA-256 (``sabounds.numerics.cache.digest``) of its data (every training and test array),
+its configuration and seed, the package's code (``code_digest`` of ``sabounds.numerics`` and the source of
+``sabounds.study``) and the versions of torch and scikit-learn.  An entry is ``<cache>/study/<key[:2]>/<key>.json``,
+``{"key", "sha256", "result"}``, written to a temporary name and renamed when its run finishes, so an interrupted
+study keeps every finished run and a rerun (or a grown grid) trains only what is missing.  An entry whose checksum or
+key does not verify is ignored and rewritten.  The cluster is the sweep's (``sabounds.distributed``): one
+single-threaded worker process per usable core.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from sabounds.study.grids import RunSpec
+
+CACHE_FOLDER = "study"
+
+
+@functools.lru_cache(maxsize=1)
+def code_version() -> str:
+    """Digest of the code a run executes: ``sabounds.numerics``, ``sabounds.study`` and the torch/sklearn versions."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from sabounds.numerics.cache import code_digest, digest
+    root = Path(__file__).resolve().parent
+    parts = [code_digest()]
+    for path in sorted(root.glob("*.py")):
+        parts += [path.name, path.read_bytes()]
+    for name in ("torch", "scikit-learn"):
+        try:
+            parts.append(f"{name}=={version(name)}")
+        except PackageNotFoundError:
+            parts.append(f"{name} absent")
+    return digest(*parts)
+
+
+def run_key(spec: RunSpec) -> str:
+    """The content key of a run: data arrays, configuration and seed, code."""
+    from sabounds.numerics.cache import digest
+    from sabounds.study.tasks import make_data
+    data = make_data(spec.task, spec.size, spec.noise, spec.tokens, spec.data_seed)
+    arrays = [a.tobytes() + str((a.dtype, a.shape)).encode() for a in (data.x_train, data.y_train, data.x_test, data.y_test)]
+    return digest("sabounds-study-1", json.dumps(spec.to_json(), sort_keys=True), *arrays, code_version())
+
+
+@dataclass(frozen=True)
+class RunCache:
+    """The study's entries under ``root/study``; ``get`` returns None for a missing or unverified entry."""
+
+    root: Path
+
+    def path(self, key: str) -> Path:
+        return self.root / CACHE_FOLDER / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict | None:
+        try:
+            with open(self.path(key), "rb") as fh:
+                entry = json.loads(fh.read(1 << 24))
+            body = json.dumps(entry["result"], sort_keys=True).encode()
+            if entry["key"] == key and entry["sha256"] == hashlib.sha256(body).hexdigest():
+                return entry["result"]
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        return None
+
+    def put(self, key: str, result: dict) -> None:
+        body = json.dumps(result, sort_keys=True).encode()
+        entry = json.dumps({"key": key, "sha256": hashlib.sha256(body).hexdigest(), "result": result}, sort_keys=True)
+        path = self.path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(entry)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+def _task(spec_json: dict) -> dict:
+    """The Dask task: one run (imports torch in the worker)."""
+    from sabounds.study.run import run_point
+    return run_point(spec_json)
+
+
+def run_grid(specs: Sequence[RunSpec], cache: RunCache | None, workers: int | None = None,
+             scheduler: str | None = None, on_done: Callable[[RunSpec, dict | BaseException, bool], None] | None = None
+             ) -> list[dict | BaseException]:
+    """Results in grid order (a failed run: its exception); ``workers = 0``: in this process, serially."""
+    results: list = [None] * len(specs)
+    keys = [run_key(s) for s in specs]
+
+    def finish(i: int, outcome, cached: bool = False) -> None:
+        if cache is not None and isinstance(outcome, dict) and not cached:
+            cache.put(keys[i], outcome)
+        results[i] = outcome
+        if on_done is not None:
+            on_done(specs[i], outcome, cached)
+
+    pending = []
+    for i, key in enumerate(keys):
+        hit = cache.get(key) if cache is not None else None
+        if hit is not None:
+            finish(i, hit, cached=True)
+        else:
+            pending.append(i)
+    if not pending:
+        return results
+    if workers == 0 and scheduler is None:
+        for i in pending:
+            try:
+                finish(i, _task(specs[i].to_json()))
+            except Exception as exc:
+                finish(i, exc)
+        return results
+    _on_dask(specs, pending, workers, scheduler, finish)
+    return results
+
+
+def _on_dask(specs, pending, workers, scheduler, finish) -> None:
+    from distributed import Client, LocalCluster, as_completed
+
+    from sabounds.distributed import default_workers
+    cluster = None
+    if scheduler is None:
+        cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=40)
+        client = Client(cluster)
+    else:
+        client = Client(scheduler, timeout="20s")
+    try:
+        futures = client.map(_task, [specs[i].to_json() for i in pending], pure=False)
+        where = {f.key: i for f, i in zip(futures, pending)}
+        for future in as_completed(futures):
+            try:
+                outcome = future.result()
+            except Exception as exc:  # the run's own error, or a lost worker
+                outcome = exc
+            finish(where[future.key], outcome)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
