@@ -1,11 +1,11 @@
 """Run a grid: cached runs answered locally, the rest as one Dask task each (local cluster or ``--scheduler``).
 
 A run's cache key is the SHA-256 (``sabounds.numerics.cache.digest``) of its data (every training and test array),
-its configuration and seed, the package's code (``code_digest`` of ``sabounds.numerics`` and the source of
-``sabounds.study``) and the versions of torch and scikit-learn.  An entry is ``<cache>/study/<key[:2]>/<key>.json``,
+its configuration and seed, the package's code (``code_digest`` of ``sabounds.numerics`` and the source of the
+study's modules that make a run) and the versions of torch and scikit-learn.  An entry is ``<cache>/study/<key[:2]>/<key>.json``,
 ``{"key", "sha256", "result"}``, written to a temporary name and renamed when its run finishes, so an interrupted
 study keeps every finished run and a rerun (or a grown grid) trains only what is missing.  An entry whose checksum or
-key does not verify is ignored and rewritten.  The cluster is the sweep's (``sabounds.distributed``): one
+key does not verify is ignored and rewritten.  The cluster is the sweep's (``sabounds.distributed.map_tasks``): one
 single-threaded worker process per usable core.
 """
 
@@ -23,18 +23,20 @@ from typing import Callable, Sequence
 from sabounds.study.grids import RunSpec
 
 CACHE_FOLDER = "study"
+RESULT_MODULES = ("tasks.py", "model.py", "training.py", "measures.py", "run.py")
 
 
 @functools.lru_cache(maxsize=1)
 def code_version() -> str:
-    """Digest of the code a run executes: ``sabounds.numerics``, ``sabounds.study`` and the torch/sklearn versions."""
+    """Digest of the code a run's result depends on: ``sabounds.numerics``, the study's ``RESULT_MODULES`` and the
+    torch and scikit-learn versions (the statistics, outputs and this runner do not change a run)."""
     from importlib.metadata import PackageNotFoundError, version
 
     from sabounds.numerics.cache import code_digest, digest
     root = Path(__file__).resolve().parent
     parts = [code_digest()]
-    for path in sorted(root.glob("*.py")):
-        parts += [path.name, path.read_bytes()]
+    for name in RESULT_MODULES:
+        parts += [name, (root / name).read_bytes()]
     for name in ("torch", "scikit-learn"):
         try:
             parts.append(f"{name}=={version(name)}")
@@ -123,31 +125,6 @@ def run_grid(specs: Sequence[RunSpec], cache: RunCache | None, workers: int | No
             except Exception as exc:
                 finish(i, exc)
         return results
-    _on_dask(specs, pending, workers, scheduler, finish)
+    from sabounds.distributed import map_tasks
+    map_tasks(_task, [specs[i].to_json() for i in pending], pending, workers, scheduler, finish)
     return results
-
-
-def _on_dask(specs, pending, workers, scheduler, finish) -> None:
-    from distributed import Client, LocalCluster, as_completed
-
-    from sabounds.distributed import default_workers
-    cluster = None
-    if scheduler is None:
-        cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=40)
-        client = Client(cluster)
-    else:
-        client = Client(scheduler, timeout="20s")
-    try:
-        futures = client.map(_task, [specs[i].to_json() for i in pending], pure=False)
-        where = {f.key: i for f, i in zip(futures, pending)}
-        for future in as_completed(futures):
-            try:
-                outcome = future.result()
-            except Exception as exc:  # the run's own error, or a lost worker
-                outcome = exc
-            finish(where[future.key], outcome)
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
