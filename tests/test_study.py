@@ -114,7 +114,8 @@ def test_the_command_writes_every_output(tmp_path, capsys, monkeypatch):
 @pytest.mark.parametrize("argv", [
     ["study", "--tasks", "digits,nope"], ["study", "--grid", "nope"], ["study", "--workers", "1", "--scheduler", "x"],
     ["study", "--workers", "-1"], ["study", "--out", " "], ["study", "--cache-dir", "FILE"],
-    ["study", "--tasks", "digits", "--grid", "tiny", "--workers", "0", "--scheduler", "tcp://127.0.0.1:1"]])
+    pytest.param(["study", "--tasks", "digits", "--grid", "tiny", "--workers", "0", "--scheduler", "tcp://127.0.0.1:1"],
+                 marks=pytest.mark.slow)])
 def test_bad_input_is_one_line_and_exit_2(argv, tmp_path, capsys):
     (tmp_path / "FILE").write_text("x")
     argv = [str(tmp_path / "FILE") if a == "FILE" else a for a in argv]
@@ -127,3 +128,13 @@ def test_bad_input_is_one_line_and_exit_2(argv, tmp_path, capsys):
         code = exc.code
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_the_api_gives_the_command_json_as_tables(tmp_path):
+    import sabounds.api
+    result = sabounds.api.study("tiny", tasks=["digits"], workers=0)
+    assert len(result.runs) == 6 and set(result.ranking["task"]) == {"digits"}
+    result.write(tmp_path / "out", formats=("svg",))
+    assert (tmp_path / "out" / "scatter_digits.svg").is_file()
+    with pytest.raises(sabounds.api.InputError):
+        sabounds.api.study("nope")
