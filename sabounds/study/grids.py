@@ -44,19 +44,19 @@ class RunSpec:
 
 
 BASE = {
-    "digits": RunSpec("digits", size=300, tokens=8, noise=0.0, layout="post", depth=1, width=16, heads=2,
-                      weight_decay=0.0, lr=3e-3, epochs=100, seed=0),
-    "parity": RunSpec("parity", size=400, tokens=10, noise=0.0, layout="post", depth=1, width=16, heads=2,
-                      weight_decay=0.0, lr=3e-3, epochs=100, seed=0),
+    "digits": RunSpec("digits", size=200, tokens=8, noise=0.0, layout="post", depth=1, width=16, heads=2,
+                      weight_decay=0.0, lr=3e-3, epochs=60, seed=0),
+    "parity": RunSpec("parity", size=300, tokens=10, noise=0.0, layout="post", depth=1, width=16, heads=2,
+                      weight_decay=0.0, lr=3e-3, epochs=60, seed=0),
     "modadd": RunSpec("modadd", size=300, tokens=2, noise=0.0, layout="post", depth=1, width=16, heads=2,
-                      weight_decay=0.0, lr=3e-3, epochs=200, seed=0),
+                      weight_decay=0.0, lr=3e-3, epochs=120, seed=0),
 }
 
-_TWO = {"tokens": (14,), "layout": ("pre",), "depth": (2,), "width": (32,), "heads": (1,), "weight_decay": (0.1,), "lr": (1e-3,),
+_TWO = {"tokens": (14,), "layout": ("pre",), "depth": (2,), "width": (32,), "heads": (1,), "weight_decay": (0.1,), "lr": (1e-2,),
         "noise": (0.1,)}
 _THREE = {"tokens": (6, 14), "layout": ("pre",), "depth": (2, 3), "width": (8, 32), "heads": (1, 4), "weight_decay": (0.01, 0.1),
           "lr": (1e-3, 1e-2), "noise": (0.05, 0.2)}
-SIZES = {"digits": (150, 600), "parity": (200, 800), "modadd": (200, 400)}
+SIZES = {"digits": (100, 400), "parity": (150, 600), "modadd": (200, 400)}
 """The other training-set sizes per task (``star5`` uses both, ``default`` the first)."""
 
 
