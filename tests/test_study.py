@@ -138,3 +138,12 @@ def test_the_api_gives_the_command_json_as_tables(tmp_path):
     assert (tmp_path / "out" / "scatter_digits.svg").is_file()
     with pytest.raises(sabounds.api.InputError):
         sabounds.api.study("nope")
+
+
+def test_an_unwritable_cache_costs_the_caching_not_the_runs(tmp_path):
+    (tmp_path / "cache").write_text("a file where the cache folder should be")
+    from sabounds.study.grids import grid
+    from sabounds.study.runner import RunCache, run_grid
+    spec = replace(grid("tiny", ["digits"])[0], epochs=2)
+    [outcome] = run_grid([spec], RunCache(tmp_path / "cache"), workers=0)
+    assert isinstance(outcome, dict) and outcome["record"]["epochs_run"] == 2

@@ -45,12 +45,18 @@ def code_version() -> str:
     return digest(*parts)
 
 
+@functools.lru_cache(maxsize=256)
+def _data_parts(task: str, size: int, noise: float, tokens: int, data_seed: int) -> tuple[bytes, ...]:
+    from sabounds.study.tasks import make_data
+    data = make_data(task, size, noise, tokens, data_seed)
+    return tuple(a.tobytes() + str((a.dtype, a.shape)).encode()
+                 for a in (data.x_train, data.y_train, data.x_test, data.y_test))
+
+
 def run_key(spec: RunSpec) -> str:
     """The content key of a run: data arrays, configuration and seed, code."""
     from sabounds.numerics.cache import digest
-    from sabounds.study.tasks import make_data
-    data = make_data(spec.task, spec.size, spec.noise, spec.tokens, spec.data_seed)
-    arrays = [a.tobytes() + str((a.dtype, a.shape)).encode() for a in (data.x_train, data.y_train, data.x_test, data.y_test)]
+    arrays = _data_parts(spec.task, spec.size, spec.noise, spec.tokens, spec.data_seed)
     return digest("sabounds-study-1", json.dumps(spec.to_json(), sort_keys=True), *arrays, code_version())
 
 
@@ -104,7 +110,10 @@ def run_grid(specs: Sequence[RunSpec], cache: RunCache | None, workers: int | No
 
     def finish(i: int, outcome, cached: bool = False) -> None:
         if cache is not None and isinstance(outcome, dict) and not cached:
-            cache.put(keys[i], outcome)
+            try:
+                cache.put(keys[i], outcome)
+            except OSError:  # an unwritable cache costs the caching, not the run
+                pass
         results[i] = outcome
         if on_done is not None:
             on_done(specs[i], outcome, cached)
