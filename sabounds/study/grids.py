@@ -45,9 +45,9 @@ class RunSpec:
 
 BASE = {
     "digits": RunSpec("digits", size=200, tokens=8, noise=0.0, layout="post", depth=1, width=16, heads=2,
-                      weight_decay=0.0, lr=3e-3, epochs=60, seed=0),
+                      weight_decay=0.0, lr=3e-3, epochs=100, seed=0),
     "parity": RunSpec("parity", size=300, tokens=10, noise=0.0, layout="post", depth=1, width=16, heads=2,
-                      weight_decay=0.0, lr=3e-3, epochs=60, seed=0),
+                      weight_decay=0.0, lr=3e-3, epochs=100, seed=0),
     "modadd": RunSpec("modadd", size=300, tokens=2, noise=0.0, layout="post", depth=1, width=16, heads=2,
                       weight_decay=0.0, lr=3e-3, epochs=120, seed=0),
 }
