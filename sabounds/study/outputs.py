@@ -87,7 +87,8 @@ def heatmap_figure(task: str, t: dict):
     ax.set_xticks(range(len(axes)), axes, rotation=45, ha="right")
     ax.set_yticks(range(len(ranking)), [r["measure"] for r in ranking])
     for (i, j), v in np.ndenumerate(grid):
-        ax.text(j, i, "n/a" if np.isnan(v) else f"{v:+.2f}", ha="center", va="center", fontsize=7)
+        ax.text(j, i, "n/a" if np.isnan(v) else f"{v:+.2f}", ha="center", va="center", fontsize=7,
+                color="white" if abs(v) > 0.6 else "black")
     fig.colorbar(image, ax=ax, label="granulated tau")
     ax.set_title(f"{task}: granulated Kendall tau (measure x axis)")
     fig.tight_layout()
