@@ -8,6 +8,7 @@
     sabounds.verify(only="thm41.*").table              # the checks, as `sabounds verify --json` lists them
     sabounds.regimes().json                            # as `sabounds regimes --format json`
     sabounds.conjecture("gelu-lipschitz", value="1.13").verdict
+    sabounds.api.study("tiny", tasks=["digits"]).ranking  # trains a grid (needs the `study` extra)
 
 Each result's ``json`` is the same content as its command's ``--json`` output.  Bad input raises
 ``sabounds.api.InputError`` (a ``ValueError``) with the command's one-line message.
@@ -234,3 +235,41 @@ def conjecture(target: str, value: str | float | None = None, variables: Sequenc
     start = time.perf_counter()
     outcome = proposed.decide(settings).with_seconds(0.0)
     return Conjecture(record(proposed, outcome.with_seconds(time.perf_counter() - start)))
+
+
+@dataclass(frozen=True)
+class Study:
+    """``sabounds.api.study``'s result: ``json`` as ``sabounds study --json``; ``runs`` (one row per run) and
+    ``ranking`` (one row per task and measure: tau, interval, granulated Psi, sign-error) as pandas tables."""
+
+    json: dict = field(repr=False)
+
+    @property
+    def runs(self):
+        return _frame([{"label": r["label"], "status": r["status"], **r["spec"], **(r["record"] or {}),
+                        **{f"ln_{k}": v for k, v in (r["measures"] or {}).items()}} for r in self.json["runs"]])
+
+    @property
+    def ranking(self):
+        return _frame([{"task": task, "measure": r["measure"], "runs": r["runs"], "tau": r["tau"],
+                        "tau_low": r["tau_low"], "tau_high": r["tau_high"], "Psi": r["granulated"]["Psi"],
+                        "sign_error_worst": r["sign_error"]["worst"], "sign_error_mean": r["sign_error"]["mean"]}
+                       for task, t in self.json["tasks"].items() for r in t["rankings"]["gap_error"]])
+
+    def write(self, out, *, force: bool = False, formats: Sequence[str] = ("png", "pdf", "svg"), dpi: int = 150):
+        """study.json, runs.csv, table.md and the figures into the new folder ``out``."""
+        from sabounds.atomic import atomic_directory
+        from sabounds.plots import FigureOptions
+        from sabounds.study.outputs import write_study
+        with atomic_directory(out, force=force) as work:
+            write_study(self.json, work, FigureOptions(tuple(formats), dpi))
+
+
+def study(grid: str = "default", *, tasks: Sequence[str] | None = None, workers: int | None = None,
+          scheduler: str | None = None, cache_dir=None) -> Study:
+    """Train, measure and rank the named grid (``sabounds study``); ``cache_dir`` None: no run cache."""
+    from sabounds.study.pipeline import run_study
+    try:
+        return Study(run_study(grid, tasks, workers, scheduler, cache_dir))
+    except ValueError as exc:
+        raise InputError(str(exc)) from None

@@ -44,6 +44,7 @@ COMMANDS = {
     "regimes": "closed-form regime tables: exponents in L, N and the T dependence of each bound",
     "sweep": "many checkpoints as Dask tasks per layer, with cached certified spectra: tidy table, fits, figures",
     "bound": "the whole bound on a checkpoint as a number: every term, vacuity, n needed, break-even",
+    "study": "train a grid of small transformers and rank every measure against their generalization gap",
     "docs": "regenerate the generated pages of docs/ (derivations, checks, LaTeX preamble) from the code",
 }
 

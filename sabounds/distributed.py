@@ -48,7 +48,7 @@ def run_tasks(tasks: Sequence[LayerTask], workers: int | None = None, scheduler:
     return results
 
 
-def _run_on_dask(tasks, positions, workers, scheduler, finish) -> None:
+def _run_on_dask(tasks, positions, workers, scheduler, finish, function=measure_task) -> None:
     from distributed import Client, LocalCluster, as_completed
     cluster = None
     if scheduler is None:
@@ -58,7 +58,7 @@ def _run_on_dask(tasks, positions, workers, scheduler, finish) -> None:
     else:
         client = Client(scheduler, timeout="20s")
     try:
-        futures = client.map(measure_task, tasks, pure=False)
+        futures = client.map(function, tasks, pure=False)
         where = {f.key: p for f, p in zip(futures, positions)}
         for future in as_completed(futures):
             try:
@@ -70,3 +70,10 @@ def _run_on_dask(tasks, positions, workers, scheduler, finish) -> None:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def map_tasks(function: Callable, items: Sequence, positions: Sequence[int], workers: int | None, scheduler: str | None,
+              finish: Callable[[int, object], None]) -> None:
+    """``finish(position, function(item) or its exception)`` for each item, one Dask task each, on the sweep's
+    cluster (local by default, or ``scheduler``); ``function`` must be importable by the workers."""
+    _run_on_dask(list(items), list(positions), workers, scheduler, finish, function)

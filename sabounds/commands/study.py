@@ -1,0 +1,109 @@
+"""Train a grid of small transformer encoders, measure them and rank every measure against the generalization gap.
+
+Tasks: digits (scikit-learn's 8x8 digits as 8 row tokens), parity (Edelman et al.'s sparse Boolean functions over T
+tokens), modadd (addition mod 23).  Each run is one Dask task (a local cluster of --workers single-threaded processes,
+or --scheduler); finished runs are cached by content (data, configuration, seed, code) in the cache folder, so an
+interrupted or grown study resumes.  Reports Kendall's tau with a bootstrap interval, granulated tau per axis and the
+sign-error over one-axis pairs; with --out, study.json, runs.csv, table.md and figures.  Needs the `study` extra
+(torch, scikit-learn, dask).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from sabounds.errors import UserError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from sabounds.commands.analyze import add_figure_arguments
+    from sabounds.commands.sweep import non_negative_int
+    from sabounds.study.grids import GRID_NOTES
+    from sabounds.study.tasks import TASKS
+    parser.add_argument("--grid", default="default", choices=tuple(GRID_NOTES),
+                        help="; ".join(f"{k}: {v}" for k, v in GRID_NOTES.items()) + " (default %(default)s)")
+    parser.add_argument("--tasks", metavar="T[,T]", help=f"comma-separated subset of {','.join(TASKS)} (default all)")
+    parser.add_argument("--workers", type=non_negative_int, metavar="K",
+                        help="local cluster size (default: one worker per core; 0: run in this process)")
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="use the running Dask scheduler at ADDRESS instead")
+    parser.add_argument("--out", metavar="DIR", help="write study.json, runs.csv, table.md and figures into new DIR")
+    parser.add_argument("--force", action="store_true", help="replace DIR if it exists")
+    parser.add_argument("--cache-dir", metavar="DIR", help="run cache folder (default: $SABOUNDS_CACHE_DIR or the user "
+                        "cache folder; runs go under its study/ subfolder)")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the run cache")
+    parser.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    add_figure_arguments(parser, default=("png", "pdf", "svg"))
+
+
+def _tasks(text: str | None):
+    from sabounds.study.tasks import TASKS
+    if text is None:
+        return None
+    tasks = [t.strip() for t in text.split(",") if t.strip()]
+    bad = [t for t in tasks if t not in TASKS]
+    if bad or not tasks:
+        raise UserError(f"--tasks: unknown task {', '.join(bad) or '(none)'}; choose among {', '.join(TASKS)}")
+    return list(dict.fromkeys(tasks))
+
+
+def run(args) -> int:
+    from importlib.util import find_spec
+    from sabounds.commands.sweep import _cache_dir, check_cache_dir
+    from sabounds.progress import progress_bar
+    missing = [m for m in ("torch", "sklearn", "scipy", "distributed") if find_spec(m) is None]
+    if missing:
+        raise UserError(f"sabounds study needs {', '.join(missing)}: pip install 'sabounds[study]'")
+    if args.scheduler is not None and args.workers is not None:
+        raise UserError("--workers sizes a local cluster; it cannot be combined with --scheduler")
+    if args.out is not None and not args.out.strip():
+        raise UserError("--out needs a folder name")
+    tasks = _tasks(args.tasks)
+    cache_dir = _cache_dir(args)
+    if args.out:
+        from sabounds.atomic import check_target
+        check_target(args.out, args.force, protect=[cache_dir] if cache_dir else [])
+    check_cache_dir(cache_dir, [], args.out)
+    from sabounds.commands.analyze import figure_options
+    options = figure_options(args)
+    from sabounds.study.grids import grid
+    from sabounds.study.pipeline import run_study
+    total = len(grid(args.grid, tasks))
+    with progress_bar("runs", total=total, enabled=not args.json) as advance:
+        try:
+            result = run_study(args.grid, tasks, args.workers, args.scheduler, cache_dir,
+                               on_done=lambda spec, outcome, cached: advance(spec.label()))
+        except OSError as exc:
+            raise UserError(f"cannot reach the Dask scheduler {args.scheduler}: {' '.join(str(exc).split())}") from None
+    if args.out:
+        from sabounds.atomic import atomic_directory
+        from sabounds.study.outputs import write_study
+        with atomic_directory(args.out, force=args.force, protect=[cache_dir] if cache_dir else []) as work:
+            write_study(result, work, options)
+    if args.json:
+        print(json.dumps(result, indent=2, sort_keys=True))
+        return 0
+    _print_tables(result, args.out)
+    return 0
+
+
+def _print_tables(result: dict, out) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.markup import escape
+    from sabounds.study.outputs import HEADER, table_rows
+    console = Console()
+    for task, t in result["tasks"].items():
+        table = Table(title=escape(f"{task}: {t['used']} of {t['runs']} runs used; gap = test - train error"))
+        for column in HEADER:
+            table.add_column(column, justify="left" if column == "measure" else "right")
+        for row in table_rows(task, t["rankings"]["gap_error"]):
+            table.add_row(*map(escape, row))
+        console.print(table)
+        if t["excluded"]:
+            console.print(escape(f"{task}: {len(t['excluded'])} runs excluded (not converged or failed)"), highlight=False)
+    timing = result["timing"]
+    console.print(escape(f"{result['settings']['rule']}  {timing['cached'] + timing['trained']} runs "
+                         f"({timing['cached']} from cache) in {timing['seconds']:.1f} s"), highlight=False)
+    if out:
+        console.print(escape(f"wrote {out}"), highlight=False)
