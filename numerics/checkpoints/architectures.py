@@ -10,7 +10,7 @@ residuals, the activation, gated MLP, grouped-query attention).  :func:`detect` 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 POST_LN, PRE_LN = "post_ln", "pre_ln"
 ACTIVATIONS = ("gelu", "gelu_tanh", "relu", "silu")
@@ -58,6 +58,7 @@ class Family:
     config: dict = field(default_factory=lambda: dict(_BERT_CONFIG))
     intermediate_default: int | None = None
     note: str = ""
+    norm_offset: float = 0.0  # the pre-MLP norm's gain is weight + norm_offset (Gemma's RMSNorm: 1 + w)
 
     @property
     def gated(self) -> bool:
@@ -126,7 +127,15 @@ VIT = Family(
     "attention.output.dense.weight", "intermediate.dense.weight", "output.dense.weight",
     prefixes=("", "vit."), layout=PRE_LN, note="pre-LN encoder with residuals and GELU")
 
-FAMILIES: dict[str, Family] = {f.name: f for f in (BERT, DISTILBERT, MPNET, GPT2, LLAMA, VIT)}
+GEMMA = replace(LLAMA, name="gemma", model_types=("gemma",), activation="gelu_tanh",
+                activation_fields=("hidden_activation",), norm_offset=1.0,
+                note="pre-RMSNorm decoder with a GeGLU MLP; RMSNorm gains are 1 + weight")
+GEMMA2 = replace(GEMMA, name="gemma2", model_types=("gemma2", "gemma3", "gemma3_text"),
+                 mlp_norm="pre_feedforward_layernorm.weight",
+                 note="Gemma 2/3: pre- and post-RMSNorms around attention and MLP, GeGLU, gains 1 + weight; "
+                      "Gemma 3 also RMS-normalises each head's queries and keys")
+
+FAMILIES: dict[str, Family] = {f.name: f for f in (BERT, DISTILBERT, MPNET, GPT2, LLAMA, VIT, GEMMA, GEMMA2)}
 """Built-in families by name."""
 
 
