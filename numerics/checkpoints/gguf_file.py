@@ -194,6 +194,11 @@ def gguf_config(store: GGUFStore) -> tuple[Family, dict]:
     return family, config
 
 
+def quantization_steps_known(types) -> bool:
+    """True when every type's grid step is derived here (float types, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1)."""
+    return all(t in _FLOAT_TYPES or t in _BLOCK_STEP for t in types)
+
+
 def storage_summary(store: GGUFStore, names: list[str]) -> dict:
     """Counts of GGML types among ``names`` (the analysed weight matrices) and the file's ``general.file_type``."""
     counts: dict[str, int] = {}

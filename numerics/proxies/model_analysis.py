@@ -27,6 +27,7 @@ from sabounds.numerics.log_real import LogReal, from_ln, ln_of
 from sabounds.numerics.proxies.published import (L_PHI, LayerNorms, default_grid_m, log_alphas, log_edelman, log_gammas,
                                                  minimise_log, p_grid)
 from sabounds.numerics.spectra import RANK_TOL, log_schatten_grid, product_singular_values, singular_values
+from sabounds.numerics.proxies.storage_rank import rounding_thresholds, source_unit_roundoff
 
 TYPES = ("QK", "V_tilde", "M_in", "M_out")
 ALL_TYPES = TYPES + ("M_gate",)
@@ -52,6 +53,8 @@ class LayerSpectra:
     m_gate: np.ndarray | None = None
     m_gate_21: float | None = None
     mlp_radius: float | None = None
+    rounding: dict | None = field(default=None, repr=False, compare=False)
+    """The storage-aware rank's thresholds ``tau`` per type (numerics/proxies/storage_rank.py), same pass."""
 
     def norms(self) -> LayerNorms:
         return LayerNorms(qk_spectral=self.qk[:, 0], vt_spectral=self.vt[:, 0], m_in_spectral=float(self.m_in[0]),
@@ -84,16 +87,31 @@ def measure_layer(source: CheckpointSource, index: int,
     computes the MLP matrices' singular values (default ``certified_values``: Gram eigenvalues where proven to 1e-9
     relative, else LAPACK; ``singular_values`` for LAPACK always)."""
     spectrum = certified_values if spectrum is None else spectrum
-    layer = source.layer(index)
+    split = getattr(source, "layer_and_bounds", None)
+    layer, bounds = split(index) if split is not None else (source.layer(index), None)
     try:
-        return _layer_spectra(source, layer, index, spectrum)
+        rounding = rounding_thresholds(layer, source_roundoff(source), bounds)
+        return _layer_spectra(source, layer, index, spectrum, rounding)
     except ValueError as exc:  # a spectrum or norm beyond float64: name the layer
         raise CheckpointError(f"{source.label}: layer {index}: {exc}") from None
 
 
-def _layer_spectra(source, layer, index: int, spectrum) -> "LayerSpectra":
+def source_roundoff(source) -> float:
+    """The storage's unit roundoff (safetensors headers; F64 otherwise), read once per source."""
+    u = getattr(source, "_unit_roundoff", None)
+    if u is None:
+        u = source_unit_roundoff(source)
+        try:
+            source._unit_roundoff = u
+        except AttributeError:
+            pass
+    return u
+
+
+def _layer_spectra(source, layer, index: int, spectrum, rounding=None) -> "LayerSpectra":
     gated = layer.m_gate is not None
     return LayerSpectra(
+        rounding=rounding,
         index=index,
         qk=product_singular_values(layer.qk_left, layer.qk_right),
         vt=product_singular_values(layer.vt_left, layer.vt_right),

@@ -1,7 +1,7 @@
 """Measure a trained checkpoint: per-matrix spectra, post hoc p and the paper's proxies (docs/definitions.md).
 
-MODEL is a folder with config.json and model.safetensors (or a sharded model.safetensors.index.json), or an
-.onnx file; without it, the bundled all-MiniLM-L6-v2 checkpoint is used.  Families (from config.json's
+MODEL is a folder with config.json and model.safetensors (or a sharded model.safetensors.index.json), an
+.onnx file or a .gguf file (llama.cpp; needs the gguf package); without it, the bundled all-MiniLM-L6-v2 checkpoint is used.  Families (from config.json's
 model_type): BERT, DistilBERT, MPNet, GPT-2, LLaMA/Mistral/Qwen2, ViT; anything else through --mapping FILE.
 The published proxy is reported where the family's layer is the published one, a labelled extension elsewhere.
 Exit status 0 on success, 2 for a bad argument or checkpoint.
@@ -99,7 +99,7 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model_dir", nargs="?", metavar="MODEL",
-                        help="model directory or .onnx file (default: all-MiniLM-L6-v2)")
+                        help="model directory, .onnx or .gguf file (default: all-MiniLM-L6-v2)")
     parser.add_argument("--layers", type=positive_int, metavar="K", help="analyse the first K layers as an L = K model")
     parser.add_argument("--grid-m", type=grid_m, metavar="M", help="p grid {0, 1/M, ..., 2} (default ceil(L + ln N))")
     parser.add_argument("--plots", action="store_true", help="with --out, also write the figures (--figure-format)")
@@ -121,7 +121,9 @@ def analyze(args) -> ModelAnalysis:
         depth = check_depth(source, args.layers)
         with progress_bar("reading layers", total=depth, enabled=not args.json) as advance:
             measured = measure_model(source, depth, advance)
-        return analyze_measured(measured, lphi=args.lphi, grid_m=args.grid_m, rank_tol=args.rank_tol)
+        analysis = analyze_measured(measured, lphi=args.lphi, grid_m=args.grid_m, rank_tol=args.rank_tol)
+        args._opened = (source, measured)  # for the storage-aware rank, without reading the weights again
+        return analysis
     except (CheckpointError, ValueError) as exc:
         raise UserError(str(exc)) from None
 
@@ -172,9 +174,11 @@ def storage_rank(args, analysis: ModelAnalysis):
     """The labelled storage-aware rank beside the published one (numerics/proxies/storage_rank.py)."""
     from sabounds.numerics.proxies.storage_rank import storage_rank_of
     try:
-        source = open_checkpoint(model_dir_or_default(args.model_dir), args.mapping, architecture=args.architecture,
-                                 allow_pickle=args.allow_pickle)
-        return storage_rank_of(source, analysis)
+        source, measured = getattr(args, "_opened", (None, None))
+        if source is None:
+            source = open_checkpoint(model_dir_or_default(args.model_dir), args.mapping,
+                                     architecture=args.architecture, allow_pickle=args.allow_pickle)
+        return storage_rank_of(source, analysis, measured)
     except (CheckpointError, ValueError, OSError) as exc:
         raise UserError(str(exc)) from None
 
@@ -201,13 +205,17 @@ def run(args) -> int:
         with atomic_directory(args.out, force=args.force, protect=[model_dir_or_default(args.model_dir)]) as work:
             write_analysis_files(analysis, work, plots=args.plots, figures=figure_options(args))
     storage = storage_rank(args, analysis)
+    from sabounds.numerics.checkpoints.storage_info import storage_info, storage_line
+    source = getattr(args, "_opened", (None, None))[0]
+    info = storage_info(source, analysis.shape.layers)
     if args.json:
-        print(dumps({**analysis.to_json(), "storage_rank": storage.to_json()}, indent=2))
+        print(dumps({**analysis.to_json(), "source": info, "storage_rank": storage.to_json()}, indent=2))
         return 0
     console = Console()
     console.print(type_table(analysis))
     for line in summary_lines(analysis):
         console.print(line, highlight=False)
+    console.print(storage_line(info), highlight=False)
     console.print(storage_words(storage), highlight=False)
     if args.out:
         console.print(f"wrote {args.out}", highlight=False)
