@@ -58,7 +58,7 @@ def positive_float(text: str) -> float:
 
 def add_figure_arguments(parser: argparse.ArgumentParser, default: tuple[str, ...] = ("png",)) -> None:
     """``--figure-format png,pdf,svg`` and ``--dpi`` (PNG resolution) for every command that draws figures."""
-    from sabounds.plots import FORMATS, parse_formats
+    from sabounds.figure_formats import FORMATS, parse_formats
 
     def formats(text):
         try:
@@ -71,7 +71,7 @@ def add_figure_arguments(parser: argparse.ArgumentParser, default: tuple[str, ..
 
 
 def figure_options(args):
-    from sabounds.plots import FigureOptions
+    from sabounds.figure_formats import FigureOptions
     try:
         return FigureOptions(tuple(args.figure_format), args.dpi)
     except ValueError as exc:
