@@ -8,15 +8,18 @@ formation bound as the certified spectra).  Then, with floating Cholesky factori
   ``H + E = R^T R`` with ``|E_ij| <= gamma_{n+1} ||r_i|| ||r_j||`` and ``||r_i||^2 <= H_ii / (1 - gamma_{n+1})``,
   so ``lambda_min(H) >= -gamma_{n+1} / (1 - gamma_{n+1}) tr(H)``.  ``H = fl(A - c I)`` adds ``u max|H_ii|``.
 - **rank = D**: Cholesky of ``G~ - c I`` with ``c = thr^2 + Delta_f + margin`` succeeds => ``sigma_D^2 > thr^2``
-  where ``thr`` is the published rank threshold ``tol D max(sigma_1, 1)`` (taken at an upper bound of sigma_1).
+  where ``thr`` is the published rank threshold ``tol D max(sigma_1, 1)`` (taken at an upper bound of sigma_1);
+  inverse iteration with that factor estimates ``lambda_min``, and a third Cholesky test at 0.81 of it proves
+  ``sigma_D >= 0.9`` of the estimate (less the margins) when it succeeds.
 - **sigma_1**: lower bound from a Rayleigh quotient ``x^T G~ x / x^T x - Delta_f - (rounding)`` (power iteration),
   upper bound from a successful Cholesky of ``mu I - G~`` (``lambda_max(G~) <= mu - lower bound of that test``).
-- **S_p from below**: ``S_p >= sigma_1^p + (D - 1) sigma_D^p`` with the lower bounds above.
+- **S_p from below**: ``S_p >= max(sigma_1^p + (D - 1) sigma_D^p, ||W||_F^2 sigma_1^(p - 2))`` (``p <= 2``).
 
 Then p = 0 is the (first) minimiser of ``ln c(p) = (ln S_p + p ln scale + (p + 1) ln N) / (p + 2)`` whenever
 ``c_lower(p) >= sqrt(D N) = c(0)`` for every p > 0 of the grid, with ``scale`` at a LOWER bound (``c`` increases with
 ``scale`` and with ``S_p``).  Certified: p_opt = 0, rank = D, the contribution ``sqrt(D N)`` exactly and ``sigma_1``
-in ``[lower, upper]``.  Bounded only: the p > 0 contributions (from below) and ``||W||_F`` (the Gram trace).
+in ``[lower, upper]``.  Bounded only: the p > 0 contributions (from below); ``||W||_F`` is the Gram trace
+(relative error within the formation bound, ~1e-13).
 Underflow is not modelled (entries are scaled to [0.5, 1)).
 """
 
@@ -44,27 +47,48 @@ class PZeroEvidence:
     full_rank: bool
 
     def log_s_p_lower(self, ps: np.ndarray) -> np.ndarray:
-        """``ln (sigma1_lower^p + (D - 1) sigma_min_lower^p)`` for p > 0 (a lower bound on ``ln S_p``)."""
+        """A lower bound on ``ln S_p`` for ``0 < p <= 2``: the larger of ``sigma1_lower^p + (D - 1) sigma_min_lower^p``
+        and ``||W||_F^2 sigma1_upper^(p - 2)`` (each ``sigma_i^p = sigma_i^2 sigma_i^(p - 2) >= sigma_i^2
+        sigma_1^(p - 2)``); ``||W||_F`` is deflated by ``1e-9`` for its rounding."""
         ps = np.asarray(ps, dtype=np.float64)
         top = ps * math.log(self.sigma1_lower) if self.sigma1_lower > 0 else np.full(ps.shape, -np.inf)
-        if self.sigma_min_lower <= 0 or self.dim < 2:
-            return top
-        rest = math.log(self.dim - 1) + ps * math.log(self.sigma_min_lower)
-        return np.logaddexp(top, rest)
+        if self.sigma_min_lower > 0 and self.dim >= 2:
+            top = np.logaddexp(top, math.log(self.dim - 1) + ps * math.log(self.sigma_min_lower))
+        if self.frobenius > 0 and self.sigma1_upper > 0:
+            top = np.maximum(top, 2 * math.log(self.frobenius * (1 - 1e-9)) + (ps - 2) * math.log(self.sigma1_upper))
+        return top
 
 
-def _cholesky_lower_eig(h: np.ndarray) -> float | None:
-    """A proven lower bound on ``lambda_min`` of the symmetric ``h`` as stored, or None when Cholesky breaks down."""
+def _cholesky_lower_eig(h: np.ndarray, keep: list | None = None) -> float | None:
+    """A proven lower bound on ``lambda_min`` of the symmetric ``h`` as stored, or None when Cholesky breaks down;
+    the factor is appended to ``keep`` when given."""
     n = h.shape[0]
     diag = np.diagonal(h)
     if np.any(diag <= 0):
         return None
+    bound = -_gamma(n + 1) / (1.0 - _gamma(n + 1)) * math.fsum(diag) * (1.0 + 1e-12)
     try:
-        np.linalg.cholesky(h)
+        factor = np.linalg.cholesky(h)
     except np.linalg.LinAlgError:
         return None
-    g = _gamma(n + 1)
-    return -g / (1.0 - g) * math.fsum(diag) * (1.0 + 1e-12)
+    if keep is not None:
+        keep.append(factor)
+    return bound
+
+
+def _smallest_estimate(factor: np.ndarray, shift: float, steps: int = 6, seed: int = 1) -> float | None:
+    """``lambda_min(G~)`` estimated by inverse iteration with the Cholesky factor of ``G~ - shift I`` (scipy's
+    triangular solves; None without scipy).  An estimate only: it is proven afterwards by another Cholesky test."""
+    try:
+        from scipy.linalg import cho_solve
+    except ImportError:
+        return None
+    x = np.random.default_rng(seed).standard_normal(factor.shape[0])
+    for _ in range(steps):
+        y = cho_solve((factor, True), x)
+        rayleigh = float(x @ y) / float(x @ x)
+        x = y / np.linalg.norm(y)
+    return shift + 1.0 / rayleigh if rayleigh > 0 else None
 
 
 def _shifted(g: np.ndarray, c: float, sign: float) -> tuple[np.ndarray, float]:
@@ -126,10 +150,18 @@ def p_zero_evidence(w, rank_tol: float = RANK_TOL, iterations: int = 200, seed: 
     trace = fro2
     margin = _gamma(n + 1) / (1.0 - _gamma(n + 1)) * trace * (1.0 + 1e-12)
     c = threshold * threshold + delta + margin + UNIT_ROUNDOFF * float(np.max(np.diagonal(g)))
+    factors: list = []
     h, diag_error = _shifted(g, -c, 1.0)
-    low = _cholesky_lower_eig(h)
+    low = _cholesky_lower_eig(h, factors)
     full = low is not None and c + low - diag_error - delta > threshold * threshold
     sigma_min = math.sqrt(c + low - diag_error - delta) if full else 0.0
+    estimate = _smallest_estimate(factors[0], c) if full else None
+    if estimate is not None and 0.81 * estimate > c:  # try to prove sigma_min >= 0.9 of its estimate
+        c2 = 0.81 * estimate
+        h, diag_error = _shifted(g, -c2, 1.0)
+        low2 = _cholesky_lower_eig(h)
+        if low2 is not None and c2 + low2 - diag_error - delta > sigma_min ** 2:
+            sigma_min = math.sqrt(c2 + low2 - diag_error - delta)
     return PZeroEvidence(math.sqrt(lam_lo) * scale, sigma1_hi * scale, sigma_min * scale, n,
                          math.sqrt(fro2) * scale, full)
 
