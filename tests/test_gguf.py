@@ -203,3 +203,11 @@ def test_a_real_gguf_model_from_pypi(capsys):
     assert len(data["matrices"]) == 630
     assert all(m["p_opt"] == 0.0 for m in data["matrices"])
     assert all(m["rank"] == min(576, 64) for m in data["matrices"] if m["type"] == "QK")
+
+
+def test_layers_in_parallel_give_the_same_json(tmp_path, capsys):
+    path, _ = write_pair(tmp_path, "llama", "Q8_0")
+    assert main(["analyze", str(path), "--json"]) == 0
+    one = capsys.readouterr().out
+    assert main(["analyze", str(path), "--json", "--threads", "2"]) == 0
+    assert capsys.readouterr().out == one

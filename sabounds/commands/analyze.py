@@ -103,6 +103,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--layers", type=positive_int, metavar="K", help="analyse the first K layers as an L = K model")
     parser.add_argument("--grid-m", type=grid_m, metavar="M", help="p grid {0, 1/M, ..., 2} (default ceil(L + ln N))")
     parser.add_argument("--plots", action="store_true", help="with --out, also write the figures (--figure-format)")
+    parser.add_argument("--threads", type=positive_int, default=1, metavar="T",
+                        help="measure T layers at once, one BLAS thread each (default 1; T layers resident)")
     add_common_arguments(parser)
 
 
@@ -120,7 +122,13 @@ def analyze(args) -> ModelAnalysis:
                                  allow_pickle=args.allow_pickle)
         depth = check_depth(source, args.layers)
         with progress_bar("reading layers", total=depth, enabled=not args.json) as advance:
-            measured = measure_model(source, depth, advance)
+            if getattr(args, "threads", 1) > 1:
+                from sabounds.numerics.proxies.certified_measure import measure_layers
+                from sabounds.numerics.proxies.model_analysis import MeasuredModel
+                spectra = [s for s, _ in measure_layers(source, depth, "certified", args.threads, advance)]
+                measured = MeasuredModel(source.label, source.shape.truncated(depth), spectra, source.model_dir)
+            else:
+                measured = measure_model(source, depth, advance)
         analysis = analyze_measured(measured, lphi=args.lphi, grid_m=args.grid_m, rank_tol=args.rank_tol)
         args._opened = (source, measured)  # for the storage-aware rank, without reading the weights again
         return analysis
