@@ -28,7 +28,7 @@ from sabounds.output_files import write_analysis_files, write_csv, write_scaling
 from sabounds.numerics.log_real import dumps
 from sabounds.checkpoint_names import checkpoint_label, is_bundled
 from sabounds.plain_text import PRIVATE_WORDS, plain  # noqa: F401  (PRIVATE_WORDS: the report's vocabulary)
-from sabounds.numerics.checkpoints.storage_info import storage_info
+from sabounds.numerics.checkpoints.storage_info import storage_info, storage_line
 from sabounds.provenance import checkpoint_digests, package_versions, platform_line
 
 Advance = Callable[[str], None]
@@ -178,7 +178,7 @@ def write_tables(data: ReportData, folder: Path, figures=None) -> None:
 def provenance(data: ReportData) -> dict:
     return {"sabounds": __version__, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "platform": platform_line(), "versions": data.versions, "model": checkpoint_label(data.model_dir),
-            "checkpoint_sha256": data.digests, "source": data.source,
+            "checkpoint_sha256": data.digests, "source": getattr(data, "source", None),
             "settings": {"precision_digits": data.settings.precision, "samples": data.settings.samples,
                          "seed": data.settings.seed, "lphi": data.analysis.lphi, "grid_m": data.analysis.grid_m,
                          "rank_tol": data.analysis.rank_tol},
@@ -506,7 +506,8 @@ def reproduce_section(data: ReportData) -> list[str]:
             "```", f"sabounds report {model}--precision {data.settings.precision} "
             f"--samples {data.settings.samples}{extra}", "```", "",
             "| package | version |", "| --- | --- |", *[f"| {k} | {v} |" for k, v in data.versions.items()], "",
-            "| checkpoint file | sha256 |", "| --- | --- |", *[f"| {k} | `{v}` |" for k, v in data.digests.items()], ""]
+            "| checkpoint file | sha256 |", "| --- | --- |", *[f"| {k} | `{v}` |" for k, v in data.digests.items()], "",
+            *([storage_line(data.source), ""] if getattr(data, "source", None) else [])]
 
 
 Section = Callable[[ReportData], list[str]]
