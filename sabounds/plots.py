@@ -22,34 +22,10 @@ from sabounds.numerics.proxies.growth import depth_growths  # noqa: E402
 from sabounds.numerics.proxies.model_analysis import TYPES, ModelAnalysis  # noqa: E402
 from sabounds.numerics.proxies.scaling import ScalingResult  # noqa: E402
 from sabounds.numerics.log_real import finite_or_log  # noqa: E402
+from sabounds.figure_formats import FORMATS, FigureOptions, parse_formats  # noqa: E402,F401
 
-FORMATS = ("png", "pdf", "svg")
 TYPE_LABELS = {"QK": r"$QK_h$", "V_tilde": r"$\tilde V_h$", "M_in": r"$M_{\mathrm{in}}$", "M_out": r"$M_{\mathrm{out}}$"}
 QUANTITY_LABELS = {"ours": r"$\mathrm{ours}$", "edelman": r"$\mathrm{edelman}$"}
-
-
-@dataclass(frozen=True)
-class FigureOptions:
-    """Which file formats to write (any of :data:`FORMATS`) and the PNG resolution."""
-
-    formats: tuple[str, ...] = ("png",)
-    dpi: int = 150
-
-    def __post_init__(self):
-        bad = [f for f in self.formats if f not in FORMATS]
-        if bad or not self.formats:
-            raise ValueError(f"figure formats must be among {', '.join(FORMATS)}, got {', '.join(self.formats) or 'none'}")
-        from sabounds.limits import CAPS
-        cap = CAPS["dpi"]  # the one limit, also checked on the command line before any work
-        if not cap.low <= self.dpi <= cap.high:
-            raise ValueError(f"--dpi {self.dpi} is outside {cap.low:g}..{cap.high:g} ({cap.why})")
-
-
-def parse_formats(text: str) -> tuple[str, ...]:
-    """``"png,pdf"`` -> ``("png", "pdf")``, validated."""
-    formats = tuple(dict.fromkeys(t.strip().lower() for t in text.split(",") if t.strip()))
-    FigureOptions(formats)
-    return formats
 
 
 def _save(fig, directory: Path, stem: str, options: FigureOptions) -> list[Path]:

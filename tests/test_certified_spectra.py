@@ -150,3 +150,29 @@ def test_bad_input_is_refused():
         schatten_upper_bound(np.ones((3, 4)), 1, [3.0])
     assert certified_singular_values(np.zeros((3, 5))).values.tolist() == [0.0, 0.0, 0.0]
     assert spectrum("flat", np.random.default_rng(0), 2).size == 2
+
+
+def test_gram_by_dsyrk_equals_the_matmul_route(monkeypatch):
+    """The dsyrk route (upper triangle, mirrored) and numpy's matmul route form the same blocked sums."""
+    pytest.importorskip("scipy")
+    w = np.random.default_rng(4).standard_normal((40, 600))
+    with_syrk = cs.gram_matrix(w, factor=0.5)
+    monkeypatch.setattr(cs, "_dsyrk", lambda: None)
+    plain = cs.gram_matrix(w, factor=0.5)
+    assert np.array_equal(with_syrk, with_syrk.T)
+    np.testing.assert_allclose(with_syrk, plain, rtol=1e-13, atol=1e-13 * float(np.max(np.abs(plain))))
+
+
+def test_every_p_opt_unchanged_against_lapack(tmp_path):
+    """analyze's certified route (Gram by dsyrk) against LAPACK alone: the same p_opt for every matrix, totals to
+    1e-9 relative (the benchmark checks the same on the BERT-base shape)."""
+    from family_files import write_family
+    from sabounds.numerics.proxies.certified_measure import measure_layer_spectra
+    from sabounds.numerics.proxies.model_analysis import analyze_spectra, open_checkpoint
+    write_family(tmp_path, "bert", seed=5)
+    source = open_checkpoint(tmp_path)
+    runs = {m: analyze_spectra([measure_layer_spectra(source, i, m)[0] for i in range(source.shape.layers)],
+                               source.shape) for m in ("certified", "exact")}
+    assert [m.p_opt for m in runs["certified"].matrices] == [m.p_opt for m in runs["exact"].matrices]
+    assert runs["certified"].ours == pytest.approx(runs["exact"].ours, rel=1e-9)
+    assert float(runs["certified"].edelman) == pytest.approx(float(runs["exact"].edelman), rel=1e-9)

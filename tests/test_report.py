@@ -61,8 +61,10 @@ def test_report_regimes_equal_regimes_command(report, capsys):
 def test_report_analysis_equals_analyze(report, capsys):
     direct = _json_of(["analyze", "--json"], capsys)
     saved = json.loads((report / "analysis" / "analysis.json").read_text())
-    assert set(direct) - set(saved) == {"storage_rank"}  # analyze's labelled extra, not part of the report yet
-    assert saved == {k: v for k, v in direct.items() if k != "storage_rank"}
+    assert set(direct) - set(saved) == {"storage_rank", "source"}  # the source is in the report's provenance.json
+    assert saved == {k: v for k, v in direct.items() if k not in ("storage_rank", "source")}
+    provenance = json.loads((report / "provenance.json").read_text())
+    assert provenance["source"] == direct["source"]
 
 
 def test_existing_report_needs_force(report, capsys):

@@ -10,7 +10,7 @@ residuals, the activation, gated MLP, grouped-query attention).  :func:`detect` 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 POST_LN, PRE_LN = "post_ln", "pre_ln"
 ACTIVATIONS = ("gelu", "gelu_tanh", "relu", "silu")
@@ -159,7 +159,12 @@ VIT = Family(
     mlp_norm="layernorm_after.weight", mlp_norm_bias="layernorm_after.bias", norm_eps_fields=("layer_norm_eps",),
     norm_eps_default=1e-12, note="pre-LN encoder with residuals and GELU")
 
-FAMILIES: dict[str, Family] = {f.name: f for f in (BERT, DISTILBERT, MPNET, GPT2, LLAMA, GEMMA, VIT)}
+GEMMA2 = replace(GEMMA, name="gemma2", model_types=("gemma2", "gemma3", "gemma3_text"),
+                 mlp_norm="pre_feedforward_layernorm.weight",
+                 note="Gemma 2/3: pre- and post-RMSNorms around attention and MLP, rotary embeddings, GeGLU, gains "
+                      "1 + weight; Gemma 3 also RMS-normalises each head's queries and keys")
+
+FAMILIES: dict[str, Family] = {f.name: f for f in (BERT, DISTILBERT, MPNET, GPT2, LLAMA, GEMMA, GEMMA2, VIT)}
 """Built-in families by name."""
 
 

@@ -154,11 +154,12 @@ class CheckpointSource:
             raise CheckpointError(f"{self.store.where(full)}: tensor {shown(full)} has NaN or Inf entries")
         return values
 
-    def _linear(self, role_name: str, out: int, inp: int) -> np.ndarray:
+    def _linear(self, role_name: str, out: int, inp: int, read=None) -> np.ndarray:
         """A projection in ``(out, in)`` layout, whatever the family's storage orientation."""
+        read = read or self.tensor
         if self.family.orientation == "in_out":
-            return self.tensor(role_name, (inp, out)).T
-        return self.tensor(role_name, (out, inp))
+            return read(role_name, (inp, out)).T
+        return read(role_name, (out, inp))
 
     def layer_names(self, index: int) -> list[str]:
         """The full names of the tensors layer ``index`` needs (the optional MLP norm left out)."""
@@ -180,20 +181,38 @@ class CheckpointSource:
 
     def layer(self, index: int) -> LayerMatrices:
         """Layer ``index`` (0-based) cut into the paper's matrices (``sabounds.numerics.checkpoints.layers``)."""
+        return self._assemble(index, self.tensor)
+
+    def layer_and_bounds(self, index: int) -> tuple[LayerMatrices, LayerMatrices | None]:
+        """Layer ``index``, and the same cut of the store's entrywise storage error bounds (half the grid spacing
+        at each stored value) where the store gives them for every tensor read (GGUF), else None."""
+        bound_of = getattr(self.store, "error_bound", None)
+        bounds: dict[str, np.ndarray | None] = {}
+
+        def read(name, shape):
+            values = self.tensor(name, shape)
+            bounds[name] = None if bound_of is None else bound_of(self.prefix + name, values)
+            return values
+        layer = self._assemble(index, read)
+        if not bounds or any(b is None for b in bounds.values()):
+            return layer, None
+        return layer, self._assemble(index, lambda name, shape: bounds[name])
+
+    def _assemble(self, index: int, read) -> LayerMatrices:
         s, f = self.shape, self.family
         n, inner, dq, dkv = s.hidden, s.intermediate, s.heads * s.head_dim, s.kv_heads * s.head_dim
         base = f.layer_name(index)
         if f.qkv:
-            fused = self._linear(base + f.qkv, dq + 2 * dkv, n)
+            fused = self._linear(base + f.qkv, dq + 2 * dkv, n, read)
             q, k, v = fused[:dq], fused[dq:dq + dkv], fused[dq + dkv:]
         else:
-            q = self._linear(base + f.query, dq, n)
-            k = self._linear(base + f.key, dkv, n)
-            v = self._linear(base + f.value, dkv, n)
-        o = self._linear(base + f.output, n, dq)
-        up = self._linear(base + f.mlp_in, inner, n)
-        down = self._linear(base + f.mlp_out, n, inner)
-        gate = self._linear(base + f.mlp_gate, inner, n) if f.mlp_gate else None
+            q = self._linear(base + f.query, dq, n, read)
+            k = self._linear(base + f.key, dkv, n, read)
+            v = self._linear(base + f.value, dkv, n, read)
+        o = self._linear(base + f.output, n, dq, read)
+        up = self._linear(base + f.mlp_in, inner, n, read)
+        down = self._linear(base + f.mlp_out, n, inner, read)
+        gate = self._linear(base + f.mlp_gate, inner, n, read) if f.mlp_gate else None
         norms = {}
         for role in ("attn_norm", "mlp_norm"):
             weight = getattr(f, role)
@@ -255,6 +274,13 @@ def open_source(source, mapping=None, *, config=None, architecture=None, allow_p
     model_dir, files = None, ()
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
+        if path.is_file() and path.suffix.lower() == ".gguf":
+            from sabounds.numerics.checkpoints.gguf_file import GGUFStore, gguf_config
+            store = GGUFStore(path)
+            family, cfg = gguf_config(store)
+            if architecture is not None or mapping is not None:
+                family, _ = _family_for(cfg, str(path), architecture, mapping)
+            return CheckpointSource(store, family, shape_from_config(cfg, family, str(path)), str(path), None, (path,))
         if path.is_file() and path.suffix.lower() == ".onnx":
             from sabounds.numerics.checkpoints.onnx_model import OnnxStore
             store = OnnxStore(path)
@@ -279,7 +305,7 @@ def open_source(source, mapping=None, *, config=None, architecture=None, allow_p
         elif not path.exists():
             raise CheckpointError(f"{shown(path)}: no such file or directory")
         else:
-            raise CheckpointError(f"{shown(path)}: not a model directory or an .onnx file")
+            raise CheckpointError(f"{shown(path)}: not a model directory, an .onnx or a .gguf file")
     elif isinstance(source, Mapping):
         store = ArrayStore(source)
         cfg, where, label = _config_of(config, "config"), "config", "dict of arrays"

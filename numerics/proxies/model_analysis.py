@@ -30,6 +30,7 @@ from sabounds.numerics.log_real import LogReal, from_ln, ln_of
 from sabounds.numerics.proxies.published import (L_PHI, LayerNorms, default_grid_m, log_alphas, log_edelman, log_gammas,
                                                  minimise_log, p_grid)
 from sabounds.numerics.spectra import RANK_TOL, log_schatten_grid, product_singular_values, singular_values
+from sabounds.numerics.proxies.storage_rank import rounding_thresholds, source_storage
 
 TYPES = ("QK", "V_tilde", "M_in", "M_out")
 ALL_TYPES = TYPES + ("M_gate",)
@@ -62,6 +63,8 @@ class LayerSpectra:
     attn_radius: float | None = None
     norm_assumed: float = 0.0
     qk_delta0: np.ndarray | None = None
+    rounding: dict | None = field(default=None, repr=False, compare=False)
+    """The storage-aware rank's thresholds ``tau`` per type (numerics/proxies/storage_rank.py), same pass."""
 
     def token_norms(self) -> tuple[TokenNorm | None, TokenNorm | None]:
         """(pre-attention, pre-MLP) norms as ``layer_factors.TokenNorm`` (None where not measured)."""
@@ -99,14 +102,29 @@ def measure_layer(source: CheckpointSource, index: int,
     computes the MLP matrices' singular values (default ``certified_values``: Gram eigenvalues where proven to 1e-9
     relative, else LAPACK; ``singular_values`` for LAPACK always)."""
     spectrum = certified_values if spectrum is None else spectrum
-    layer = source.layer(index)
+    split = getattr(source, "layer_and_bounds", None)
+    layer, bounds = split(index) if split is not None else (source.layer(index), None)
     try:
-        return _layer_spectra(source, layer, index, spectrum)
+        u, dtype = source_roundoff(source)
+        rounding = rounding_thresholds(layer, u, dtype, bounds)
+        return _layer_spectra(source, layer, index, spectrum, rounding)
     except ValueError as exc:  # a spectrum or norm beyond float64: name the layer
         raise CheckpointError(f"{source.label}: layer {index}: {exc}") from None
 
 
-def _layer_spectra(source, layer, index: int, spectrum) -> "LayerSpectra":
+def source_roundoff(source) -> tuple[float, str]:
+    """The storage's unit roundoff and float dtype (safetensors headers; F64 otherwise), read once per source."""
+    u = getattr(source, "_unit_roundoff", None)
+    if u is None:
+        u = source_storage(source)
+        try:
+            source._unit_roundoff = u
+        except AttributeError:
+            pass
+    return u
+
+
+def _layer_spectra(source, layer, index: int, spectrum, rounding=None) -> "LayerSpectra":
     gated = layer.m_gate is not None
     shape = source.shape
     qk = product_singular_values(layer.qk_left, layer.qk_right)
@@ -123,6 +141,7 @@ def _layer_spectra(source, layer, index: int, spectrum) -> "LayerSpectra":
         qk_21 = np.array([np.linalg.norm(layer.qk_left[h], 2) * float(np.sum(np.linalg.norm(layer.qk_right[h], axis=0)))
                           for h in range(qk.shape[0])]) * shape.rope.score_factor
     return LayerSpectra(
+        rounding=rounding,
         index=index,
         qk=qk,
         vt=product_singular_values(layer.vt_left, layer.vt_right),

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import math
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -72,18 +72,33 @@ def _frobenius(x: np.ndarray) -> np.ndarray:
     return np.sqrt(np.sum(np.square(x / s), axis=(-2, -1))) * s[..., 0, 0]
 
 
-def rounding_thresholds(layer, u: float, dtype: str | None = None) -> dict[str, np.ndarray]:
+def rounding_thresholds(layer, u: float, dtype: str | None = None, errors=None) -> dict[str, np.ndarray]:
     """``tau`` per matrix of one layer (``LayerMatrices`` of numerics/checkpoints/layers.py): per head for QK, Vt;
-    ``dtype`` (safetensors name) adds the subnormal term (:func:`underflow_terms`)."""
-    a = u / (1.0 - u)
-    product = 2.0 * a + a * a
-    out = {"QK": product * _frobenius(layer.qk_left) * _frobenius(layer.qk_right),
-           "V_tilde": product * _frobenius(layer.vt_left) * _frobenius(layer.vt_right),
-           "M_in": np.array([a * float(_frobenius(layer.m_in))]),
-           "M_out": np.array([a * float(_frobenius(layer.m_out))])}
+    ``dtype`` (safetensors name) adds the subnormal term (:func:`underflow_terms`).
+
+    ``errors`` (optional, the same cut of entrywise bounds ``|E_ij| <= e_ij``, e.g. half a quantization block's
+    step) replaces ``a ||W~||_F`` by ``e = ||e_ij||_F`` for each factor: ``tau = e`` for a stored matrix and
+    ``e_A ||B~||_F + ||A~||_F e_B + e_A e_B`` for a product ``A~ B~`` (the same Weyl argument)."""
+    if errors is None:
+        a = u / (1.0 - u)
+        product = 2.0 * a + a * a
+        out = {"QK": product * _frobenius(layer.qk_left) * _frobenius(layer.qk_right),
+               "V_tilde": product * _frobenius(layer.vt_left) * _frobenius(layer.vt_right),
+               "M_in": np.array([a * float(_frobenius(layer.m_in))]),
+               "M_out": np.array([a * float(_frobenius(layer.m_out))])}
+        if getattr(layer, "m_gate", None) is not None:
+            out["M_gate"] = np.array([a * float(_frobenius(layer.m_gate))])
+        return underflow_terms(out, layer, u, dtype)
+
+    def product(left, right, e_left, e_right):
+        fa, fb, ea, eb = _frobenius(left), _frobenius(right), _frobenius(e_left), _frobenius(e_right)
+        return ea * fb + fa * eb + ea * eb
+    out = {"QK": product(layer.qk_left, layer.qk_right, errors.qk_left, errors.qk_right),
+           "V_tilde": product(layer.vt_left, layer.vt_right, errors.vt_left, errors.vt_right),
+           "M_in": np.array([float(_frobenius(errors.m_in))]), "M_out": np.array([float(_frobenius(errors.m_out))])}
     if getattr(layer, "m_gate", None) is not None:
-        out["M_gate"] = np.array([a * float(_frobenius(layer.m_gate))])
-    return underflow_terms(out, layer, u, dtype)
+        out["M_gate"] = np.array([float(_frobenius(errors.m_gate))])
+    return out
 
 
 def subnormal_error(x: np.ndarray, u: float, dtype: str | None) -> np.ndarray:
@@ -129,17 +144,20 @@ class StorageRank:
     ours: float
     published_ours: float
     norm_uncertainty: float = 0.0  # max over matrices of tau / sigma_1: the storage's relative effect on ||W||_2
+    level: str = ""  # what the rounding level is, when not one float dtype's u (quantized GGUF tensors)
 
     def summary(self) -> str:
+        level = self.level or f"u = {self.dtype_roundoff:.3g}"
         return (f"storage-aware rank (labelled; published rank stays the default): {self.between} singular values "
                 f"lie between the published threshold and the rounding level of the stored weights "
-                f"(u = {self.dtype_roundoff:.3g}); p_opt moves for {len(self.moved)} matrices; ours would be "
+                f"({level}); p_opt moves for {len(self.moved)} matrices; ours would be "
                 f"{self.ours:.8g} instead of {self.published_ours:.8g}. Storage rounding moves each spectral norm "
                 f"by at most {self.norm_uncertainty:.2g} relative (tau / sigma_1), and the norm products alpha and "
                 "edelman accordingly")
 
     def to_json(self) -> dict:
-        return {"unit_roundoff": self.dtype_roundoff, "between_thresholds": self.between,
+        return {"unit_roundoff": self.dtype_roundoff, "rounding_level": self.level or "unit roundoff",
+                "between_thresholds": self.between,
                 "spectral_norm_relative_uncertainty": self.norm_uncertainty,
                 "p_opt_moved": [{"layer": l, "head": h, "type": t, "published": a, "storage_aware": b}
                                 for l, h, t, a, b in self.moved],
@@ -168,17 +186,53 @@ def storage_aware(analysis, thresholds: list[dict[str, np.ndarray]], u: float) -
                        analysis.ours, worst)
 
 
-def storage_rank_of(source, analysis) -> StorageRank:
-    """Read the analysed layers of an opened checkpoint again for their factors' Frobenius norms; the
-    storage-aware rank.  ``u`` and the subnormal spacing are the coarsest float dtype's in its safetensors headers
-    (F64 when it has none; a mix of F16 and BF16 takes BF16's u, and its subnormal spacing, F16's being counted
-    only where F16 is the coarsest)."""
+def source_storage(source) -> tuple[float, str]:
+    """``(u, dtype)`` of an opened checkpoint: the coarsest float dtype in its safetensors headers (F64 when it has
+    none; a mix of F16 and BF16 takes BF16's u, and its subnormal spacing, F16's being counted only where F16 is
+    the coarsest)."""
     files = [f for f in getattr(source, "files", ()) if str(f).endswith(".safetensors")]
     dtypes: dict[str, str] = {}
     for f in files:
         dtypes.update(tensor_dtypes_of_file(Path(f)))
     known = [d for d in dtypes.values() if d in UNIT_ROUNDOFF]
     dtype = max(known, key=lambda d: (UNIT_ROUNDOFF[d], UNDERFLOW[d][1])) if known else "F64"
-    u = UNIT_ROUNDOFF[dtype]
-    thresholds = [rounding_thresholds(source.layer(i), u, dtype) for i in range(analysis.shape.layers)]
-    return storage_aware(analysis, thresholds, u)
+    return UNIT_ROUNDOFF[dtype], dtype
+
+
+def source_unit_roundoff(source) -> float:
+    """``u`` of an opened checkpoint (:func:`source_storage`)."""
+    return source_storage(source)[0]
+
+
+def storage_rank_of(source, analysis, measured=None) -> StorageRank:
+    """The storage-aware rank.  The thresholds come from the measured layers (``measured.layers[i].rounding``,
+    computed in the same pass that read the weights); only when absent are the analysed layers read again."""
+    u, dtype = source_storage(source)
+    layers = getattr(measured, "layers", None) or []
+    if len(layers) >= analysis.shape.layers and all(getattr(s, "rounding", None) is not None for s in layers):
+        thresholds = [s.rounding for s in layers[:analysis.shape.layers]]
+    else:
+        thresholds = [_thresholds_of(source, i, u, dtype) for i in range(analysis.shape.layers)]
+    return replace(storage_aware(analysis, thresholds, u), level=quantized_level(source, analysis.shape.layers))
+
+
+def _thresholds_of(source, index: int, u: float, dtype: str) -> dict[str, np.ndarray]:
+    split = getattr(source, "layer_and_bounds", None)
+    layer, bounds = split(index) if split is not None else (source.layer(index), None)
+    return rounding_thresholds(layer, u, dtype, bounds)
+
+
+def quantized_level(source, layers: int) -> str:
+    """The label of a GGUF file's rounding level: half the grid step of each block (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1;
+    round-to-nearest onto the stored grid at the stored scales), float rounding of F32/F16/BF16 tensors; for
+    other types (K-quants) the step is not derived and float64's u stands (labelled)."""
+    from sabounds.numerics.checkpoints.gguf_file import quantization_steps_known
+    from sabounds.numerics.checkpoints.storage_info import storage_info
+    info = storage_info(source, layers)
+    if info["format"] != "gguf":
+        return ""
+    types = ", ".join(info["tensor_types"])
+    if quantization_steps_known(info["tensor_types"]):
+        return (f"GGUF {types}: entrywise half the grid step of each stored block, or u |w| for float tensors; "
+                "assumes round-to-nearest onto the stored grid")
+    return f"GGUF {types}: grid step of these types not derived; float64's u = {UNIT_ROUNDOFF['F64']:.3g} only"

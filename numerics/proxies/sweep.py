@@ -54,7 +54,7 @@ class LayerResult:
 def _to_arrays(result: LayerResult) -> dict[str, np.ndarray]:
     """Every field of the layer's spectra that is set (None fields, such as a missing gate, are left out)."""
     arrays = {f.name: np.asarray(getattr(result.spectra, f.name)) for f in fields(result.spectra)
-              if getattr(result.spectra, f.name) is not None}
+              if getattr(result.spectra, f.name) is not None and f.name != "rounding"}
     arrays["ff_methods"] = np.array(result.ff_methods)
     return arrays
 

@@ -1,7 +1,7 @@
 """Measure a trained checkpoint: per-matrix spectra, post hoc p and the paper's proxies (docs/definitions.md).
 
-MODEL is a folder with config.json and model.safetensors (or a sharded model.safetensors.index.json), or an
-.onnx file; without it, the bundled all-MiniLM-L6-v2 checkpoint is used.  Families (from config.json's
+MODEL is a folder with config.json and model.safetensors (or a sharded model.safetensors.index.json), an
+.onnx file or a .gguf file (llama.cpp; needs the gguf package); without it, the bundled all-MiniLM-L6-v2 checkpoint is used.  Families (from config.json's
 model_type): BERT, DistilBERT, MPNet, GPT-2, LLaMA/Mistral/Qwen2, ViT; anything else through --mapping FILE.
 The published proxy is reported where the family's layer is the published one, a labelled extension elsewhere.
 Exit status 0 on success, 2 for a bad argument or checkpoint.
@@ -58,7 +58,7 @@ def positive_float(text: str) -> float:
 
 def add_figure_arguments(parser: argparse.ArgumentParser, default: tuple[str, ...] = ("png",)) -> None:
     """``--figure-format png,pdf,svg`` and ``--dpi`` (PNG resolution) for every command that draws figures."""
-    from sabounds.plots import FORMATS, parse_formats
+    from sabounds.figure_formats import FORMATS, parse_formats
 
     def formats(text):
         try:
@@ -71,7 +71,7 @@ def add_figure_arguments(parser: argparse.ArgumentParser, default: tuple[str, ..
 
 
 def figure_options(args):
-    from sabounds.plots import FigureOptions
+    from sabounds.figure_formats import FigureOptions
     try:
         return FigureOptions(tuple(args.figure_format), args.dpi)
     except ValueError as exc:
@@ -99,13 +99,15 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model_dir", nargs="?", metavar="MODEL",
-                        help="model directory or .onnx file (default: all-MiniLM-L6-v2)")
+                        help="model directory, .onnx or .gguf file (default: all-MiniLM-L6-v2)")
     parser.add_argument("--layers", type=positive_int, metavar="K", help="analyse the first K layers as an L = K model")
     parser.add_argument("--grid-m", type=grid_m, metavar="M", help="p grid {0, 1/M, ..., 2} (default ceil(L + ln N))")
     parser.add_argument("--plots", action="store_true", help="with --out, also write the figures (--figure-format)")
     parser.add_argument("--rms-floor", type=float, default=None, metavar="RHO",
                         help="pre-LN premise: every normalisation input has rms >= RHO, so Lip_LN = max|g| / "
                              "sqrt(RHO^2 + eps) (default: no premise, the config's eps alone)")
+    parser.add_argument("--threads", type=positive_int, default=1, metavar="T",
+                        help="measure T layers at once, one BLAS thread each (default 1; T layers resident)")
     add_common_arguments(parser)
 
 
@@ -123,9 +125,17 @@ def analyze(args) -> ModelAnalysis:
                                  allow_pickle=args.allow_pickle)
         depth = check_depth(source, args.layers)
         with progress_bar("reading layers", total=depth, enabled=not args.json) as advance:
-            measured = measure_model(source, depth, advance)
-        return analyze_measured(measured, lphi=args.lphi, grid_m=args.grid_m, rank_tol=args.rank_tol,
-                                rms_floor=getattr(args, "rms_floor", None))
+            if getattr(args, "threads", 1) > 1:
+                from sabounds.numerics.proxies.certified_measure import measure_layers
+                from sabounds.numerics.proxies.model_analysis import MeasuredModel
+                spectra = [s for s, _ in measure_layers(source, depth, "certified", args.threads, advance)]
+                measured = MeasuredModel(source.label, source.shape.truncated(depth), spectra, source.model_dir)
+            else:
+                measured = measure_model(source, depth, advance)
+        analysis = analyze_measured(measured, lphi=args.lphi, grid_m=args.grid_m, rank_tol=args.rank_tol,
+                                    rms_floor=getattr(args, "rms_floor", None))
+        args._opened = (source, measured)  # for the storage-aware rank, without reading the weights again
+        return analysis
     except (CheckpointError, ValueError) as exc:
         raise UserError(str(exc)) from None
 
@@ -176,9 +186,11 @@ def storage_rank(args, analysis: ModelAnalysis):
     """The labelled storage-aware rank beside the published one (numerics/proxies/storage_rank.py)."""
     from sabounds.numerics.proxies.storage_rank import storage_rank_of
     try:
-        source = open_checkpoint(model_dir_or_default(args.model_dir), args.mapping, architecture=args.architecture,
-                                 allow_pickle=args.allow_pickle)
-        return storage_rank_of(source, analysis)
+        source, measured = getattr(args, "_opened", (None, None))
+        if source is None:
+            source = open_checkpoint(model_dir_or_default(args.model_dir), args.mapping,
+                                     architecture=args.architecture, allow_pickle=args.allow_pickle)
+        return storage_rank_of(source, analysis, measured)
     except (CheckpointError, ValueError, OSError) as exc:
         raise UserError(str(exc)) from None
 
@@ -205,13 +217,17 @@ def run(args) -> int:
         with atomic_directory(args.out, force=args.force, protect=[model_dir_or_default(args.model_dir)]) as work:
             write_analysis_files(analysis, work, plots=args.plots, figures=figure_options(args))
     storage = storage_rank(args, analysis)
+    from sabounds.numerics.checkpoints.storage_info import storage_info, storage_line
+    source = getattr(args, "_opened", (None, None))[0]
+    info = storage_info(source, analysis.shape.layers)
     if args.json:
-        print(dumps({**analysis.to_json(), "storage_rank": storage.to_json()}, indent=2))
+        print(dumps({**analysis.to_json(), "source": info, "storage_rank": storage.to_json()}, indent=2))
         return 0
     console = Console()
     console.print(type_table(analysis))
     for line in summary_lines(analysis):
         console.print(line, highlight=False)
+    console.print(storage_line(info), highlight=False)
     console.print(storage_words(storage), highlight=False)
     if args.out:
         console.print(f"wrote {args.out}", highlight=False)

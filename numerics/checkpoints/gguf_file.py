@@ -1,0 +1,244 @@
+"""A GGUF file (llama.cpp's format: metadata plus F32/F16/BF16 or block-quantized tensors) as a source of weights.
+
+Read with the ``gguf`` package (llama.cpp's own reader, the ``gguf`` extra), which memory-maps the file; a tensor
+is dequantized by ``gguf.quants.dequantize`` only when its layer is read, never the whole file.  Architectures
+(``general.architecture``): ``llama`` (SmolLM, LLaMA, Mistral files), ``qwen2``, ``gemma``/``gemma2``/``gemma3``,
+``gpt2`` and ``phi3``.  Sizes come from the metadata: ``{arch}.block_count``, ``embedding_length``,
+``attention.head_count``, ``attention.head_count_kv``, ``attention.key_length`` (the head size: Gemma's differs
+from ``embedding_length / head_count``), ``attention.value_length`` (must equal it) and ``feed_forward_length``.
+
+What llama.cpp's converter did to the weights, and why the paper's matrices are unchanged:
+
+- ``llama``: the rows of Q and K are permuted within each head (for its rotary kernel):
+  ``W.reshape(h, 2, d/2, N).swapaxes(1, 2)``, the same permutation ``P`` on ``Wq_h`` and ``Wk_g``, so
+  ``QK_h = (P Wq_h)^T (P Wk_g) = Wq_h^T Wk_g``; V and O are not permuted.  ``qwen2``, ``gemma*``, ``phi3``
+  are not permuted.
+- ``gemma*``: every ``*norm.weight`` is stored as ``1 + w`` (Hugging Face's Gemma RMSNorm multiplies by
+  ``1 + w``): the stored value is the gain itself, read as is.
+- ``gpt2``: Conv1D weights are stored transposed to ``(out, in)``; ``phi3``: ``ffn_up`` holds gate and up stacked
+  (rows ``[gate; up]``), split here.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from sabounds.numerics.checkpoints.architectures import PRE_LN, Family
+from sabounds.numerics.checkpoints.errors import CheckpointError, one_line, shown
+
+GGUF = "gguf"
+_FLOAT_TYPES = {"F32": 2.0 ** -24, "F16": 2.0 ** -11, "BF16": 2.0 ** -8, "F64": 2.0 ** -53}
+_BLOCK_STEP = {"Q8_0": (2, 2), "Q4_0": (2, 2), "Q5_0": (2, 2), "Q4_1": (2, 2), "Q5_1": (2, 2)}
+"""Block formats whose grid step is the block's float16 scale ``d`` (bytes 0-1): value = d q (+ m)."""
+_PHI3_SPLIT = ("ffn_up.weight", "ffn_up.gate_half", "ffn_up.up_half")
+
+
+def _family(arch: str, name: str, activation: str, *, qkv: bool = False, gated: bool = True) -> Family:
+    meta = {"layers": (f"{arch}.block_count",), "hidden": (f"{arch}.embedding_length",),
+            "heads": (f"{arch}.attention.head_count",), "kv_heads": (f"{arch}.attention.head_count_kv",),
+            "head_dim": (f"{arch}.attention.key_length",), "intermediate": (f"{arch}.feed_forward_length",)}
+    split = arch == "phi3"
+    return Family(name, (arch,), "blk.{i}.", None if qkv else "attn_q.weight", None if qkv else "attn_k.weight",
+                  None if qkv else "attn_v.weight", "attn_output.weight",
+                  _PHI3_SPLIT[2] if split else "ffn_up.weight", "ffn_down.weight",
+                  mlp_gate=(_PHI3_SPLIT[1] if split else "ffn_gate.weight") if gated else None,
+                  qkv="attn_qkv.weight" if qkv else None, mlp_norm="ffn_norm.weight", attn_norm="attn_norm.weight",
+                  norm_eps_fields=(f"{arch}.attention.layer_norm_rms_epsilon", f"{arch}.attention.layer_norm_epsilon"),
+                  norm_eps_default=1e-5 if arch == "gpt2" else 1e-6, rope=arch != "gpt2",
+                  layout=PRE_LN, activation=activation, activation_fields=(), config=meta,
+                  note=f"GGUF file of architecture {arch}")
+
+
+GGUF_FAMILIES = {
+    "llama": _family("llama", "llama", "silu"), "qwen2": _family("qwen2", "llama", "silu"),
+    "gemma": _family("gemma", "gemma", "gelu_tanh"), "gemma2": _family("gemma2", "gemma2", "gelu_tanh"),
+    "gemma3": _family("gemma3", "gemma2", "gelu_tanh"), "gpt2": _family("gpt2", "gpt2", "gelu_tanh", qkv=True,
+                                                                        gated=False),
+    "phi3": _family("phi3", "llama", "silu", qkv=True),
+}
+"""GGUF architecture -> the family read from it (tensor names under ``blk.{i}.``, sizes from the metadata)."""
+
+
+def _gguf():
+    try:
+        import gguf
+    except ImportError:
+        raise CheckpointError("reading .gguf files needs the gguf package: pip install 'sabounds[gguf]'") from None
+    return gguf
+
+
+class GGUFStore:
+    """The tensors of one GGUF file by name, dequantized on read (float32; F64 kept), in numpy ``(out, in)`` order."""
+
+    def __init__(self, path: Path):
+        gguf = _gguf()
+        self.path = Path(path)
+        self.label = str(self.path)
+        try:
+            self._reader = gguf.GGUFReader(str(self.path), "r")
+        except Exception as exc:  # the reader raises ValueError, KeyError, IndexError... for a bad or cut file
+            raise CheckpointError(f"{shown(self.path)}: not a readable GGUF file, malformed or truncated "
+                                  f"({type(exc).__name__}: {one_line(exc)[:200]})") from None
+        self._tensors = {t.name: t for t in self._reader.tensors}
+        self.names = set(self._tensors)
+        self.metadata = self._scalars()
+        self.architecture = self.metadata.get("general.architecture")
+        if self.architecture == "phi3":
+            self._add_phi3_halves()
+
+    def _scalars(self) -> dict:
+        out = {}
+        for name, field in self._reader.fields.items():
+            try:
+                out[name] = field.contents()
+            except (ValueError, IndexError, UnicodeDecodeError, TypeError):
+                out[name] = None
+        return out
+
+    def _add_phi3_halves(self) -> None:
+        for name in [n for n in self.names if n.endswith(_PHI3_SPLIT[0])]:
+            base = name[: -len(_PHI3_SPLIT[0])]
+            self.names |= {base + _PHI3_SPLIT[1], base + _PHI3_SPLIT[2]}
+
+    def _fused(self, name: str) -> tuple[str, int] | None:
+        for half, which in ((_PHI3_SPLIT[1], 0), (_PHI3_SPLIT[2], 1)):
+            if name.endswith(half) and name not in self._tensors:
+                return name[: -len(half)] + _PHI3_SPLIT[0], which
+        return None
+
+    def shape(self, name: str) -> tuple[int, ...]:
+        fused = self._fused(name)
+        if fused:
+            rows, cols = self.shape(fused[0])
+            return rows // 2, cols
+        return tuple(int(d) for d in reversed(self._tensors[name].shape.tolist()))
+
+    def type_name(self, name: str) -> str:
+        """The tensor's GGML type (``F32``, ``Q8_0``, ``Q4_K``, ...)."""
+        fused = self._fused(name)
+        return self._tensors[fused[0] if fused else name].tensor_type.name
+
+    def read(self, name: str) -> np.ndarray:
+        fused = self._fused(name)
+        if fused:
+            whole = self.read(fused[0])
+            half = whole.shape[0] // 2
+            return whole[half * fused[1]: half * (fused[1] + 1)]
+        tensor = self._tensors[name]
+        gguf = _gguf()
+        kind = tensor.tensor_type.name
+        try:
+            if kind == "F64":
+                return np.asarray(tensor.data, dtype=np.float64).reshape(self.shape(name))
+            if kind in ("I8", "I16", "I32", "I64"):
+                raise CheckpointError(f"{shown(self.path)}: tensor {shown(name)} has integer type {kind}, not weights")
+            values = gguf.quants.dequantize(np.asarray(tensor.data), tensor.tensor_type)
+        except NotImplementedError:
+            raise CheckpointError(f"{shown(self.path)}: tensor {shown(name)} has type {kind}, which gguf "
+                                  "cannot dequantize") from None
+        except (ValueError, TypeError) as exc:
+            raise CheckpointError(f"{shown(self.path)}: tensor {shown(name)} ({kind}) cannot be dequantized "
+                                  f"({one_line(exc)[:200]})") from None
+        return values.reshape(self.shape(name))
+
+    def error_bound(self, name: str, values: np.ndarray) -> np.ndarray | None:
+        """Entrywise half of the storage grid's spacing at each stored value: ``u/(1-u) |w|`` for a float type,
+        ``|d| / 2`` of the entry's block for Q8_0/Q4_0/Q4_1/Q5_0/Q5_1 (``d`` the block's float16 scale); None
+        for other types (K-quants choose scales by search: their grid spacing is not derived here)."""
+        fused = self._fused(name)
+        kind = self.type_name(name)
+        if kind in _FLOAT_TYPES:
+            u = _FLOAT_TYPES[kind]
+            return np.abs(values) * (u / (1.0 - u))
+        if kind not in _BLOCK_STEP:
+            return None
+        gguf = _gguf()
+        tensor = self._tensors[fused[0] if fused else name]
+        block, size = gguf.GGML_QUANT_SIZES[tensor.tensor_type]
+        raw = np.asarray(tensor.data).reshape(-1, size)
+        d = np.abs(raw[:, :2].copy().view(np.float16).astype(np.float64)[:, 0])
+        full = np.repeat(d / 2.0, block).reshape(tuple(int(x) for x in reversed(tensor.shape.tolist())))
+        if fused:
+            half = full.shape[0] // 2
+            full = full[half * fused[1]: half * (fused[1] + 1)]
+        return full
+
+    def where(self, name: str) -> str:
+        return shown(self.path)
+
+
+def gguf_config(store: GGUFStore) -> tuple[Family, dict]:
+    """The family of ``general.architecture`` and the metadata as a config (sizes checked by the caller);
+    one line naming the field when the architecture is missing or not supported, or a size is per layer."""
+    arch = store.architecture
+    if arch not in GGUF_FAMILIES:
+        raise CheckpointError(f"{shown(store.path)}: field general.architecture is {shown(arch)}; supported GGUF "
+                              f"architectures: {', '.join(GGUF_FAMILIES)}")
+    family = GGUF_FAMILIES[arch]
+    config = dict(store.metadata)
+    for key in (f"{arch}.attention.head_count", f"{arch}.attention.head_count_kv", f"{arch}.feed_forward_length"):
+        value = config.get(key)
+        if isinstance(value, list):
+            if not value or len(set(value)) != 1:
+                raise CheckpointError(f"{shown(store.path)}: field {key} differs between layers ({value[:8]}); "
+                                      "one value for every layer is needed")
+            config[key] = value[0]
+    key_length, value_length = config.get(f"{arch}.attention.key_length"), config.get(f"{arch}.attention.value_length")
+    if value_length is not None and key_length is not None and value_length != key_length:
+        raise CheckpointError(f"{shown(store.path)}: field {arch}.attention.value_length ({value_length}) differs "
+                              f"from {arch}.attention.key_length ({key_length}); one head size is needed")
+    for key, value in config.items():
+        if isinstance(value, float) and math.isfinite(value) and value == int(value) and key.endswith("_count"):
+            config[key] = int(value)
+        elif isinstance(value, float) and math.isfinite(value) and value == float(np.float32(value)):
+            config[key] = float(str(np.float32(value)))  # the shortest decimal of a float32 field: the config's value
+    config.update(_rope_fields(config, arch))
+    return family, config
+
+
+def _rope_fields(meta: dict, arch: str) -> dict:
+    """The GGUF rotary metadata under the ``config.json`` names ``rope_from_config`` reads: ``rope.freq_base`` ->
+    ``rope_theta``, ``context_length`` -> ``max_position_embeddings``, ``rope.dimension_count`` over the head size ->
+    ``partial_rotary_factor``, ``rope.scaling.type`` / ``.factor`` -> ``rope_scaling``."""
+    out = {}
+    for gguf_key, name in (("rope.freq_base", "rope_theta"), ("context_length", "max_position_embeddings")):
+        if meta.get(f"{arch}.{gguf_key}") is not None:
+            out[name] = meta[f"{arch}.{gguf_key}"]
+    rotated, head = meta.get(f"{arch}.rope.dimension_count"), meta.get(f"{arch}.attention.key_length")
+    if head is None and meta.get(f"{arch}.embedding_length") and meta.get(f"{arch}.attention.head_count"):
+        head = meta[f"{arch}.embedding_length"] // meta[f"{arch}.attention.head_count"]
+    if isinstance(rotated, int) and isinstance(head, int) and head > 0:
+        out["partial_rotary_factor"] = rotated / head
+    kind = meta.get(f"{arch}.rope.scaling.type")
+    if isinstance(kind, str) and kind != "none":
+        out["rope_scaling"] = {"rope_type": kind, "factor": meta.get(f"{arch}.rope.scaling.factor", 1.0)}
+    return out
+
+
+def quantization_steps_known(types) -> bool:
+    """True when every type's grid step is derived here (float types, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1)."""
+    return all(t in _FLOAT_TYPES or t in _BLOCK_STEP for t in types)
+
+
+def storage_summary(store: GGUFStore, names: list[str]) -> dict:
+    """Counts of GGML types among ``names`` (the analysed weight matrices) and the file's ``general.file_type``."""
+    counts: dict[str, int] = {}
+    for name in names:
+        if name in store.names:
+            kind = store.type_name(name)
+            counts[kind] = counts.get(kind, 0) + 1
+    gguf = _gguf()
+    return {"format": GGUF, "tensor_types": counts, "file_type": store.metadata.get("general.file_type"),
+            "dequantization": f"gguf.quants.dequantize (gguf {getattr(gguf, '__version__', _version())}) to "
+                              "float32, widened to float64"}
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("gguf")
+    except PackageNotFoundError:
+        return "unknown"
