@@ -279,7 +279,7 @@ def test_float_choice_and_mpmath_value_agree(case):
     from sabounds.numerics.bound.whole import _mp_slot
     assert case == "zero_matrix" or ((b.p_opt > 0) & (b.p_opt < 2)).any()
     for i in rows:
-        value = _mp_slot(comp, model, setting, t.rho, i, choice[i], b.forms[i])
+        value = _mp_slot(comp, model, setting, t, i, choice[i], b.forms[i])
         assert abs(float(mpmath.log(value)) - t.log_sum[i, choice[i]]) < 1e-12
 
 
