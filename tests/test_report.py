@@ -113,16 +113,19 @@ def test_claim_verdicts_and_their_conditions(report):
     """What the regime derivation decides about the seed's claims (README, 'What the package finds')."""
     checks = {c["id"]: c for c in json.loads((report / "checks.json").read_text())["checks"]}
     verdicts = {k: v["verdict"] for k, v in checks.items() if k.startswith("claims.")}
-    assert verdicts == {"claims.1_depth": "verified", "claims.2_propagation": "verified",
-                        "claims.3_interpolation": "proved", "claims.4_best_p": "proved", "claims.5_tokens": "verified"}
+    assert verdicts == {"claims.1_depth": "verified", "claims.1_depth_joint": "refuted", "claims.2_propagation": "verified",
+                        "claims.3_interpolation": "proved", "claims.4_best_p": "verified", "claims.5_tokens": "verified"}
+    joint = checks["claims.1_depth_joint"]["witness"]
+    assert joint["counterexample"] and all(c.startswith("frobenius/bounded/") for c in joint["counterexample"])
+    assert "0 < kappa < 2" in joint["counterexample"][0]
     depth = checks["claims.1_depth"]["witness"]
     assert depth["headline"] == "holds up to log factors (O~)"
     assert depth["holds_up_to_log"] and any("/bounded/best:" in c for c in depth["holds_up_to_log"])
     assert all("/bounded/best:" not in c for c in depth["fails"])
     assert depth["fails"] and all("/sum" in c or "/exponential/" in c for c in depth["fails"])
     best_p = checks["claims.4_best_p"]["witness"]
-    assert len(best_p["fails"]) == 1 and "(g kappa)^2 N < r" in best_p["fails"][0] and "p = 2 is picked" in best_p["fails"][0]
-    assert best_p["fails"][0] not in best_p["in_scope"] and "counterexample" not in best_p
+    assert len(best_p["fails"]) == 2 and "9.306 against the rank cover 22.63" in best_p["fails"][0]
+    assert not set(best_p["fails"]) & set(best_p["in_scope"]) and "counterexample" not in best_p
 
 
 PRIVATE_WORDS = ("seed", "ours_best_p", "ours_sum", "ours_rss", "sum min", "THEORY.md", "V_tilde", "grid_union",
