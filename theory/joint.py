@@ -82,7 +82,7 @@ def pareto(pairs: tuple[Pair, ...]) -> tuple[Pair, ...]:
 
 def along(pair: Pair, kappa: sp.Expr) -> Growth:
     """Growth in L of ``L^a N^b`` along ``N = L^kappa``: rate of the depth, power ``a + kappa b``, log powers added."""
-    return Growth(pair.depth.rate + kappa * 0, pair.depth.power + kappa * pair.width.power,
+    return Growth(pair.depth.rate, pair.depth.power + kappa * pair.width.power,
                   pair.depth.log_power + pair.width.log_power)
 
 

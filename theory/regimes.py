@@ -414,9 +414,13 @@ def regime_result(regime: Regime, alpha: AlphaModel, arch: Architecture | None =
     return RegimeResult(regime, alpha, arch.name, out, joint(forms, "edelman", out["edelman"], _for_growth))
 
 
-@lru_cache(maxsize=64)
 def named_result(name: str, alpha: str, arch: Architecture | None = None) -> RegimeResult:
     """:func:`regime_result` of a named regime and alpha model (cached: the results are immutable)."""
+    return _named_result(name, alpha, arch or single_head())
+
+
+@lru_cache(maxsize=64)
+def _named_result(name: str, alpha: str, arch: Architecture) -> RegimeResult:
     return regime_result(REGIMES[name](), ALPHAS[alpha], arch)
 
 
