@@ -199,11 +199,15 @@ def _steps() -> tuple[Step, ...]:
              Identity({margin: pos, w_exp: pos})),
         Step("log_split",
              sp.Le((x_var + y_var) ** e_exp, x_var**e_exp + y_var**e_exp),
-             "(x + y)^e <= x^e + y^e for 0 < e <= 1: a^e = ((d_in+d_out)(ell0 + log(Delta/eps)))^e splits into two covers",
+             "(x + y)^e <= x^e + y^e for 0 < e <= 1: a^e = ((d_in+d_out)(ell0 + log(Delta/eps)))^e splits into two covers "
+             "(sampled on the box x, y in [1/10, 10], e in [1/20, 1]; used at every scale: both sides are homogeneous of "
+             "degree e in (x, y), so the box covers every ratio y/x in [1/100, 100])",
              Inequality({x_var: pos, y_var: pos, e_exp: e_range})),
         Step("sqrt_split",
              sp.Le(sp.sqrt(x_var + y_var), sp.sqrt(x_var) + sp.sqrt(y_var)),
-             "sqrt(x + y) <= sqrt x + sqrt y: the two covers, and the post hoc and confidence terms, are bounded apart",
+             "sqrt(x + y) <= sqrt x + sqrt y: the two covers, and the post hoc and confidence terms, are bounded apart "
+             "(decided on the box x, y in [1/10, 10]; used at every scale, where it holds as (sqrt x + sqrt y)^2 = "
+             "x + y + 2 sqrt(x y))",
              Inequality({x_var: pos, y_var: pos})),
         Step("log_power_integral",
              sp.Eq(Delta**w_exp * sp.Integral(sp.exp(-w_exp * u_var) * u_var**h_exp, (u_var, 0, sp.oo)),
@@ -245,7 +249,8 @@ def _steps() -> tuple[Step, ...]:
                        x_var: Interval(1, 100, log=True), c_par: Interval(1, 10)})),
         Step("split_log",
              sp.Le(sp.Max(x_var - y_var + sp.log(2), 0), sp.Max(x_var - y_var, 0) + sp.log(2)),
-             "max(x + log 2, 0) <= max(x, 0) + log 2: the split log factor's allocated part is at most ell0 + log 2",
+             "max(x + log 2, 0) <= max(x, 0) + log 2 (x = x' - y', sampled on the box x', y' in [1/10, 10]): the split "
+             "log factor's allocated part is at most ell0 + log 2",
              Inequality({x_var: pos, y_var: pos})),
         Step("input_norms",
              sp.Le(sp.Abs(u_real * (1 + sp.erf(u_real / sp.sqrt(2))) / 2), sp.Abs(u_real)),
