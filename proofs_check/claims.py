@@ -166,7 +166,7 @@ def _propagation(settings: Settings) -> Outcome:
     for r in _table():
         if r.alpha.name != "exponential":
             continue
-        for label, key in _VARIANTS[:2]:
+        for label, key in _VARIANTS:
             rows = dict(r.bounds[key].depth.by_piece)
             at0, interior = rows["p=0"], [g for lab, g in rows.items() if "<" in lab]
             ok = not at0.exponential and all(g.exponential for g in interior)
