@@ -268,7 +268,9 @@ def claim_conditions(outcome: Outcome, var: str | None = None) -> str:
         where = f"in all {len(scope)} cases checked" if scope else ""
     parts = [" ".join(x for x in (head, where) if x)]
     if fails:
-        parts.append(f"{'other readings fail' if scope else 'fails'}, e.g. {condition_words(fails[0], var)}")
+        in_scope = w.get("counterexample") or []
+        words = "other readings fail" if scope and not in_scope else "fails"
+        parts.append(f"{words}, e.g. {condition_words((in_scope or fails)[0], var)}")
     return plain("; ".join(p for p in parts if p)) or plain(outcome.detail.split(". ")[0])
 
 
