@@ -218,7 +218,9 @@ def test_whole_break_even_moves_p_opt_off_zero():
     for factor, moved in ((be.model_factor * (1 + mpmath.mpf("1e-6")), True), (be.model_factor * (1 - mpmath.mpf("1e-6")), False)):
         b = ours_sum(comp, model, setting, tables(model, PUBLISHED, setting, comp, [factor] * model.K))
         assert bool((b.p_opt > 0).any()) == moved
-    assert be.model_factor <= min(be.per_slot)
+    # both factors are bisection results (45 halvings of a log bracket, and the model's bracket starts 1e-12 above the
+    # smallest slot's): where the smallest slot sets the model's factor they agree to about 1e-12 relative
+    assert be.model_factor <= min(be.per_slot) * (1 + mpmath.mpf("1e-11"))
 
 
 def test_choice_is_a_coordinate_minimum_and_interior_where_it_pays():
