@@ -98,9 +98,14 @@ def smaller_region(ours: Pair, base: Pair) -> sp.Set:
         raise ArithmeticError(f"cannot compare the depth rates of {ours.label} and {base.label}")
     if rate:
         return POSITIVE_KAPPA if rate < 0 else sp.EmptySet
-    k = sp.Symbol("kappa", positive=True)
-    gap = sp.nsimplify(ours.depth.power - base.depth.power) + k * sp.nsimplify(ours.width.power - base.width.power)
-    return sp.solveset(gap < 0, k, POSITIVE_KAPPA)
+    a = sp.nsimplify(ours.depth.power - base.depth.power)
+    b = sp.nsimplify(ours.width.power - base.width.power)
+    if b == 0:  # a + kappa b < 0 is linear in kappa
+        return POSITIVE_KAPPA if a < 0 else sp.EmptySet
+    cut = -a / b
+    if b > 0:
+        return sp.Interval.open(0, cut) if cut > 0 else sp.EmptySet
+    return sp.Interval.open(sp.Max(cut, 0), sp.oo)
 
 
 @dataclass(frozen=True)
