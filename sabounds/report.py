@@ -431,7 +431,7 @@ def growth_law(var: str, record: dict) -> str:
         parts.append(var if power == "1" else f"{var}^{power}" if "/" not in power else f"{var}^({power})")
     if log_power != "0":
         parts.append(f"log {var}" if log_power == "1" else f"(log {var})^({log_power})")
-    return " ".join(parts) or "constant"
+    return (" ".join(parts) or "constant") + ("" if record.get("is_attained", True) else " (infimum, not attained)")
 
 
 def _token_words(text: str) -> str:
