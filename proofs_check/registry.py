@@ -21,6 +21,7 @@ CHECK_MODULES = (
     "sabounds.proofs_check.whole_bound",
     "sabounds.proofs_check.attention",
     "sabounds.proofs_check.claims",
+    "sabounds.proofs_check.regime_fits",
     "sabounds.proofs_check.grid",
     "sabounds.proofs_check.architecture",
 )

@@ -6,6 +6,7 @@ import sympy as sp
 
 from sabounds.theory.asymptotics import Growth
 from sabounds.theory.printer import latex
+from sabounds.theory.joint import DIRECT_P, Joint, Pair, region_text
 from sabounds.theory.regimes import BoundResult, Exponent, RegimeResult
 
 BOUNDS = ("edelman", "ours_sum", "ours_rss", "ours_sum_sharp", "ours_rss_sharp", "ours_best_p_crude", "ours_best_p")
@@ -18,6 +19,11 @@ def _num(x: sp.Expr) -> str:
 def exponent_text(g: Growth) -> str:
     """``"exponential"`` for a positive rate, else the power as an exact rational string (``"3/2"``)."""
     return "exponential" if g.exponential else _num(g.power)
+
+
+def exponent_cell(e: Exponent, var: str) -> str:
+    """The infimum's growth, marked when no fixed p attains it."""
+    return growth_text(e.best, var) + ("" if e.attained else " (infimum, not attained)")
 
 
 def growth_text(g: Growth, var: str) -> str:
@@ -51,7 +57,35 @@ def token_text(e: Exponent, expr: sp.Expr) -> str:
 
 def _exp_record(e: Exponent) -> dict:
     return {"exponent": exponent_text(e.best), "log_power": _num(e.best.log_power), "attained": e.argmin,
+            "is_attained": e.attained,
             "by_p": {label: {"exponent": exponent_text(g), "log_power": _num(g.log_power)} for label, g in e.by_piece}}
+
+
+def _growth_record(g: Growth) -> dict:
+    return {"exponent": exponent_text(g), "rate": _num(g.rate), "power": _num(g.power), "log_power": _num(g.log_power)}
+
+
+def _pair_record(x: Pair) -> dict:
+    return {"form": x.variant, "p": None if x.p is None else _num(x.p), "depth": _growth_record(x.depth),
+            "width": _growth_record(x.width), "tokens": _growth_record(x.token)}
+
+
+def joint_record(j: Joint) -> dict:
+    """Ours against the baseline at one p at a time: pairs, Pareto set, the kappa region along N = L^kappa."""
+    return {"baseline": j.baseline,
+            "definition": "pairs: at one fixed p, ours' growth in L (depth) and in N (width); along N = L^kappa a pair "
+                          "grows like L^(depth + kappa width); ours is smaller where that power (or the rate) is smaller "
+                          "than the baseline's: up to log factors",
+            "pairs": [_pair_record(x) for x in j.pairs],
+            "pareto_optimal": [x.label for x in j.pareto],
+            "ours_smaller_jointly": region_text(j.region),
+            "ours_smaller_by_pair": {label: region_text(r) for label, r in j.by_pair},
+            "second_route": {"method": "growth in L of each closed form with N = L^kappa substituted (sympy limits), "
+                                       "at p in " + ", ".join(_num(v) for v in DIRECT_P),
+                             "agrees": j.agrees,
+                             "samples": [{"kappa": _num(x.kappa), "ours": growth_text(x.ours, "L"), "ours_at": x.ours_at,
+                                          "baseline": growth_text(x.base, "L"), "ours_smaller": x.smaller,
+                                          "pairs_agree": x.pairs_agree} for x in j.samples]}}
 
 
 def bound_record(b: BoundResult) -> dict:
@@ -64,16 +98,31 @@ def bound_record(b: BoundResult) -> dict:
 
 
 def regime_record(r: RegimeResult) -> dict:
+    bounds = {name: bound_record(r.bounds[name]) for name in BOUNDS}
+    for name in BOUNDS[1:]:
+        bounds[name]["single_p"] = _single_p_text(r, name)
     return {"name": r.regime.name, "alpha": r.alpha.name, "architecture": r.architecture,
             "assumptions": f"{r.regime.assumptions}; alpha: {r.alpha.assumptions}",
-            "bounds": {name: bound_record(r.bounds[name]) for name in BOUNDS}}
+            "bounds": bounds, "joint": joint_record(r.joint)}
+
+
+def _single_p_text(r: RegimeResult, name: str) -> str:
+    b = r.bounds[name]
+    if name in ("ours_best_p", "ours_best_p_crude") and r.single_p(name):
+        return f"one p attains both: depth at {b.depth.argmin}, width at {b.width.argmin}"
+    if name in ("ours_best_p", "ours_best_p_crude"):
+        return (f"no single p attains both: depth infimum at {b.depth.argmin}, width infimum at {b.width.argmin}; "
+                "compare jointly (joint)")
+    return f"depth infimum at {b.depth.argmin}, width infimum at {b.width.argmin}"
 
 
 def json_data(results: list[RegimeResult]) -> dict:
     return {"regimes": [regime_record(r) for r in results],
             "exponent_definition": "lim log(bound)/log(v) as v -> oo with every other symbol fixed; for p-dependent "
-                                   "bounds the infimum over fixed p in [0, 2] (attained at 'attained'); "
-                                   "'exponential' when lim log(bound)/v > 0"}
+                                   "bounds the infimum over fixed p in [0, 2], each variable separately (where: "
+                                   "'attained'; 'is_attained' false for an infimum no fixed p reaches; 'single_p' says "
+                                   "whether one p attains depth and width together); 'exponential' when "
+                                   "lim log(bound)/v > 0; 'joint' compares at one p at a time, jointly in L and N"}
 
 
 _HEADER = ("regime", "alpha", "bound", "depth L", "width N", "tokens T", "best p (L; N)")
@@ -85,15 +134,34 @@ def rows(results: list[RegimeResult]) -> list[tuple[str, ...]]:
         for name in BOUNDS:
             b = r.bounds[name]
             at = "-" if name == "edelman" else f"{b.depth.argmin}; {b.width.argmin}"
-            out.append((r.regime.name, r.alpha.name, name, growth_text(b.depth.best, "L"), growth_text(b.width.best, "N"),
+            if name in ("ours_best_p", "ours_best_p_crude") and not r.single_p(name):
+                at += " (no single p attains both)"
+            out.append((r.regime.name, r.alpha.name, name, exponent_cell(b.depth, "L"), exponent_cell(b.width, "N"),
                         token_text(b.token, b.expr), at))
     return out
 
 
+_JOINT_HEADER = ("regime", "alpha", "Pareto-optimal (depth, width) of ours at one p", "ours < Edelman along N = L^kappa")
+"""The second route's agreement (slow to compute) is in the JSON (``joint.second_route``) and in ``verify``."""
+
+
+def _pair_text(x: Pair) -> str:
+    return f"{x.label}: {growth_text(x.depth, 'L')} x {growth_text(x.width, 'N')}"
+
+
+def joint_rows(results: list[RegimeResult]) -> list[tuple[str, ...]]:
+    """Per regime and alpha: ours' Pareto-optimal pairs (one p each) and the kappa where ours beats Edelman jointly."""
+    return [(r.regime.name, r.alpha.name, "; ".join(_pair_text(x) for x in r.joint.pareto),
+             region_text(r.joint.region) + " (up to logs)") for r in results]
+
+
+def _md_table(header, body) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header), *("| " + " | ".join(row) + " |" for row in body)]
+
+
 def markdown(results: list[RegimeResult]) -> str:
-    lines = ["| " + " | ".join(_HEADER) + " |", "|" + "---|" * len(_HEADER)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows(results)]
-    return "\n".join(lines)
+    """The per-variable table (infima over p, each variable separately) and the joint table (one p at a time)."""
+    return "\n".join([*_md_table(_HEADER, rows(results)), "", *_md_table(_JOINT_HEADER, joint_rows(results))])
 
 
 _TEX_REGIME = {"frobenius": "Frobenius", "rank": "rank", "spectral": "spectral", "power_law": "power law",
@@ -107,6 +175,10 @@ def _tex_power(x: sp.Expr) -> str:
     """An exponent as it reads in a table: ``3/2``, not ``\\frac{3}{2}``."""
     x = sp.nsimplify(x) if not x.free_symbols else x
     return f"{x.p}/{x.q}" if isinstance(x, sp.Rational) and x.q != 1 else latex(x)
+
+
+def _tex_cell(e: Exponent, var: str) -> str:
+    return _tex_growth(e.best, var) + ("" if e.attained else r"$^{\dagger}$")
 
 
 def _tex_growth(g: Growth, var: str) -> str:
@@ -145,7 +217,7 @@ def latex_table(results: list[RegimeResult], label: str = "tab:regimes") -> str:
             tok, note = _tex_token(b.token, b.expr)
             notes |= {note} if note else set()
             body.append(" & ".join((_TEX_ALPHA.get(r.alpha.name, r.alpha.name), _TEX_BOUND.get(name, name.replace("_", " ")),
-                                    _tex_growth(b.depth.best, "L"), _tex_growth(b.width.best, "N"), tok)) + r" \\")
+                                    _tex_cell(b.depth, "L"), _tex_cell(b.width, "N"), tok)) + r" \\")
         floats.append((r, body, notes))
     by_regime: dict[str, list] = {}
     for r, body, notes in floats:
@@ -155,6 +227,10 @@ def latex_table(results: list[RegimeResult], label: str = "tab:regimes") -> str:
         notes = set().union(*(n for _, _, n in parts))
         body = [row for k, (_, rows_, _) in enumerate(parts) for row in ([r"\hline"] if k else []) + rows_]
         star = (" $^{*}$Worst over $p$; at best: " + "; ".join(sorted(notes)) + ".") if notes else ""
+        if any(not (b.depth.attained and b.width.attained) for r, _, _ in parts for b in r.bounds.values()):
+            star += r" $^{\dagger}$Infimum over $p$, approached and not attained by any fixed $p$."
+        star += (" Depth and width infima of ``ours'' may come from different $p$; the joint comparison at one $p$ is "
+                 "in \\texttt{sabounds regimes --format json} (key \\texttt{joint}).")
         name = _TEX_REGIME.get(regime, regime.replace("_", " "))
         labels = (rf"\label{{{label}}}" if i == 0 else "") + rf"\label{{{label}-{regime.replace('_', '-')}}}"
         out += [

@@ -94,7 +94,8 @@ def test_claims_are_documented_with_the_codes_verdict_rule_and_their_own_method(
     assert "holds under every condition" not in page and "in-scope condition" in page and "do not refute" in page
     rows = {line.split("`")[1]: line for line in page.splitlines() if line.startswith("| `claims.")}
     assert "slot covering coefficients" in rows["claims.3_interpolation"]
-    assert "differentiation of the proxy summand" in rows["claims.4_best_p"]
+    assert "differentiation of the table's slot covers" in rows["claims.4_best_p"]
+    assert "N = L^kappa" in rows["claims.1_depth_joint"] and "fixed width" in rows["claims.1_depth"]
     for cid in ("claims.3_interpolation", "claims.4_best_p"):
         assert "regime tables" not in rows[cid], cid
 

@@ -20,7 +20,7 @@ ALL = tuple(R.REGIMES)
 
 @lru_cache(maxsize=None)
 def _result(name: str, alpha: str) -> R.RegimeResult:
-    return R.regime_result(R.REGIMES[name](), R.ALPHAS[alpha])
+    return R.named_result(name, alpha)
 
 
 def _run(capsys, *argv):
@@ -70,7 +70,10 @@ def test_latex_table_structure(capsys):
 
 def test_markdown_has_one_row_per_regime_alpha_bound(capsys):
     md = _run(capsys)
-    assert len([l for l in md.splitlines() if l.startswith("| ") and "regime" not in l]) == len(ALL) * 2 * 7
+    tables = md.split("\n\n")
+    assert len(tables) == 2
+    assert len([l for l in tables[0].splitlines() if l.startswith("| ") and "regime" not in l]) == len(ALL) * 2 * 7
+    assert len([l for l in tables[1].splitlines() if l.startswith("| ") and "regime" not in l]) == len(ALL) * 2
 
 
 def test_sharp_tail_brings_the_width_exponent_to_one_half(capsys):
@@ -175,3 +178,51 @@ def test_growth_algebra_agrees_with_whole_expression_limit(name, bound, var):
     expr, exponent = _curve(name, bound, var)
     v = R.L if var == "L" else N
     assert sp.limit(sp.log(expr) / sp.log(v), v, sp.oo) == exponent.best.power
+
+
+@lru_cache(maxsize=None)
+def _json_all():
+    from sabounds.regime_tables import json_data
+    return json.loads(json.dumps(json_data(list(R.table()))))
+
+
+def _entry(name, alpha):
+    return next(r for r in _json_all()["regimes"] if r["name"] == name and r["alpha"] == alpha)
+
+
+def test_frobenius_bounded_pairs_trade_depth_for_width():
+    """Issue 19: at every listed p and form, frobenius/bounded grows like L^a N^b with a + 2b = 5/2 (Edelman's
+    3/2 + 2 * 1/2), so ours beats Edelman jointly only where N < L^2; one p never attains both infima."""
+    frob = _entry("frobenius", "bounded")
+    pairs = frob["joint"]["pairs"]
+    assert len(pairs) >= 9 and {x["form"] for x in pairs} == {"rss", "rss, sharp tail"}
+    for x in pairs:
+        assert sp.Rational(x["depth"]["power"]) + 2 * sp.Rational(x["width"]["power"]) == sp.Rational(5, 2), x
+    assert frob["joint"]["ours_smaller_jointly"] == "0 < kappa < 2"
+    assert frob["joint"]["second_route"]["agrees"] is True
+    assert frob["bounds"]["ours_best_p"]["single_p"].startswith("no single p attains both")
+    assert [s["ours_smaller"] for s in frob["joint"]["second_route"]["samples"]] == [True, True, False, False]
+
+
+@pytest.mark.parametrize("name", ["rank", "spectral"])
+def test_rank_and_spectral_beat_edelman_at_every_joint_growth(name):
+    for alpha in ("bounded", "exponential"):
+        assert _entry(name, alpha)["joint"]["ours_smaller_jointly"] == "every kappa > 0"
+
+
+def test_power_law_width_infimum_is_reported_as_not_attained():
+    """For p in (1, 2) the sharp-tail width is N^(1/2) (log N)^(p/4): the infimum (log N)^(1/4) is not attained,
+    and no interior point (3/8 at p = 3/2) is reported as the best."""
+    for alpha in ("bounded", "exponential"):
+        width = _entry("power_law", alpha)["bounds"]["ours_best_p"]["width"]
+        assert (width["exponent"], width["log_power"], width["is_attained"]) == ("1/2", "1/4", False)
+        assert "not attained" in width["attained"]
+        assert "3/8" not in json.dumps(_entry("power_law", alpha)["bounds"]["ours_best_p"])
+    sharp = dict(_result("power_law", "bounded").bounds["ours_rss_sharp"].width.by_piece)["1<p<2"]
+    assert sharp.log_power == p / 4 and sharp.power == sp.Rational(1, 2)
+
+
+def test_every_regime_has_joint_pairs_and_agreeing_routes():
+    for r in _json_all()["regimes"]:
+        assert r["joint"]["pairs"] and r["joint"]["pareto_optimal"], r["name"]
+        assert r["joint"]["second_route"]["agrees"] is True, (r["name"], r["alpha"])

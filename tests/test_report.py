@@ -115,16 +115,19 @@ def test_claim_verdicts_and_their_conditions(report):
     """What the regime derivation decides about the seed's claims (README, 'What the package finds')."""
     checks = {c["id"]: c for c in json.loads((report / "checks.json").read_text())["checks"]}
     verdicts = {k: v["verdict"] for k, v in checks.items() if k.startswith("claims.")}
-    assert verdicts == {"claims.1_depth": "verified", "claims.2_propagation": "verified",
-                        "claims.3_interpolation": "proved", "claims.4_best_p": "proved", "claims.5_tokens": "verified"}
+    assert verdicts == {"claims.1_depth": "verified", "claims.1_depth_joint": "refuted", "claims.2_propagation": "verified",
+                        "claims.3_interpolation": "proved", "claims.4_best_p": "verified", "claims.5_tokens": "verified"}
+    joint = checks["claims.1_depth_joint"]["witness"]
+    assert joint["counterexample"] and all(c.startswith("frobenius/bounded/") for c in joint["counterexample"])
+    assert "0 < kappa < 2" in joint["counterexample"][0]
     depth = checks["claims.1_depth"]["witness"]
     assert depth["headline"] == "holds up to log factors (O~)"
     assert depth["holds_up_to_log"] and any("/bounded/best:" in c for c in depth["holds_up_to_log"])
     assert all("/bounded/best:" not in c for c in depth["fails"])
     assert depth["fails"] and all("/sum" in c or "/exponential/" in c for c in depth["fails"])
     best_p = checks["claims.4_best_p"]["witness"]
-    assert len(best_p["fails"]) == 1 and "(g kappa)^2 N < r" in best_p["fails"][0] and "p = 2 is picked" in best_p["fails"][0]
-    assert best_p["fails"][0] not in best_p["in_scope"] and "counterexample" not in best_p
+    assert len(best_p["fails"]) == 2 and "9.306 against the rank cover 22.63" in best_p["fails"][0]
+    assert not set(best_p["fails"]) & set(best_p["in_scope"]) and "counterexample" not in best_p
 
 
 PRIVATE_WORDS = ("seed", "ours_best_p", "ours_sum", "ours_rss", "sum min", "THEORY.md", "V_tilde", "grid_union",
@@ -145,7 +148,7 @@ def test_first_screen_holds_the_claims_and_the_model_numbers_with_formulas(repor
     assert len(first) <= 40, len(first)
     screen = "\n".join(first)
     claim_rows = [line for line in first if line.startswith("| ") and line[2:3].isdigit()]
-    assert len(claim_rows) == 5 and all("**" in row for row in claim_rows)
+    assert len(claim_rows) == 6 and all("**" in row for row in claim_rows)  # claim 1 at fixed width and jointly
     assert "S_p(W)^(1/(p+2)) scale^(p/(p+2)) N^((p+1)/(p+2))" in screen and "(1 + sum_l alpha_l^(2/3) xi_l)^(3/2)" in screen
     assert "capacity proxies" in screen and "not bounds on the risk" in screen
     analysis = json.loads((report / "analysis" / "analysis.json").read_text())
@@ -259,7 +262,8 @@ def test_regime_table_prints_the_full_growth_law_with_readable_labels(report, ca
     """Each row's L and N columns equal those of ``sabounds regimes`` (log factors included); no code labels."""
     from sabounds.report import _REGIME_BOUND_WORDS
     main(["regimes"])
-    rows = [[c.strip() for c in line.strip("|").split("|")] for line in capsys.readouterr().out.splitlines()[2:]]
+    per_variable = capsys.readouterr().out.split("\n\n")[0]  # the second table compares at one p (joint)
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in per_variable.splitlines()[2:]]
     text = (report / "report.md").read_text()
     section = text[text.index("## Growth of each bound by regime"):text.index("## The model in detail")]
     for regime, alpha, bound, depth, width, *_ in rows:

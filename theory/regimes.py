@@ -24,6 +24,7 @@ import sympy as sp
 from sabounds.theory import edelman as E
 from sabounds.theory.architecture import SPECTRAL, Architecture, single_head
 from sabounds.theory.asymptotics import Domain, Growth, compare, growth, minimise_over_p
+from sabounds.theory.joint import Joint, joint
 from sabounds.theory.thm31 import (L, Delta, dudley_constant, dudley_constant_sharp, dudley_cut_value, post_hoc, slot_log_cover,
                                    slot_log_cover_sharp)
 from sabounds.theory.thm41 import N, T, p
@@ -218,6 +219,11 @@ class Piece:
         return self.lo if self.is_point else (self.lo + self.hi) / 2
 
 
+def _branch(regime: Regime, p_: sp.Expr) -> sp.Expr:
+    """The branch value of the piece holding ``p_`` (``p_`` itself at a piece's end point)."""
+    return next(pc.branch for pc in pieces(regime) if (pc.is_point and pc.lo == p_) or (pc.lo < p_ < pc.hi))
+
+
 def pieces(regime: Regime) -> tuple[Piece, ...]:
     cuts = sorted({*PIECE_POINTS, *regime.breakpoints}, key=float)
     out = [Piece(cuts[0], cuts[0])]
@@ -228,12 +234,14 @@ def pieces(regime: Regime) -> tuple[Piece, ...]:
 
 @dataclass(frozen=True)
 class Exponent:
-    """The growth in one variable: ``best`` (infimum over p where p is free) attained at ``argmin``; ``by_piece``."""
+    """The growth in one variable: ``best`` (infimum over p where p is free) and where: ``argmin``; ``attained`` is
+    False when no fixed p reaches the infimum (a one-sided limit p -> end of an open range); ``by_piece``."""
 
     best: Growth
     argmin: str | None = None
     by_piece: tuple[tuple[str, Growth], ...] = ()
     worst: Growth | None = None
+    attained: bool = True
 
 
 @dataclass(frozen=True)
@@ -252,6 +260,14 @@ class RegimeResult:
     alpha: AlphaModel
     architecture: str
     bounds: dict[str, BoundResult] = field(default_factory=dict)
+    joint: Joint | None = None
+    """Ours (each form, one p at a time) against Edelman jointly in depth and width (``sabounds.theory.joint``)."""
+
+    def single_p(self, name: str = "ours_best_p") -> bool:
+        """Whether one listed p (one form) attains both the depth and the width infimum of bound ``name``."""
+        b = self.bounds[name]
+        return any(compare(x.depth, b.depth.best, Domain()) == 0 and compare(x.width, b.width.best, Domain()) == 0
+                   for x in (self.joint.pairs if self.joint else ()))
 
 
 def _for_growth(expr: sp.Expr) -> sp.Expr:
@@ -282,48 +298,52 @@ def _interior_growth(e: sp.Expr, v: sp.Symbol, piece: Piece, sharp: bool = False
 def _exponent_over_p(exprs: dict[Piece, sp.Expr], v: sp.Symbol, sharp: bool = False) -> Exponent:
     """Growth at each piece; its infimum (and supremum) over p, with the p attaining it.
 
-    An infimum approached only as a one-sided limit is labelled "infimum, not attained".
+    An infimum approached only as a one-sided limit p -> end of an open piece is reported as that limit and
+    labelled "infimum, not attained" (no interior point is reported as if it were the best).
     """
-    rows, best, arg, attained, worst = [], None, None, False, None
+    rows, best, arg, attained, worst, best_flat = [], None, None, True, None, True
     for piece, expr in exprs.items():
         e = _for_growth(expr)
         if piece.is_point:
             g = growth(e, v).simplified()
-            lo_g, lo_arg, hi_g = g, piece.lo, g
+            lo_g, lo_arg, hi_g, flat = g, piece.lo, g, True
         else:
             g = _interior_growth(e, v, piece, sharp)
             lo_g, lo_arg = minimise_over_p(g, p, piece.lo, piece.hi)
             hi_neg, _ = minimise_over_p(g.scale(-1), p, piece.lo, piece.hi)
             hi_g = hi_neg.scale(-1)
+            flat = p not in sp.sympify(g.rate).free_symbols | sp.sympify(g.power).free_symbols
         rows.append((piece.label, g))
         is_attained = piece.is_point or lo_arg is None or lo_arg not in (piece.lo, piece.hi)
-        if not is_attained:
-            mid = growth(e.subs(p, piece.branch), v).simplified()
-            if best is None or _leading(mid, best, True, attained) == -1:
-                best, attained = mid, True
-                arg = f"p = {piece.branch} (interior point; the infimum p -> {lo_arg} is not attained)"
-        if best is None or _leading(lo_g, best, is_attained, attained) == -1:
-            best, attained = lo_g, is_attained
+        if best is None or _leading(lo_g, best, is_attained, attained, flat, best_flat) == -1:
+            best, attained, best_flat = lo_g, is_attained, flat
             arg = (f"p = {lo_arg}" if is_attained and lo_arg is not None else
-                   f"p -> {lo_arg} (infimum, not attained)" if lo_arg is not None else f"any p in ({piece.lo}, {piece.hi})")
+                   (f"p -> {lo_arg} (infimum, not attained" + ("" if flat else "; the power is approached from above")
+                    + ")") if lo_arg is not None else f"any p in ({piece.lo}, {piece.hi})")
         if worst is None or compare(hi_g, worst, Domain()) == 1:
             worst = hi_g
-    return Exponent(best.simplified(), arg, tuple(rows), worst.simplified())
+    return Exponent(best.simplified(), arg, tuple(rows), worst.simplified(), attained)
 
 
-def _leading(candidate: Growth, best: Growth, candidate_attained: bool, best_attained: bool) -> int | None:
-    """Compare by (rate, power); on a tie an attained value wins over a one-sided limit, two attained values
-    compare by log power, and a limit never replaces the current best.
+def _leading(candidate: Growth, best: Growth, candidate_attained: bool, best_attained: bool, candidate_flat: bool = True,
+             best_flat: bool = True) -> int | None:
+    """Lexicographic comparison of a candidate infimum with the current best; ties go to an attained value.
 
-    The log power of a limit p -> end point is not reliable (terms tied in power at the end point are
-    dropped inside the interval), and it is not the growth of any fixed p.
+    A one-sided limit whose power varies over its piece (not ``flat``) is approached from above in power: its log
+    power is not the growth of any fixed p, so on a tie in (rate, power) it loses to any other value.
     """
     c = compare(Growth(candidate.rate, candidate.power), Growth(best.rate, best.power), Domain())
     if c != 0:
         return c
-    if candidate_attained and best_attained:
-        return compare(candidate, best, Domain())
-    return -1 if candidate_attained else 1
+    real_c, real_b = candidate_attained or candidate_flat, best_attained or best_flat
+    if real_c != real_b:
+        return -1 if real_c else 1
+    if not real_c:
+        return 1
+    full = compare(candidate, best, Domain())
+    if full != 0:
+        return full
+    return -1 if candidate_attained and not best_attained else 1
 
 
 def _ours_bound(arch, regime, alpha, aggregation, route="crude") -> BoundResult:
@@ -345,13 +365,13 @@ def _best_of_many(candidates: list[tuple[str, Exponent]]) -> Exponent:
     pick, name = candidates[0][1], candidates[0][0]
     for cand_name, cand in candidates[1:]:
         c = compare(cand.best, pick.best, Domain())
-        if c is not None and c < 0:
+        if c is not None and (c < 0 or (c == 0 and cand.attained and not pick.attained)):
             pick, name = cand, cand_name
     worst = candidates[0][1].worst
     for _, cand in candidates[1:]:
         if compare(cand.worst, worst, Domain()) == -1:
             worst = cand.worst
-    return Exponent(pick.best, f"{pick.argmin} ({name})", (), worst)
+    return Exponent(pick.best, f"{pick.argmin} ({name})", (), worst, pick.attained)
 
 
 def _best_of(a: Exponent, b: Exponent, names: tuple[str, str]) -> Exponent:
@@ -382,15 +402,29 @@ def regime_result(regime: Regime, alpha: AlphaModel, arch: Architecture | None =
 
     out["ours_best_p_crude"] = best({"ours_sum", "ours_rss"}, "ours_best_p_crude",
                                     "crude tail only: expr min(ours_sum, ours_rss) at one p; exponents: infimum over p in "
-                                    "[0, 2] of the better aggregation, each variable separately")
+                                    "[0, 2] of the better aggregation, each variable separately (see single_p for whether one p attains both)")
     out["ours_best_p"] = best({k for _, k in order}, "ours_best_p",
                               "best of both tails of Theorem 4.1 (crude, sharp) and both aggregations: expr their minimum at "
-                              "one p; exponents: infimum over p in [0, 2], each variable separately")
-    return RegimeResult(regime, alpha, arch.name, out)
+                              "one p; exponents: infimum over p in [0, 2], each variable separately (see single_p for whether one p "
+                              "attains both, and joint for the comparison at one p)")
+    def closed_form(agg, route):
+        return lambda p_: ours(arch, regime, alpha, p_, _branch(regime, p_), agg, route)
+
+    forms = {label: (out[k], closed_form(k.split("_")[1], "sharp" if k.endswith("sharp") else "crude")) for label, k in order}
+    return RegimeResult(regime, alpha, arch.name, out, joint(forms, "edelman", out["edelman"], _for_growth))
 
 
-@lru_cache(maxsize=8)
+def named_result(name: str, alpha: str, arch: Architecture | None = None) -> RegimeResult:
+    """:func:`regime_result` of a named regime and alpha model (cached: the results are immutable)."""
+    return _named_result(name, alpha, arch or single_head())
+
+
+@lru_cache(maxsize=64)
+def _named_result(name: str, alpha: str, arch: Architecture) -> RegimeResult:
+    return regime_result(REGIMES[name](), ALPHAS[alpha], arch)
+
+
 def table(names: tuple[str, ...] | None = None, arch: Architecture | None = None) -> tuple[RegimeResult, ...]:
-    """Every requested regime (default: all five) under both alpha models (cached: the results are immutable)."""
+    """Every requested regime (default: all five) under both alpha models."""
     chosen = names or tuple(REGIMES)
-    return tuple(regime_result(REGIMES[name](), ALPHAS[a], arch) for name in chosen for a in ALPHAS)
+    return tuple(named_result(name, a, arch) for name in chosen for a in ALPHAS)

@@ -32,6 +32,7 @@ c_D, c_sym, c_conf, c_cut = sp.symbols("c_D c_sym c_conf c_cut", positive=True)
 t_exp, h_exp, e_exp, u_var, x_var, y_var, w_exp, ell = sp.symbols("t h e u x y w ell", positive=True)
 ell0, cost, W_E, ell_E, emp = sp.symbols("ell_0 Pi W_E ell_E emp", nonnegative=True)
 f_scale, scale, rank_ = sp.symbols("f kappa r", positive=True)
+u_real = sp.Symbol("u", real=True)
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,20 @@ sharp_coefficient = c_sharp * (d_in + d_out) ** sharp_e * (K_M * maurey_log * d_
 """``C`` of the sharp-tail cover ``C a^{1-p/2} eps^{-p}``: ``(2/(2-p)) a r*`` with ``b = K_M ell_M d_out M^{2/p} B^2/eps^2``."""
 
 
+head_budget = sp.Rational(1, 2)
+"""The cover budget split: a slot ``W = head + tail`` (rank-r head, Theorem 4.1's tail) is covered at ``eps`` by an
+``eps/2``-cover of the head plus an ``eps/2``-cover of the tail (triangle inequality), so its cover at ``eps`` is the
+theorem's at ``eps/2``: ``C a(eps/2)^e (eps/2)^{-t} = 2^t C a(eps/2)^e eps^{-t}``, and ``a(eps/2)`` has the log factor
+``log(2 c_par s B K rho / eps)``: ``ell0 + log 2`` in place of ``ell0`` (steps 'budget_split', 'split_log').  At p = 0
+(exactly rank r, no tail) nothing is split."""
+split_ell0 = ell0 + sp.log(1 / head_budget)
+
+
+def _split(expr: sp.Expr, t: sp.Expr) -> sp.Expr:
+    """A p > 0 form with the budget split: its cover coefficient times ``(1/head_budget)^t``, ``ell0 -> ell0 + log 2``."""
+    return expr.subs(ell0, split_ell0)
+
+
 def slot_dudley(coefficient: sp.Expr, e: sp.Expr, t: sp.Expr) -> sp.Expr:
     """``sqrt(C (K rho)^t) [ell0^{e/2} I(t, 0) + I(t, e/2)]``: one slot's share of the sum-aggregated Dudley integral."""
     return sp.sqrt(coefficient * (K * rho) ** t) * (ell0 ** (e / 2) * power_log_integral(t, 0) + power_log_integral(t, e / 2))
@@ -107,23 +122,29 @@ rounding_slot = rank_slot.subs(M, 1)
 rounding_slot_cs = rank_slot_cs.subs(M, 1)
 """p > 0: r* is rounded up to an integer, which costs at most ``a = (d_in + d_out) ell`` (thm41 'integer_rounding', and
 r = D once r* >= D): the cover is ``C a^e eps^{-t} + a``, and ``a``'s share is a rank-1 share."""
-crude_share = slot_dudley(crude_coefficient, crude_e, crude_t)
-sharp_share = slot_dudley(sharp_coefficient, sharp_e, sharp_t)
-crude_slot = crude_share + rounding_slot
-sharp_slot = sharp_share + rounding_slot
-crude_share_cs = slot_cs(crude_coefficient, crude_e, crude_t)
-sharp_share_cs = slot_cs(sharp_coefficient, sharp_e, sharp_t)
-crude_slot_cs = crude_share_cs + rounding_slot_cs
-sharp_slot_cs = sharp_share_cs + rounding_slot_cs
+split_rounding_slot = _split(rounding_slot, 0)
+split_rounding_slot_cs = _split(rounding_slot_cs, 0)
+crude_unsplit_share = slot_dudley(crude_coefficient, crude_e, crude_t)
+crude_share = _split(slot_dudley(crude_coefficient / head_budget**crude_t, crude_e, crude_t), crude_t)
+sharp_share = _split(slot_dudley(sharp_coefficient / head_budget**sharp_t, sharp_e, sharp_t), sharp_t)
+crude_slot = crude_share + split_rounding_slot
+sharp_slot = sharp_share + split_rounding_slot
+crude_share_cs = _split(slot_cs(crude_coefficient / head_budget**crude_t, crude_e, crude_t), crude_t)
+sharp_share_cs = _split(slot_cs(sharp_coefficient / head_budget**sharp_t, sharp_e, sharp_t), sharp_t)
+crude_slot_cs = crude_share_cs + split_rounding_slot_cs
+sharp_slot_cs = sharp_share_cs + split_rounding_slot_cs
 
-rss_main = crude_coefficient * (K * rho) ** crude_t * ell0**crude_e
-rss_rem = crude_coefficient * (K * rho) ** crude_t
-"""Per slot, the two sums of the equal-p rss form: ``C_k (K rho_k)^q ell0_k^e`` and ``C_k (K rho_k)^q``."""
+rss_main_rank = (crude_coefficient * (K * rho) ** crude_t * ell0**crude_e).subs(p, 0)
+rss_rem_rank = (crude_coefficient * (K * rho) ** crude_t).subs(p, 0)
+rss_main = crude_coefficient / head_budget**crude_t * (K * rho) ** crude_t * split_ell0**crude_e
+rss_rem = crude_coefficient / head_budget**crude_t * (K * rho) ** crude_t
+"""Per slot, the two sums of the equal-p rss form (p > 0, budget split): ``2^q C_k (K rho_k)^q (ell0_k + log 2)^e`` and
+``2^q C_k (K rho_k)^q``; at p = 0 (``*_rank``) the rank cover, unsplit."""
 rss_equal_main = sp.Symbol("Sigma_main", nonnegative=True)
 rss_equal_rem = sp.Symbol("Sigma_rem", nonnegative=True)
 rss_equal = sp.sqrt(rss_equal_main) * power_log_integral(crude_t, 0) + sp.sqrt(rss_equal_rem) * power_log_integral(crude_t, crude_e / 2)
 """All slots at one p (crude tail): ``sqrt(sum_k C_k (K rho_k)^q ell0_k^e) I(q, 0) + sqrt(sum_k C_k (K rho_k)^q) I(q, e/2)``."""
-rss_round_main = (d_in + d_out) * ell0
+rss_round_main = (d_in + d_out) * split_ell0
 rss_round_rem = d_in + d_out
 rss_round_main_sum = sp.Symbol("Sigma_round_main", nonnegative=True)
 rss_round_rem_sum = sp.Symbol("Sigma_round_rem", nonnegative=True)
@@ -178,11 +199,15 @@ def _steps() -> tuple[Step, ...]:
              Identity({margin: pos, w_exp: pos})),
         Step("log_split",
              sp.Le((x_var + y_var) ** e_exp, x_var**e_exp + y_var**e_exp),
-             "(x + y)^e <= x^e + y^e for 0 < e <= 1: a^e = ((d_in+d_out)(ell0 + log(Delta/eps)))^e splits into two covers",
+             "(x + y)^e <= x^e + y^e for 0 < e <= 1: a^e = ((d_in+d_out)(ell0 + log(Delta/eps)))^e splits into two covers "
+             "(sampled on the box x, y in [1/10, 10], e in [1/20, 1]; used at every scale: both sides are homogeneous of "
+             "degree e in (x, y), so the box covers every ratio y/x in [1/100, 100])",
              Inequality({x_var: pos, y_var: pos, e_exp: e_range})),
         Step("sqrt_split",
              sp.Le(sp.sqrt(x_var + y_var), sp.sqrt(x_var) + sp.sqrt(y_var)),
-             "sqrt(x + y) <= sqrt x + sqrt y: the two covers, and the post hoc and confidence terms, are bounded apart",
+             "sqrt(x + y) <= sqrt x + sqrt y: the two covers, and the post hoc and confidence terms, are bounded apart "
+             "(decided on the box x, y in [1/10, 10]; used at every scale, where it holds as (sqrt x + sqrt y)^2 = "
+             "x + y + 2 sqrt(x y))",
              Inequality({x_var: pos, y_var: pos})),
         Step("log_power_integral",
              sp.Eq(Delta**w_exp * sp.Integral(sp.exp(-w_exp * u_var) * u_var**h_exp, (u_var, 0, sp.oo)),
@@ -211,8 +236,31 @@ def _steps() -> tuple[Step, ...]:
              "p > 0: rounding r* up costs at most a = (d_in + d_out) ell (thm41 'integer_rounding'); sqrt(x + y) <= sqrt x + sqrt y "
              "gives it its own share, a rank-1 share (rounding_slot)",
              Inequality({sp.Symbol("A_eps", positive=True): pos, d_in: pos, d_out: pos, ell: pos})),
+        Step("budget_split",
+             sp.Eq(slot_coefficient.subs({ell_par: sp.log(c_par * x_var / (head_budget * eps)), ell_M: maurey_log})
+                   * (head_budget * eps) ** (-crude_t),
+                   head_budget ** (-crude_t) * slot_coefficient.subs({ell_par: sp.log(c_par * x_var / eps) + sp.log(1 / head_budget),
+                                                                       ell_M: maurey_log}) * eps ** (-crude_t)),
+             "W = head + tail: an eps/2-cover of the rank-r head plus an eps/2-cover of the tail is an eps-cover of W "
+             "(triangle inequality), so a slot's cover at eps is Theorem 4.1's at eps/2: the coefficient gains 2^q "
+             "(2^p on the sharp route) and the parametric log factor log(c s B/eps) gains log 2 (x = s B K rho)",
+             Identity({p: Interval(sp.Rational(1, 20), 2), d_in: pos, d_out: pos, D: pos, B: pos, K_M: pos, M: pos,
+                       n: Interval(10, 10**6, log=True), T: pos, eps: Interval(sp.Rational(1, 100), 1, log=True),
+                       x_var: Interval(1, 100, log=True), c_par: Interval(1, 10)})),
+        Step("split_log",
+             sp.Le(sp.Max(x_var - y_var + sp.log(2), 0), sp.Max(x_var - y_var, 0) + sp.log(2)),
+             "max(x + log 2, 0) <= max(x, 0) + log 2 (x = x' - y', sampled on the box x', y' in [1/10, 10]): the split "
+             "log factor's allocated part is at most ell0 + log 2",
+             Inequality({x_var: pos, y_var: pos})),
+        Step("input_norms",
+             sp.Le(sp.Abs(u_real * (1 + sp.erf(u_real / sp.sqrt(2))) / 2), sp.Abs(u_real)),
+             "per-slot input norms (the layer has no normalisation): QK and V_tilde see the layer input (norm <= B_l), "
+             "M_in the attention output (a convex combination of tokens per head: <= sum_h ||Vt_h|| B_l), M_out "
+             "GELU(M_in h) with |GELU(u)| = |u Phi(u)| <= |u| (checked here): <= ||M_in|| sum_h ||Vt_h|| B_l, and the "
+             "next layer's input <= ||M_out|| times that; each slot's cover and log factor use its own bound B_k",
+             Inequality({u_real: Interval(-20, 20)})),
         Step("rank_slot",
-             sp.Eq(sp.Subs(crude_share, p, 0), rank_slot, evaluate=False),
+             sp.Eq(sp.Subs(crude_unsplit_share, p, 0), rank_slot, evaluate=False),
              "at p = 0 the crude slot share is sqrt(rank (d_in + d_out)) (sqrt(ell0) + Gamma(3/2)) Delta, free of rho but for ell0",
              Identity({M: pos, d_in: pos, d_out: pos, D: pos, B: pos, K_M: pos, K: pos, rho: pos, Delta: pos,
                        n: Interval(10, 10**6, log=True), T: pos, ell0: pos})),

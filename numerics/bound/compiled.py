@@ -25,10 +25,10 @@ LOG_ARGS = (p, lM, d_in, d_out, D, K, lrho, Delta, B, T, ln_n, W.ell0)
 
 SLOT_EXPRESSIONS = {
     "crude": W.crude_slot, "sharp": W.sharp_slot, "rank": W.rank_slot,
-    "crude_share": W.crude_share, "sharp_share": W.sharp_share, "rounding": W.rounding_slot,
+    "crude_share": W.crude_share, "sharp_share": W.sharp_share, "rounding": W.split_rounding_slot,
     "crude_cs": W.crude_slot_cs, "sharp_cs": W.sharp_slot_cs, "rank_cs": W.rank_slot_cs,
-    "crude_share_cs": W.crude_share_cs, "sharp_share_cs": W.sharp_share_cs, "rounding_cs": W.rounding_slot_cs,
-    "rss_main": W.rss_main, "rss_rem": W.rss_rem, "rss_round_main": W.rss_round_main, "rss_round_rem": W.rss_round_rem,
+    "crude_share_cs": W.crude_share_cs, "sharp_share_cs": W.sharp_share_cs, "rounding_cs": W.split_rounding_slot_cs,
+    "rss_main": W.rss_main, "rss_rem": W.rss_rem, "rss_main_rank": W.rss_main_rank, "rss_rem_rank": W.rss_rem_rank, "rss_round_main": W.rss_round_main, "rss_round_rem": W.rss_round_rem,
 }
 """Log forms are taken of the shares (products); a slot's value ``share + rounding`` is ``logaddexp`` of the two."""
 
@@ -47,7 +47,7 @@ class Compiled:
         self.values = values
         self._log = {k: sp.lambdify(LOG_ARGS, _log_form(e.subs(values)), modules=NUMPY) for k, e in SLOT_EXPRESSIONS.items()}
         # p = 0 substituted before taking logs: c(p) -> 1 there, but its log has p log p (nan at 0 in float64)
-        self._log.update({k + "@0": sp.lambdify(LOG_ARGS, _log_form(SLOT_EXPRESSIONS[k].subs(values).subs(p, 0)), modules=NUMPY)
+        self._log.update({k + "@0": sp.lambdify(LOG_ARGS, _log_form(SLOT_EXPRESSIONS[k + "_rank"].subs(values)), modules=NUMPY)
                           for k in ("rss_main", "rss_rem")})
         self._mp = {k: sp.lambdify(SLOT_ARGS, e.subs(values), modules="mpmath") for k, e in SLOT_EXPRESSIONS.items()}
         lr_ell0 = sp.expand_log(W.allocated_log.subs(values).subs(rho, sp.exp(lrho)), force=True)

@@ -150,10 +150,8 @@ def build_model(layers: list[LayerInput], hidden: int, grid_m: int | None = None
     return Model(depth, hidden, len(layers[0].qk), tuple(slots), m, ps)
 
 
-def rhos(model: Model, variant: Variant, rounded: bool = True) -> list[mpmath.mpf]:
-    """``rho_k = gamma_k alpha^(l(k))`` from the dyadic spectral radii (``rounded``) or the norms themselves, in mpmath."""
-    c = mpmath.mpf(variant.attention)
-    lphi = variant.lphi_value()
+def _by_layer(model: Model, rounded: bool) -> dict[int, dict]:
+    """Per layer the spectral radii: ``{"QK": {head: r}, "V_tilde": {head: r}, "M_in": r, "M_out": r}`` (mpmath)."""
     radius = [mpmath.ldexp(1, s.s_shell) if rounded else mpmath.mpf(s.spectral_norm) for s in model.slots]
     by_layer: dict[int, dict] = {}
     for s, r in zip(model.slots, radius):
@@ -162,6 +160,30 @@ def rhos(model: Model, variant: Variant, rounded: bool = True) -> list[mpmath.mp
             entry[s.type][s.head] = r
         else:
             entry[s.type] = r
+    return by_layer
+
+
+def input_norms(model: Model, input_norm, rounded: bool = True) -> list[mpmath.mpf]:
+    """Each slot's input norm bound ``B_k`` in the layer without normalisation (step 'input_norms' of the whole bound):
+    QK and V_tilde see the layer input ``B_l`` (``B_1 = B``), M_in the attention output ``sum_h ||Vt_h|| B_l``, M_out
+    ``||M_in|| sum_h ||Vt_h|| B_l`` (``|GELU(u)| <= |u|``), and ``B_{l+1} = ||M_out||`` times M_out's input bound."""
+    by_layer = _by_layer(model, rounded)
+    seen, b = {}, mpmath.mpf(input_norm)
+    for l in sorted(by_layer):
+        e = by_layer[l]
+        attention = mpmath.fsum(e["V_tilde"].values()) * b
+        seen[l] = {"QK": b, "V_tilde": b, "M_in": attention, "M_out": e["M_in"] * attention}
+        b = e["M_out"] * seen[l]["M_out"]
+    return [seen[s.layer][s.type] for s in model.slots]
+
+
+def rhos(model: Model, variant: Variant, rounded: bool = True, edelman: bool = False) -> list[mpmath.mpf]:
+    """``rho_k = gamma_k alpha^(l(k))`` from the dyadic spectral radii (``rounded``) or the norms themselves, in mpmath.
+
+    ``edelman``: Edelman's ``gamma^E`` (docs/definitions.md), without the attention constant's factor ``c/2`` on QK."""
+    c = mpmath.mpf(variant.attention)
+    lphi = variant.lphi_value()
+    by_layer = _by_layer(model, rounded)
     lip = {l: lphi * e["M_in"] * e["M_out"] * mpmath.fsum(e["V_tilde"][h] * (1 + c * e["QK"][h]) for h in e["QK"])
            for l, e in by_layer.items()}
     alpha = {}
@@ -170,7 +192,7 @@ def rhos(model: Model, variant: Variant, rounded: bool = True) -> list[mpmath.mp
     out = []
     for s in model.slots:
         e = by_layer[s.layer]
-        gamma = {"QK": c / 2 * e["V_tilde"].get(s.head, 0) * e["M_out"] * e["M_in"],
+        gamma = {"QK": (1 if edelman else c / 2) * e["V_tilde"].get(s.head, 0) * e["M_out"] * e["M_in"],
                  "V_tilde": e["M_out"] * e["M_in"], "M_in": e["M_out"], "M_out": mpmath.mpf(1)}[s.type]
         out.append(gamma * alpha[s.layer])
     return out

@@ -161,7 +161,7 @@ def whole_break_even(model: Model, variant: Variant, setting: Setting, t: Tables
         c_other = chosen_cost - t.cost[k, choice[k]]
 
         def gap(x: float, k=k, others=others, c_other=c_other) -> float:
-            row = log_sum_shares(comp, model, setting, np.array([t.lrho[k] - x]), t.lM[k:k + 1], rows=[k])[0][0]
+            row = log_sum_shares(comp, model, setting, np.array([t.lrho[k] - x]), t.lM[k:k + 1], rows=[k], norms=t.norms)[0][0]
             values = obj(_logsumexp(np.concatenate([np.broadcast_to(others, (len(row), len(others))), row[:, None]], axis=1)),
                          c_other + t.cost[k])
             return float(np.min(values[1:]) - values[0])
@@ -171,7 +171,7 @@ def whole_break_even(model: Model, variant: Variant, setting: Setting, t: Tables
     model_factor, model_slot = None, None
     if smallest is not None:
         def moved(x: float) -> np.ndarray:
-            log_v = log_sum_shares(comp, model, setting, t.lrho - x, t.lM)[0]
+            log_v = log_sum_shares(comp, model, setting, t.lrho - x, t.lM, norms=t.norms)[0]
             return model.ps[choose(log_v, t.cost, t.base_cost, obj)] > 0
 
         lo, hi = 0.0, math.log(smallest) * (1 + 1e-12) + 1e-12

@@ -17,7 +17,7 @@ import numpy as np
 import sympy as sp
 
 from sabounds.numerics.bound.compiled import Compiled, compiled, constants_key
-from sabounds.numerics.bound.slots import Model, Variant, rhos, shell, shell_cost
+from sabounds.numerics.bound.slots import Model, Variant, input_norms, rhos, shell, shell_cost
 
 MAX_SWEEPS = 50
 
@@ -89,6 +89,8 @@ class Tables:
 
     lrho: np.ndarray
     rho: list
+    norms: list
+    """Per slot, the input norm bound ``B_k`` (:func:`~sabounds.numerics.bound.slots.input_norms`, mpmath)."""
     log_sum: np.ndarray
     form_sum: np.ndarray
     log_cs: np.ndarray
@@ -101,11 +103,11 @@ class Tables:
     s_cost: float
 
 
-def _args(model: Model, setting: Setting, lrho: np.ndarray, ell0: np.ndarray, lM: np.ndarray, slots):
+def _args(model: Model, setting: Setting, lrho: np.ndarray, ell0: np.ndarray, lM: np.ndarray, slots, norms: np.ndarray):
     ps = np.broadcast_to(model.ps, lM.shape)
     col = lambda v: np.array(v, dtype=np.float64)[:, None]  # noqa: E731
     return (ps, lM, col([s.d_in for s in slots]), col([s.d_out for s in slots]), col([s.dim for s in slots]),
-            float(model.K), lrho[:, None], float(setting.margin), float(setting.input_norm), float(setting.tokens),
+            float(model.K), lrho[:, None], float(setting.margin), norms[:, None], float(setting.tokens),
             _ln(setting.n), ell0[:, None])
 
 
@@ -114,19 +116,21 @@ def _ln(x) -> float:
     return float(mpmath.log(mpmath.mpf(x)))
 
 
-def _log_forms(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray, lM: np.ndarray, rows, kinds):
+def _log_forms(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray, lM: np.ndarray, rows, kinds, norms):
     slots = model.slots if rows is None else [model.slots[i] for i in rows]
     s = np.array([2.0 ** x.s_shell for x in slots])
-    ell0 = comp.ell0_log(s, float(model.K), lrho, float(setting.margin), float(setting.input_norm))
-    args = _args(model, setting, lrho, ell0, lM, slots)
+    b = np.array([float(norms[i]) for i in (range(model.K) if rows is None else rows)])
+    ell0 = comp.ell0_log(s, float(model.K), lrho, float(setting.margin), b)
+    args = _args(model, setting, lrho, ell0, lM, slots, b)
     full = np.ones_like(lM)
     return args[0], {k: np.nan_to_num(comp.log_slot(k, *args) * full, nan=np.inf) for k in kinds}
 
 
-def log_sum_shares(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray, lM: np.ndarray, rows=None):
+def log_sum_shares(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray, lM: np.ndarray, rows=None, norms=None):
     """Float64 logs of each slot's share of the sum-aggregated Dudley integral at every grid point, and its form:
     p = 0 the rank cover (``lM`` = log rank), p > 0 the smaller of the crude and the sharp (p < 2) cover."""
-    ps, out = _log_forms(comp, model, setting, lrho, lM, rows, ("crude_share", "sharp_share", "rounding", "rank"))
+    norms = _norms(model, setting) if norms is None else norms
+    ps, out = _log_forms(comp, model, setting, lrho, lM, rows, ("crude_share", "sharp_share", "rounding", "rank"), norms)
     zero = ps == 0
     with np.errstate(invalid="ignore"):
         crude = np.where(zero, np.inf, np.logaddexp(out["crude_share"], out["rounding"]))
@@ -134,12 +138,14 @@ def log_sum_shares(comp: Compiled, model: Model, setting: Setting, lrho: np.ndar
     return np.where(zero, out["rank"], np.minimum(crude, sharp)), np.where(zero, "rank", np.where(sharp < crude, "sharp", "crude"))
 
 
-def log_shares(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray, lM: np.ndarray, rows=None):
+def log_shares(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray, lM: np.ndarray, rows=None, norms=None):
     """:func:`log_sum_shares`, the Cauchy-Schwarz (rss, unequal p) summands and forms (sharp needs p < 1 there,
     crude p < 2), and the equal-p rss sums' summands."""
-    log_sum, form_sum = log_sum_shares(comp, model, setting, lrho, lM, rows)
+    norms = _norms(model, setting) if norms is None else norms
+    log_sum, form_sum = log_sum_shares(comp, model, setting, lrho, lM, rows, norms)
     ps, out = _log_forms(comp, model, setting, lrho, lM, rows,
-                         ("crude_share_cs", "sharp_share_cs", "rounding_cs", "rank_cs", "rss_main", "rss_rem", "rss_main@0", "rss_rem@0"))
+                         ("crude_share_cs", "sharp_share_cs", "rounding_cs", "rank_cs", "rss_main", "rss_rem", "rss_main@0", "rss_rem@0"),
+                         norms)
     zero = ps == 0
     with np.errstate(invalid="ignore"):
         crude_cs = np.where(zero | (ps >= 2), np.inf, np.logaddexp(out["crude_share_cs"], out["rounding_cs"]))
@@ -149,6 +155,11 @@ def log_shares(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray,
     main = np.where(zero, out["rss_main@0"], out["rss_main"])
     rem = np.where(zero, out["rss_rem@0"], out["rss_rem"])
     return log_sum, form_sum, log_cs, form_cs, main, rem
+
+
+def _norms(model: Model, setting: Setting) -> list:
+    with mpmath.workdps(setting.dps):
+        return input_norms(model, setting.input_norm)
 
 
 def tables(model: Model, variant: Variant, setting: Setting, comp: Compiled | None = None, shrink=None) -> Tables:
@@ -170,10 +181,11 @@ def tables(model: Model, variant: Variant, setting: Setting, comp: Compiled | No
                 z = s.schatten_shell(j)
                 lM[i, j] = z * math.log(2)
                 cost[i, j] = shell_cost(z)
-    log_sum, form_sum, log_cs, form_cs, main, rem = log_shares(comp, model, setting, lrho, lM)
+    norms = _norms(model, setting)
+    log_sum, form_sum, log_cs, form_cs, main, rem = log_shares(comp, model, setting, lrho, lM, norms=norms)
     s_cost = sum(shell_cost(s.s_shell) for s in model.slots)
     base = model.K * math.log(2 * model.grid_m + 1) + s_cost
-    return Tables(lrho, rho, log_sum, form_sum, log_cs, form_cs, main, rem, cost, lM, base, s_cost)
+    return Tables(lrho, rho, norms, log_sum, form_sum, log_cs, form_cs, main, rem, cost, lM, base, s_cost)
 
 
 def _logsumexp(x: np.ndarray, axis=-1) -> np.ndarray:
@@ -239,18 +251,18 @@ def choose(log_v: np.ndarray, cost: np.ndarray, base_cost: float, objective: Obj
     return a if va <= vb else b
 
 
-def _mp_slot(comp: Compiled, model: Model, setting: Setting, rho, i: int, j: int, kind: str):
+def _mp_slot(comp: Compiled, model: Model, setting: Setting, t: "Tables", i: int, j: int, kind: str):
     s = model.slots[i]
     p = model.ps[j]
     if p == 0:  # the rank, exactly (a zero matrix counts as rank 1, as in :func:`tables`)
         m = mpmath.mpf(max(s.rank, 1))
     else:
         m = mpmath.ldexp(1, s.schatten_shell(j))
-    ell0 = comp.ell0(mpmath.ldexp(1, s.s_shell), mpmath.mpf(model.K), rho[i], mpmath.mpf(setting.margin),
-                     mpmath.mpf(setting.input_norm))
+    rho, b = t.rho, t.norms[i]
+    ell0 = comp.ell0(mpmath.ldexp(1, s.s_shell), mpmath.mpf(model.K), rho[i], mpmath.mpf(setting.margin), b)
     p_mp = mpmath.mpf(0) if p == 0 else mpmath.mpf(int(round(p * model.grid_m))) / model.grid_m
     return comp.slot(kind, p_mp, m, s.d_in, s.d_out, s.dim, mpmath.mpf(model.K), rho[i], mpmath.mpf(setting.margin),
-                     mpmath.mpf(setting.input_norm), mpmath.mpf(setting.tokens), mpmath.mpf(setting.n), ell0)
+                     b, mpmath.mpf(setting.tokens), mpmath.mpf(setting.n), ell0)
 
 
 def _common_terms(comp: Compiled, setting: Setting, cost: float) -> list[Term]:
@@ -278,7 +290,7 @@ def ours_sum(comp: Compiled, model: Model, setting: Setting, t: Tables) -> Bound
     forms = tuple(t.form_sum[rows, choice])
     parts = _cost_parts(model, t, choice)
     with mpmath.workdps(setting.dps):
-        shares = [_mp_slot(comp, model, setting, t.rho, i, j, f) for i, (j, f) in enumerate(zip(choice, forms))]
+        shares = [_mp_slot(comp, model, setting, t, i, j, f) for i, (j, f) in enumerate(zip(choice, forms))]
         pre = comp.prefactor(mpmath.mpf(setting.margin), mpmath.mpf(setting.n))
         by_type = {}
         for s, v in zip(model.slots, shares):
@@ -298,8 +310,8 @@ def ours_rss(comp: Compiled, model: Model, setting: Setting, t: Tables) -> Bound
     obj_eq = objective_for(comp, setting, "sum")
     eq_values = []
     with mpmath.workdps(setting.dps):
-        round_main = mpmath.fsum(_mp_slot(comp, model, setting, t.rho, i, 0, "rss_round_main") for i in range(model.K))
-        round_rem = mpmath.fsum(_mp_slot(comp, model, setting, t.rho, i, 0, "rss_round_rem") for i in range(model.K))
+        round_main = mpmath.fsum(_mp_slot(comp, model, setting, t, i, 0, "rss_round_main") for i in range(model.K))
+        round_rem = mpmath.fsum(_mp_slot(comp, model, setting, t, i, 0, "rss_round_rem") for i in range(model.K))
         rounding = float(comp.rss_rounding(mpmath.mpf(setting.margin), round_main, round_rem))
     for j, p in enumerate(model.ps):
         i0, i1 = comp.integrals(p, float(setting.margin))
@@ -313,8 +325,9 @@ def ours_rss(comp: Compiled, model: Model, setting: Setting, t: Tables) -> Bound
         pre = comp.prefactor(mpmath.mpf(setting.margin), mpmath.mpf(setting.n))
         if eq_values[j_eq] <= best_cs:
             choice = np.full(model.K, j_eq)
-            main = mpmath.fsum(_mp_slot(comp, model, setting, t.rho, i, j_eq, "rss_main") for i in range(model.K))
-            rem = mpmath.fsum(_mp_slot(comp, model, setting, t.rho, i, j_eq, "rss_rem") for i in range(model.K))
+            rank = "_rank" if j_eq == 0 else ""
+            main = mpmath.fsum(_mp_slot(comp, model, setting, t, i, j_eq, "rss_main" + rank) for i in range(model.K))
+            rem = mpmath.fsum(_mp_slot(comp, model, setting, t, i, j_eq, "rss_rem" + rank) for i in range(model.K))
             dudley = pre * comp.rss_equal(mpmath.mpf(j_eq) / model.grid_m, mpmath.mpf(setting.margin), main, rem)
             if j_eq > 0:
                 dudley += pre * comp.rss_rounding(mpmath.mpf(setting.margin), round_main, round_rem)
@@ -323,7 +336,7 @@ def ours_rss(comp: Compiled, model: Model, setting: Setting, t: Tables) -> Bound
         else:
             choice = choice_cs
             forms = tuple(t.form_cs[rows, choice])
-            total = mpmath.fsum(_mp_slot(comp, model, setting, t.rho, i, j, f + "_cs") for i, (j, f) in enumerate(zip(choice, forms)))
+            total = mpmath.fsum(_mp_slot(comp, model, setting, t, i, j, f + "_cs") for i, (j, f) in enumerate(zip(choice, forms)))
             dudley = pre * comp.rss_cs(mpmath.mpf(setting.margin), total)
             label = "Dudley integral, rss aggregation, unequal p (Cauchy-Schwarz)"
         parts = _cost_parts(model, t, choice)
@@ -333,18 +346,20 @@ def ours_rss(comp: Compiled, model: Model, setting: Setting, t: Tables) -> Bound
 
 def edelman_only(model: Model, variant: Variant, setting: Setting) -> BoundValue:
     """:func:`edelman` without the tables of our bound (it needs only rho and the radii)."""
-    with mpmath.workdps(setting.dps):
-        rho = rhos(model, variant)
     s_cost = sum(shell_cost(s.s_shell) for s in model.slots)
-    return edelman(compiled(setting.constants), model, setting, Tables(None, rho, *[None] * 8, 0.0, s_cost))
+    return edelman(compiled(setting.constants), model, variant, setting, Tables(None, None, _norms(model, setting), *[None] * 8,
+                                                                                0.0, s_cost))
 
 
-def edelman(comp: Compiled, model: Model, setting: Setting, t: Tables) -> BoundValue:
-    """Edelman et al. (2022): ``W_E = (sum_k (rho_k w_k)^{2/3})^{3/2}`` over the dyadic (2,1)-radii ``w_k``."""
+def edelman(comp: Compiled, model: Model, variant: Variant, setting: Setting, t: Tables) -> BoundValue:
+    """Edelman et al. (2022): ``W_E = (sum_k (rho^E_k w_k B_k)^{2/3})^{3/2}`` over the dyadic (2,1)-radii ``w_k``, with
+    Edelman's ``gamma^E`` (no attention factor c/2 on QK) and each slot's input norm bound ``B_k`` (``B = 1`` outside)."""
     with mpmath.workdps(setting.dps):
-        w_e = mpmath.fsum((r * mpmath.ldexp(1, s.w_shell)) ** (mpmath.mpf(2) / 3) for r, s in zip(t.rho, model.slots)) ** 1.5
+        rho_e = rhos(model, variant, edelman=True)
+        w_e = mpmath.fsum((r * b * mpmath.ldexp(1, s.w_shell)) ** (mpmath.mpf(2) / 3)
+                          for r, b, s in zip(rho_e, t.norms, model.slots)) ** 1.5
         d_max = max(s.d_in * s.d_out for s in model.slots)
-        dudley = comp.edelman(w_e, mpmath.mpf(setting.input_norm), mpmath.mpf(setting.margin), mpmath.mpf(setting.margin),
+        dudley = comp.edelman(w_e, mpmath.mpf(1), mpmath.mpf(setting.margin), mpmath.mpf(setting.margin),
                               mpmath.mpf(setting.n), mpmath.mpf(setting.tokens), mpmath.mpf(d_max))
         parts = {"spectral_shells": t.s_cost, "two_one_shells": sum(shell_cost(s.w_shell) for s in model.slots)}
         terms = [_empirical(setting), Term("dudley", "Dudley integral, Edelman's norm-based cover (cut at Delta/n)", dudley),
@@ -357,5 +372,5 @@ def evaluate(model: Model, variant: Variant, setting: Setting) -> WholeBound:
     """Ours (sum and rss aggregation) and Edelman's, term by term, at ``setting``."""
     comp = compiled(setting.constants)
     t = tables(model, variant, setting, comp)
-    return WholeBound(ours_sum(comp, model, setting, t), ours_rss(comp, model, setting, t), edelman(comp, model, setting, t),
+    return WholeBound(ours_sum(comp, model, setting, t), ours_rss(comp, model, setting, t), edelman(comp, model, variant, setting, t),
                       variant, setting)
