@@ -135,7 +135,8 @@ def test_a_gap_rounded_to_0_is_no_strict_violation(capsys):
     code, rec = _json(["erf(x) < 1", "--var", "x:0:30", "--samples", "20"], capsys)
     assert rec["verdict"] != "refuted"
     code, rec = _json(["erf(x) <= 1", "--var", "x:0:30", "--samples", "20"], capsys)
-    assert rec["verdict"] == "verified" and rec["margin"] >= 0
+    # erf's interval extension (clipped to [-1, 1]) proves it; sampled evidence never carries a negative margin
+    assert rec["verdict"] == "proved" or (rec["verdict"] == "verified" and rec["margin"] >= 0)
 
 
 def test_closed_refutation_margin_is_exact_even_below_working_precision(capsys):
