@@ -227,12 +227,13 @@ def _numeric_inequality(relation: sp.Basic, domain, settings: Settings, key: str
                            f"{2 * dps} digits), beyond the rounding tolerance {mpmath.nstr(tol, 3)}")
         return Outcome.unresolved(method, f"relative gap {mpmath.nstr(margin, 6)} at {dps} digits but "
                                   f"{mpmath.nstr(again, 6)} at {2 * dps}: the sign cannot be told")
-    rounding = (f"; the smallest sampled gap {mpmath.nstr(margin, 3)} lies within the rounding tolerance "
-                f"{mpmath.nstr(tol, 3)} and is reported as 0") if margin < 0 else ""
+    rounding = (f"; the smallest sampled gap {mpmath.nstr(margin, 3)} lies within the rounding tolerance and is "
+                "reported as 0") if margin < 0 else ""
     return Outcome(Verdict.VERIFIED, method, dps, found.evaluations, float(max(margin, 0)), _witness(found.point),
                    f"smallest relative gap {mpmath.nstr(max(margin, 0), 6)} in {found.evaluations} evaluations "
                    f"({settings.samples} random starts, box corners and face midpoints, pattern search): evidence, not "
-                   f"proof; a violation confined to a region the samples did not reach can be missed{rounding}")
+                   f"proof; a violation confined to a region the samples did not reach can be missed; rounding tolerance "
+                   f"{mpmath.nstr(tol, 3)} ((operations + 1) 10^(2 - digits)){rounding}")
 
 
 def certify_inequality(relation: sp.Basic, domain, budget: int = BOX_BUDGET) -> BoxResult:
