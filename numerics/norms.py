@@ -55,7 +55,9 @@ def _balanced(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 
 def product_norm_21(left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """``||left @ right||_{2,1}`` without forming the product: ``||(AB)_j||^2 = B_j^T (A^T A) B_j``.
+    """``||left @ right||_{2,1}`` without forming the product: ``||(AB)_j|| = ||R B_j||`` with ``A = Q R`` (Q with
+    orthonormal columns).  Not through the Gram matrix ``B_j^T (A^T A) B_j``: that forms the square with an absolute
+    error ~ u ||A||^2 ||B_j||^2, so a column that nearly cancels came out orders of magnitude too large.
 
     With ``A`` n x k and ``B`` k x m this costs O((n + m) k^2) instead of O(n m k); batched over leading axes.
     The inner dimension is balanced first (:func:`_balanced`), then each factor divided by its largest entry and
@@ -64,7 +66,6 @@ def product_norm_21(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     left, right = _balanced(np.asarray(left, dtype=np.float64), np.asarray(right, dtype=np.float64))
     sl, sr = _scale(left), _scale(right)
     a, b = left / sl, right / sr
-    gram = np.swapaxes(a, -1, -2) @ a
-    squares = np.sum((gram @ b) * b, axis=-2)
-    unit = np.sqrt(np.maximum(squares, 0.0)).sum(axis=-1)
+    r = np.linalg.qr(a, mode="r") if a.size else a
+    unit = np.sqrt(np.sum(np.square(r @ b), axis=-2)).sum(axis=-1)
     return _rescale(unit, sl[..., 0, 0], sr[..., 0, 0], what="the (2,1)-norm of a product")

@@ -96,11 +96,28 @@ class FreeForm:
                                        ("simplify, then sign inference", sp.simplify)):
                     form = g if transform is None else transform(g)
                     ok = form.is_positive if strict else form.is_nonnegative
+                    if ok and transform is not None and not self._denominator_nonzero(g):
+                        return None  # factor/simplify cancelled a 0/0 point: (x^2 - 1)/(x - 1) - x -> 1 at x = 1
                     if ok:
                         return f"sympy {how} on the gap {form} under the variables' sign assumptions"
         except (TimeLimit, RecursionError, MemoryError, TypeError, ValueError, ArithmeticError):
             return None
         return None
+
+    def _denominator_nonzero(self, g: sp.Expr) -> bool:
+        """Is the denominator of ``together(g)`` nonzero on the whole box (sympy's assumptions, else an interval
+        enclosure of it that excludes 0)?  A proof on a rewritten gap holds only where the original is defined."""
+        from sabounds.proofs_check.interval import NotEnclosable, _const, enclose, iv, iv_digits
+        den = sp.fraction(sp.together(g))[1]
+        if den.is_nonzero or not den.free_symbols:
+            return bool(den.is_nonzero)
+        try:
+            with iv_digits(30):
+                e = enclose(den, {s: iv.mpf([_const(sp.Rational(d.lo)).a, _const(sp.Rational(d.hi)).b])
+                                  for s, d in self.domain.items()})
+        except (NotEnclosable, ZeroDivisionError, ValueError, OverflowError, TypeError, ArithmeticError):
+            return False
+        return bool(e.a > 0 or e.b < 0)
 
     def _closed(self) -> Outcome | None:
         """A relation without variables, decided by sympy's evaluation of the relation between the two exact numbers."""

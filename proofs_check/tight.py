@@ -71,6 +71,8 @@ def refine(objective: Callable[[dict], mpmath.mpf], start: Mapping, domain: Mapp
 
 def _is_zero(value: sp.Expr) -> bool:
     """True only when sympy shows ``value == 0`` (``simplify``, then ``equals``, which settles algebraic numbers)."""
+    if value.has(sp.Float):
+        return False  # a Float is rounded arithmetic: x*y*z - cos(x) can round to 0.0 where it is not 0
     if value == 0 or sp.simplify(value) == 0:
         return True
     return value.equals(0) is True
@@ -91,7 +93,8 @@ def tight_point(g: sp.Expr, point: Mapping[sp.Symbol, mpmath.mpf], domain: Mappi
     for s, v in point.items():
         text = mpmath.nstr(v, shown)
         guess = sp.nsimplify(text, [sp.pi, sp.E], tolerance=10.0 ** (-(shown - 3)), rational=False)
-        guesses[s] = guess if _inside(guess, domain[s]) else min(max(sp.Rational(text), domain[s].lo), domain[s].hi)
+        exact = not guess.has(sp.Float)  # nsimplify returns a Float where it recognises nothing
+        guesses[s] = guess if exact and _inside(guess, domain[s]) else min(max(sp.Rational(text), domain[s].lo), domain[s].hi)
     try:
         with time_limit(seconds):
             if _is_zero(g.xreplace(guesses)):

@@ -42,6 +42,9 @@ TIGHT_AT_A_POINT = [
     ("(x-pi/4)**2 > 0", ["x"]),
     ("(x-sqrt(3)/3)**2 + (y-sqrt(2)/2)**2 > 0", ["x", "y"]),
     ("0 < (x-0.4)**2 + (y - sqrt(2)/2)**2", ["x", "y"]),
+    # tight on a surface with no recognisable point: the witness must be exact, not 25-digit Floats whose rounded
+    # product happens to equal cos(x) (it was: "exactly 0" at three decimals where the relation holds)
+    ("(x*y*z - cos(x))**2 > 0", ["x", "y", "z"]),
 ]
 
 
@@ -77,6 +80,13 @@ BUMPS = [
     ("x + y + z + w + 1 >= 10*exp(-(" + _ball(["sqrt(2)/2", "0.123", "0.877", "pi/5"]) + ")", 4),
     # x+y+z+w ~ 3.81 at the centre: violated where 2 e^{-k r^2} > 4.5 - (x+y+z+w), a ball of radius ~1.6e-3
     ("x + y + z + w <= 4.5 - 2*exp(-(" + _ball(["0.9", "0.95", "0.97", "0.99"]) + ")", 4),
+    # functions without an mpmath.iv extension (erf, atan, gamma): flat at 50 digits away from the ball, so only
+    # bisection finds it; erf(k r^2) < 9/10 on a ball of radius ~1.1e-3
+    ("erf((" + _ball(["0.3137", "0.7771", "0.1234", "0.9012"], 1000000) + ") >= 0.9", 4),
+    ("erf((" + _ball(["0.3137"], 1000000) + ") >= 0.9", 1),
+    # atan(e^{k r^2}) < 1 on a ball of radius ~1.5e-3; Gamma(2 + 1/(1 + k r^2)) > 3/2 on one of radius ~1.1e-3
+    ("atan(exp((" + _ball(["0.3137", "0.7771", "0.1234"], 200000) + ")) >= 1", 3),
+    ("gamma(2 + 1/(1 + (" + _ball(["0.3137", "0.7771"]) + ")) <= 1.5", 2),
     # violated only within distance 1e-15 of an irrational point: bisection still walks into it
     ("(x - sqrt(2)/2)**2 + (y-pi/5)**2 + (z - sqrt(3)/2)**2 + (w - E/4)**2 >= 1e-30", 4),
 ]

@@ -89,3 +89,30 @@ def test_reparametrising_does_not_prove_a_false_identity():
     p = thm41.p
     assert prove_reparametrised(p ** 2 / (2 - p), p / (2 - p), {p: Interval(sp.Rational(1, 20), sp.Rational(39, 20))}) is None
     assert prove_reparametrised(sp.sqrt((2 - p) ** 2), 2 - p, {p: Interval(sp.Rational(1, 20), sp.Rational(39, 20))})
+
+
+TIGHT_INEQUALITIES = [("attention_lipschitz", "score_perturbation"), ("thm31", "grid_m_bound"), ("whole_bound", "log_split")]
+
+
+@pytest.mark.parametrize("module,name", TIGHT_INEQUALITIES)
+def test_tight_inequality_with_its_larger_side_times_one_minus_1e12_is_refuted(module, name):
+    """These steps are attained with equality on their boxes, so the larger side times 1 - 1e-12 is false there; the
+    sampled gap (-1e-12 at 20 digits) is far beyond the evaluation's rounding, and once was `verified` with a negative
+    margin under a tolerance of 10^-(digits/2)."""
+    import importlib
+    step = importlib.import_module(f"sabounds.theory.{module}").derivation()[name]
+    rel = step.statement
+    less = isinstance(rel, (sp.LessThan, sp.StrictLessThan))
+    small, large = (rel.lhs, rel.rhs) if less else (rel.rhs, rel.lhs)
+    scaled = sp.Mul(1 - Mu.FINE, large, evaluate=False)
+    mutant = type(rel)(*((small, scaled) if less else (scaled, small)), evaluate=False)
+    assert decide(step, QUICK).verdict in (Verdict.PROVED, Verdict.VERIFIED)
+    outcome = decide(replace(step, statement=mutant), QUICK)
+    assert outcome.verdict is Verdict.REFUTED, outcome
+
+
+@pytest.mark.parametrize("module,name", TIGHT_INEQUALITIES)
+def test_a_verified_inequality_never_carries_a_negative_margin(module, name):
+    import importlib
+    outcome = decide(importlib.import_module(f"sabounds.theory.{module}").derivation()[name], QUICK)
+    assert outcome.verdict is not Verdict.VERIFIED or outcome.margin >= 0
