@@ -20,6 +20,7 @@ from sabounds.commands.scaling import depth_list
 from sabounds.errors import UserError
 from sabounds.numerics.proxies.published import L_PHI
 from sabounds.numerics.spectra import RANK_TOL
+from sabounds.scheduler_address import scheduler_address
 
 
 def non_negative_int(text: str) -> int:
@@ -36,7 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("sources", nargs="+", metavar="SOURCE", help="checkpoint folder, glob, or text file listing them")
     parser.add_argument("--workers", type=non_negative_int, metavar="K",
                         help="local cluster size (default: one worker per core; 0: run in this process)")
-    parser.add_argument("--scheduler", metavar="ADDRESS", help="use the running Dask scheduler at ADDRESS instead")
+    parser.add_argument("--scheduler", metavar="ADDRESS", type=scheduler_address,
+                        help="use the running Dask scheduler at ADDRESS ([tcp://|tls://]HOST:PORT) instead")
     parser.add_argument("--out", metavar="DIR", help="write the table, fits, figures and provenance into new DIR")
     parser.add_argument("--force", action="store_true", help="replace DIR if it exists")
     parser.add_argument("--depths", type=depth_list, metavar="1,2,...", help="depth truncations of every checkpoint")
@@ -136,8 +138,8 @@ def run(args) -> int:
         with atomic_directory(args.out, force=args.force,
                               protect=[p for p in protect if p and os.path.lexists(p)]) as work:
             from sabounds.commands.analyze import figure_options
-            write_sweep_files(rows, fits, _provenance(args, plan, cache_dir, seconds, outcomes), work, cache_dir,
-                              methods, figure_options(args))
+            write_sweep_files(rows, fits, _provenance(args, plan, cache_dir, seconds, outcomes), work, methods,
+                              figure_options(args))
     if args.json:
         print(json.dumps({"rows": rows, "fits": [{"family": f, **vars(fit)} for f, fit in fits]}, indent=2))
         return 0

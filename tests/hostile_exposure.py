@@ -1,0 +1,25 @@
+"""Hostile tables of issue 20 (exposure, injection, Dask, early checks): each row one case a hostile or careless
+user can produce.  ``tests/hostile.py`` adds :func:`counts` to its own; the ``test_hostile_*`` files expand them.
+"""
+
+from __future__ import annotations
+
+# --- test hooks a user's environment must not reach ------------------------------------------------------------
+
+HOOK_VARIABLES = [  # (environment, command): the file named must keep its content, the command its result
+    ("SABOUNDS_TEST_READY", ["--version"]),
+    ("SABOUNDS_TEST_READY", ["regimes"]),
+    ("SABOUNDS_TEST_FAULT", ["analyze", "{model}", "--out", "{out}"]),
+]
+FAULT_VALUES = ["locked:KILL", "partial-created:STOP", "in-swap:KILL", "written:TERM"]
+
+# --- the two-rename swap (no RENAME_EXCHANGE) killed half-way, then a run to another target -----------------------
+
+FALLBACK_STAGES = ["in-swap", "renamed-away", "swapped", "old-half-deleted"]
+UNRELATED_TARGETS = ["r*", "re?ort", "[r]eport", "rep"]  # glob patterns that match "report", and a prefix
+
+
+def counts() -> dict[str, int]:
+    return {"test hooks from the environment (variable x command, fault values)": len(HOOK_VARIABLES) + len(FAULT_VALUES),
+            "two-rename swap killed, then a run to a glob-like target (stage x target)":
+                len(FALLBACK_STAGES) * len(UNRELATED_TARGETS)}
