@@ -10,6 +10,7 @@ the report.html rendered from it), CSV cells a spreadsheet opens, and matplotlib
 - CSV: a text cell starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is prefixed with ``'`` (the
   OWASP rule against formula injection), unless it is a plain number such as ``-1.5e3``.
 - matplotlib: ``$`` is escaped, so a name never enters mathtext (which would render or reject it).
+- terminal: :func:`printable` shows control characters (escape sequences, newlines) as ``?``.
 """
 
 from __future__ import annotations
@@ -45,6 +46,11 @@ def csv_row(values) -> list:
     return [csv_cell(v) for v in values]
 
 
+def printable(text) -> str:
+    """``text`` with control characters (terminal escapes, newlines) shown as ``?``."""
+    return _CONTROL.sub("?", str(text))
+
+
 def plot_text(text) -> str:
     """``text`` for a matplotlib label or title: no mathtext, no control characters."""
-    return _CONTROL.sub("?", str(text)).replace("$", r"\$")
+    return printable(text).replace("$", r"\$")

@@ -19,7 +19,26 @@ FALLBACK_STAGES = ["in-swap", "renamed-away", "swapped", "old-half-deleted"]
 UNRELATED_TARGETS = ["r*", "re?ort", "[r]eport", "rep"]  # glob patterns that match "report", and a prefix
 
 
+# --- user strings in output files: a checkpoint path as the user typed it ------------------------------------------
+
+HOSTILE_NAMES = {
+    "remote-image": "![t](http:/127.0.0.1:9/t.png)",
+    "newline-heading-row": "m\n# Injected heading\n| injected | row |",
+    "script-tag": "<script>alert(1)</script>",
+    "formula": "=cmd|' -c calc'!A0",
+    "mathtext": "$\\frac{$ m",
+    "javascript-link": "[click](javascript:alert(1))",
+    "fence-breakout": "```\n<img src=x onerror=alert(1)>\n```",
+    "plus-minus-at": "+1+cmd|x;-2;@SUM(1)",
+}
+ESCAPE_COMMANDS = {"report": list(HOSTILE_NAMES), "sweep": list(HOSTILE_NAMES),  # (analyze and bound write no path)
+                   "scaling": ["remote-image", "formula", "mathtext", "newline-heading-row"]}
+ESCAPE_CASES = [(command, name) for command, names in ESCAPE_COMMANDS.items() for name in names]
+
+
 def counts() -> dict[str, int]:
     return {"test hooks from the environment (variable x command, fault values)": len(HOOK_VARIABLES) + len(FAULT_VALUES),
             "two-rename swap killed, then a run to a glob-like target (stage x target)":
-                len(FALLBACK_STAGES) * len(UNRELATED_TARGETS)}
+                len(FALLBACK_STAGES) * len(UNRELATED_TARGETS) + 1,
+            "user strings in output files (command x hostile checkpoint path), crafted cached figure":
+                len(ESCAPE_CASES) + 1}

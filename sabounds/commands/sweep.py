@@ -164,21 +164,25 @@ def _provenance(args, plan, cache_dir, seconds, outcomes) -> dict:
 def _print_summary(rows, fits, outcomes, seconds, out) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
+
+    from sabounds.user_text import printable
     table = Table(title="sweep: one row per checkpoint and depth")
     for column in ("source", "family", "L", "N", "ours", "edelman", "ff gram/lapack", "status"):
         table.add_column(column, justify="left" if column in ("source", "family", "status") else "right")
-    for r in rows:
+    for r in rows:  # user strings as rich Text: never read as console markup, control characters shown as ?
+        source, family = Text(printable(r["source"])), Text(printable(r["family"] or ""))
         if r["status"] == "ok":
-            table.add_row(r["source"], r["family"], str(r["L"]), str(r["N"]), f"{r['ours']:.6g}", f"{r['edelman']:.6g}",
+            table.add_row(source, family, str(r["L"]), str(r["N"]), f"{r['ours']:.6g}", f"{r['edelman']:.6g}",
                           f"{r['ff_gram']}/{r['ff_lapack']}", "ok")
         else:
-            table.add_row(r["source"], r["family"] or "", "", "", "", "", "", f"error: {r['error']}")
+            table.add_row(source, family, "", "", "", "", "", Text(f"error: {printable(r['error'])}"))
     console = Console()
     console.print(table)
     for family, fit in fits:
         slopes = ", ".join(f"d log {fit.quantity} / d log {v} = {s:.3f}"
                            for v, s in (("L", fit.slope_L), ("N", fit.slope_N)) if s is not None)
-        console.print(f"{family}: {fit.quantity}: {slopes or 'no varying L or N'}", highlight=False)
+        console.print(Text(f"{printable(family)}: {fit.quantity}: {slopes or 'no varying L or N'}"), highlight=False)
     cached = sum(1 for o in outcomes if not isinstance(o, BaseException) and o.cached)
     console.print(f"{len(outcomes)} layers ({cached} from cache) in {seconds:.2f} s", highlight=False)
     if out:
