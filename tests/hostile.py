@@ -26,6 +26,7 @@ ROOT = TESTS.parent
 sys.path.insert(0, str(TESTS))
 
 from bert_files import config, random_weights, write_model  # noqa: E402
+from hostile_exposure import counts as exposure_counts  # noqa: E402
 
 REFUSE, OK = "refuse", "ok"
 
@@ -316,7 +317,8 @@ def counts() -> dict[str, int]:
             "Ctrl-C at start-up": len(STARTUP_DELAYS),
             "output streams (command x full/closed/broken pipe)": len(STREAM_COMMANDS) * len(STREAM_CONDITIONS),
             "magnitudes (scale x dtype, analyze --json and --out)": len(MAGNITUDE_CASES),
-            "arguments and caps": len(ARGUMENT_CASES)}
+            "arguments and caps": len(ARGUMENT_CASES),
+            **exposure_counts()}
 
 
 if __name__ == "__main__":

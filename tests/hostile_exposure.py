@@ -36,9 +36,26 @@ ESCAPE_COMMANDS = {"report": list(HOSTILE_NAMES), "sweep": list(HOSTILE_NAMES), 
 ESCAPE_CASES = [(command, name) for command, names in ESCAPE_COMMANDS.items() for name in names]
 
 
+# --- Dask: addresses, peers, the private cluster, Ctrl-C while it starts -----------------------------------------
+
+BAD_ADDRESSES = ["tcp://127.0.0.1:abc", "", "   ", "foo://", "tls://", "ucx://", "inproc://", "tcp://127.0.0.1:0",
+                 "tcp://127.0.0.1:99999", "tcp://:8786", "127.0.0.1:8786/path", "tcp://user@127.0.0.1:8786",
+                 "tcp://127.0.0.1:8786\n"]
+PEERS = ["silent", "http-garbage", "huge-frame", "short-frame"]  # a local socket server that is not Dask
+CLUSTER_INTERRUPT_DELAYS = [0.0, 0.3, 0.7, 1.5]  # seconds after the local cluster starts starting
+
+# --- --out checked before any work ----------------------------------------------------------------------------
+
+EARLY_OUT = {"under-a-file": "afile/out", "deep-under-a-file": "afile/a/b/out", "under-a-dangling-link": "dangling/out"}
+EARLY_OUT_COMMANDS = ["report", "sweep", "analyze", "scaling", "bound"]
+
+
 def counts() -> dict[str, int]:
-    return {"test hooks from the environment (variable x command, fault values)": len(HOOK_VARIABLES) + len(FAULT_VALUES),
+    return {"test hooks from the environment (variable x command, fault values)": len(HOOK_VARIABLES) + len(FAULT_VALUES) + 1,
             "two-rename swap killed, then a run to a glob-like target (stage x target)":
                 len(FALLBACK_STAGES) * len(UNRELATED_TARGETS) + 1,
             "user strings in output files (command x hostile checkpoint path), crafted cached figure":
-                len(ESCAPE_CASES) + 1}
+                len(ESCAPE_CASES) + 1,
+            "Dask: bad --scheduler addresses, non-Dask peers, private cluster, Ctrl-C while it starts":
+                len(BAD_ADDRESSES) + len(PEERS) + 1 + len(CLUSTER_INTERRUPT_DELAYS),
+            "--out checked before any work (path x command)": len(EARLY_OUT) * len(EARLY_OUT_COMMANDS)}
