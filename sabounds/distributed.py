@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from sabounds.errors import UserError
 from sabounds.numerics.proxies.certified_measure import usable_cores
 from sabounds.numerics.proxies.sweep import LayerResult, LayerTask, cached_results, measure_task
 
@@ -122,7 +123,12 @@ def __getattr__(name: str):
 
 
 def _run_on_dask(tasks, positions, workers, scheduler, finish) -> None:
-    from distributed import as_completed
+    try:
+        import cryptography  # noqa: F401  (the local cluster's temporary certificate)
+        from distributed import as_completed
+    except ImportError as exc:
+        raise UserError(f"running on Dask needs the sweep extra (pip install 'sabounds[sweep]'): {exc}; "
+                        "or run in this process with --workers 0") from None
 
     from sabounds.scheduler_address import connect
     cluster = client = None
