@@ -127,7 +127,7 @@ _INTERRUPTIBLE = ("import os, sys; sys.path.insert(0, %r); import sabounds.distr
 
 @pytest.mark.parametrize("delay", CLUSTER_INTERRUPT_DELAYS)
 def test_ctrl_c_while_the_local_cluster_starts_is_one_line_and_130(delay, tmp_path):
-    tiny_model(tmp_path / "model")
+    tiny_model(tmp_path / "model", layers=24)  # enough tasks that the sweep is still running at the last delay
     ready = tmp_path / "cluster-starting"
     proc = subprocess.Popen([sys.executable, "-c", _INTERRUPTIBLE % (str(TESTS), str(ready)), "sweep",
                              str(tmp_path / "model"), "--workers", "2", "--no-cache"], cwd=ROOT,
