@@ -12,6 +12,7 @@ beyond the TLS ones).
 
 from __future__ import annotations
 
+import logging
 from typing import Callable, Sequence
 
 from sabounds.errors import UserError
@@ -64,9 +65,9 @@ def private_cluster(workers: int):
               "dashboard_address": None}
     scheduler = {"cls": node_class("Scheduler"), "options": {**common, "port": 0}}
     worker = {"cls": Nanny, "options": {**common, "nthreads": 1, "worker_class": node_class("Worker"),
-                                        "silence_logs": 40}}
+                                        "silence_logs": logging.CRITICAL}}
     return SpecCluster(scheduler=scheduler, workers={i: worker for i in range(workers)}, worker=worker,
-                       security=security, silence_logs=40)
+                       security=security, silence_logs=logging.CRITICAL)
 
 
 def started_cluster(workers: int):
