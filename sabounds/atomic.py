@@ -23,11 +23,15 @@
   after it if another thread takes them), so an interrupt is reported with the true state.
 - **Recovery.** Leftovers of a killed run carry the marker; the next run to the same target (under the lock)
   deletes unfinished ones, finishes an interrupted replacement or undoes it, and says which on stderr.  Only a
-  leftover of a dead process is touched: a ``writing`` one whose marker names that process, or a ``complete``
-  one that ``--force`` could replace; a folder of a leftover's name without our marker, or with files the
-  marker does not list or that were edited, is left alone (if it blocks this run, the refusal says so).
-- **Fault injection (tests).** ``SABOUNDS_TEST_FAULT=<stage>[:<SIG>]`` sends ``SIG`` (INT, TERM or KILL; INT by
-  default) to the process at ``<stage>``; :data:`STAGES` lists them, in order.
+  leftover of a dead process named exactly for this target is touched (names compared as strings, never as a
+  glob: a target ``o*`` never sees ``.out.old-7``): a partial whose marker names this target and that process
+  (``writing``, or ``complete`` and replaceable by ``--force``), or the replaceable previous report that such a
+  partial or the report at the target names by its token; a folder of a leftover's name without our marker,
+  another target's, or with files the marker does not list or that were edited, is left alone (if it blocks
+  this run, the refusal says so).
+- **Fault injection (tests only).** :func:`arm_fault` (``"<stage>[:<SIG>]"``) makes the process send itself ``SIG``
+  (INT, TERM, KILL or STOP; INT by default) at ``<stage>``; :data:`STAGES` lists them, in order.  Nothing in a
+  user's environment arms it: only test code calls :func:`arm_fault`.
 """
 
 from __future__ import annotations
@@ -50,9 +54,9 @@ from typing import Iterable, Iterator
 from sabounds.errors import UserError
 
 MARKER = ".sabounds-output"
-STAGES = ("locked", "partial-created", "writing", "written", "completed", "in-swap", "swapped", "old-half-deleted",
-          "done")
-_FAULT_ENV = "SABOUNDS_TEST_FAULT"
+STAGES = ("locked", "partial-created", "writing", "written", "completed", "in-swap", "renamed-away", "swapped",
+          "old-half-deleted", "done")
+_fault: tuple[str, str] | None = None
 _RENAME_NOREPLACE, _RENAME_EXCHANGE = 1, 2
 _AT_FDCWD = -100
 
@@ -65,12 +69,22 @@ class OutputInterrupted(KeyboardInterrupt):
         self.message = message
 
 
+def arm_fault(spec: str | None) -> None:
+    """Test hook: at stage ``spec`` (``"<stage>[:<SIG>]"``) this process sends itself the signal; None disarms."""
+    global _fault
+    if spec is None:
+        _fault = None
+        return
+    stage, _, sig = spec.partition(":")
+    if stage not in STAGES or sig not in ("", "INT", "TERM", "KILL", "STOP"):
+        raise ValueError(f"unknown fault {spec!r}")
+    _fault = (stage, sig or "INT")
+
+
 def fault_point(stage: str) -> None:
-    """Test hook: if ``SABOUNDS_TEST_FAULT`` names ``stage``, send the named signal to this process."""
-    spec = os.environ.get(_FAULT_ENV, "")
-    name, _, sig = spec.partition(":")
-    if name == stage:
-        os.kill(os.getpid(), getattr(signal, "SIG" + (sig or "INT")))
+    """Where :func:`arm_fault` may strike (a no-op unless a test armed it for ``stage``)."""
+    if _fault is not None and _fault[0] == stage:
+        os.kill(os.getpid(), getattr(signal, "SIG" + _fault[1]))
 
 
 # --- markers ----------------------------------------------------------------------------------------------
@@ -179,6 +193,18 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
+def _check_creatable(path: Path) -> None:
+    """Refuse, before any work, a target whose folder could not be made: its nearest existing ancestor is not a
+    folder (a file, a dangling link) or not writable (permissions, a read-only file system)."""
+    ancestor = path.parent
+    while not os.path.lexists(ancestor) and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not os.path.isdir(ancestor):
+        raise UserError(f"cannot write {path}: {ancestor} is not a folder")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise UserError(f"cannot write {path}: no permission to create anything in {ancestor}")
+
+
 def check_target(target: str | os.PathLike, force: bool = False, protect: Iterable[str | os.PathLike] = ()) -> Path:
     """Validate an output path; returns it absolute (its last component not resolved).  Raises UserError."""
     if str(target).strip() == "":
@@ -200,6 +226,7 @@ def check_target(target: str | os.PathLike, force: bool = False, protect: Iterab
         inp = Path(os.path.realpath(item))
         if _inside(inp, real) or _inside(real, inp):
             raise UserError(f"{path} is, contains or lies inside the input {inp}; choose another --out")
+    _check_creatable(path)
     foreign_lock = _foreign_lock(_lock_path(path))
     if foreign_lock:
         raise UserError(foreign_lock)
@@ -429,6 +456,7 @@ def _swap(partial: Path, target: Path) -> Path | None:
         return partial
     old = _old_name(target, os.getpid())
     os.rename(target, old)  # fallback: two renames; a kill between them is undone by the next run
+    fault_point("renamed-away")
     os.rename(partial, target)
     return old
 
@@ -446,24 +474,52 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _leftovers(target: Path) -> list[tuple[Path, dict]]:
-    """Folders beside ``target`` that a dead sabounds run left and that hold nothing else: a ``writing`` partial
-    whose marker names the run in the folder's name, or a ``complete`` folder that :func:`ownership` clears.
-    Anything else with a leftover's name (no marker, foreign or edited files) is never touched."""
+def _named_leftovers(target: Path) -> list[tuple[Path, str, int]]:
+    """Entries beside ``target`` named exactly ``.<name>.partial-<pid>`` or ``.<name>.old-<pid>`` for this very
+    name (compared as strings, never as a glob pattern), with their kind and pid."""
+    prefix = f".{target.name}."
+    try:
+        names = sorted(e.name for e in os.scandir(target.parent) if e.name.startswith(prefix))
+    except OSError:
+        return []
     found = []
-    for kind in ("partial", "old"):
-        for path in sorted(target.parent.glob(f".{target.name}.{kind}-*")):
-            pid = path.name.rsplit("-", 1)[-1]
-            if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
-                continue
-            marker = read_marker(path)
-            if marker is None:
-                continue
-            if marker.get("state") == "complete":
-                if ownership(path) is None:
-                    found.append((path, marker))
-            elif marker.get("state") == "writing" and kind == "partial" and marker.get("pid") == int(pid):
-                found.append((path, marker))
+    for name in names:
+        kind, _, pid = name[len(prefix):].rpartition("-")
+        if kind in ("partial", "old") and pid.isdigit() and pid == str(int(pid)):
+            found.append((target.parent / name, kind, int(pid)))
+    return found
+
+
+def _made_for(marker: dict, target: Path, pid: int) -> bool:
+    """Whether a marker says it was written by run ``pid`` for a folder named like ``target``."""
+    return marker.get("target") == target.name and marker.get("pid") == pid
+
+
+def _leftovers(target: Path) -> list[tuple[Path, dict]]:
+    """Folders beside ``target`` that a dead sabounds run left for this target and that hold nothing else: a
+    partial whose marker names this target and the run in the folder's name (``writing``, or ``complete`` and
+    cleared by :func:`ownership`), or the cleared previous report that such a partial, or the report at
+    ``target``, says it replaces (by token).  Anything else (no marker, another target's, foreign or edited
+    files) is never touched."""
+    candidates = []
+    for path, kind, pid in _named_leftovers(target):
+        if pid == os.getpid() or _alive(pid):
+            continue
+        marker = read_marker(path)
+        if marker is not None:
+            candidates.append((path, kind, pid, marker))
+    current = read_marker(target) if os.path.lexists(target) else None
+    replaced = {(current.get("replaces"), None)} if current else set()
+    replaced |= {(m.get("replaces"), pid) for _, kind, pid, m in candidates if kind == "partial" and _made_for(m, target, pid)}
+    found = []
+    for path, kind, pid, marker in candidates:
+        state, token = marker.get("state"), marker.get("token")
+        own = kind == "partial" and _made_for(marker, target, pid)
+        previous = isinstance(token, str) and ((token, None) in replaced or (token, pid) in replaced)
+        if state == "writing" and own:
+            found.append((path, marker))
+        elif state == "complete" and (own or previous) and ownership(path) is None:
+            found.append((path, marker))
     return found
 
 
@@ -588,7 +644,8 @@ def atomic_directory(target: str | os.PathLike, force: bool = False,
             if os.path.lexists(taken):
                 raise UserError(f"{taken} exists (not made by this run); sabounds will not touch it: "
                                 "move it away or retry")
-        record = {"sabounds_output": 1, "token": uuid.uuid4().hex, "pid": os.getpid(), "state": "writing",
+        record = {"sabounds_output": 1, "token": uuid.uuid4().hex, "pid": os.getpid(), "target": path.name,
+                  "state": "writing",
                   "replaces": old_marker.get("token") if old_marker else None, "files": []}
         with interrupts.held():  # the folder is never without its marker (but after SIGKILL)
             try:
@@ -637,8 +694,7 @@ def atomic_directory(target: str | os.PathLike, force: bool = False,
 def _cleanup_after(target: Path) -> str:
     """After an interrupt that came once the new report was in place: delete the old one now if possible."""
     try:
-        left = [p for kind in ("partial", "old") for p in target.parent.glob(f".{target.name}.{kind}-{os.getpid()}")]
-        for p in left:
+        for p in (_partial_name(target, os.getpid()), _old_name(target, os.getpid())):
             if read_marker(p) is not None:
                 shutil.rmtree(p)
         return ""

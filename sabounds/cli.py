@@ -21,8 +21,20 @@ def _interrupted_at_start_up(signum, frame):  # nothing has been written yet: on
 
 signal.signal(signal.SIGINT, _interrupted_at_start_up)  # the very first thing: imports below take a while
 
-if "SABOUNDS_TEST_READY" in __import__("os").environ:  # test hook: the one-line Ctrl-C handler is in place
-    open(__import__("os").environ["SABOUNDS_TEST_READY"], "w").close()
+
+def _signal_ready() -> None:
+    """Test hook: a test that set ``sabounds._ready_file`` before importing this module learns that the one-line
+    Ctrl-C handler is in place.  No environment variable arms it, and it only ever creates a new file."""
+    import os
+    path = getattr(sys.modules.get("sabounds"), "_ready_file", None)
+    if path is not None:
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
+        except OSError:
+            pass
+
+
+_signal_ready()
 
 import argparse  # noqa: E402
 import importlib  # noqa: E402

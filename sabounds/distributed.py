@@ -1,14 +1,21 @@
-"""Run layer tasks on Dask's distributed scheduler: a local cluster sized to the machine, or an existing one.
+"""Run layer tasks on Dask's distributed scheduler: a private local cluster sized to the machine, or an existing one.
 
 Tasks whose verified cache entry exists are answered in this process first (no weights read, no cluster started),
 so a rerun or a resumed sweep only sends what is missing.  Each remaining task is one Dask task; a task that raises
 (or whose worker dies) yields its exception, which the caller turns into its checkpoint's error row.
+
+The local cluster is private: scheduler, nannies and workers listen on 127.0.0.1 only, over TLS with a key and a
+self-signed certificate made for this run and held in memory (``Security.temporary()``), so a process without
+them cannot connect; and no node starts an HTTP server (no dashboard, no /health or Prometheus routes, no port
+beyond the TLS ones).
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Callable, Sequence
 
+from sabounds.errors import UserError
 from sabounds.numerics.proxies.certified_measure import usable_cores
 from sabounds.numerics.proxies.sweep import LayerResult, LayerTask, cached_results, measure_task
 
@@ -48,26 +55,101 @@ def run_tasks(tasks: Sequence[LayerTask], workers: int | None = None, scheduler:
     return results
 
 
-def _run_on_dask(tasks, positions, workers, scheduler, finish, function=measure_task) -> None:
-    from distributed import Client, LocalCluster, as_completed
-    cluster = None
-    if scheduler is None:
-        cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=40)
-        client = Client(cluster)
-    else:
-        client = Client(scheduler, timeout="20s")
+def private_cluster(workers: int):
+    """A started local cluster on 127.0.0.1 over TLS with a per-run temporary certificate and no HTTP server."""
+    from distributed import Nanny, SpecCluster
+    from distributed.security import Security
+
+    security = Security.temporary()
+    common = {"host": "127.0.0.1", "protocol": "tls", "security": security, "dashboard": False,
+              "dashboard_address": None}
+    scheduler = {"cls": node_class("Scheduler"), "options": {**common, "port": 0}}
+    worker = {"cls": Nanny, "options": {**common, "nthreads": 1, "worker_class": node_class("Worker"),
+                                        "silence_logs": logging.CRITICAL}}
+    return SpecCluster(scheduler=scheduler, workers={i: worker for i in range(workers)}, worker=worker,
+                       security=security, silence_logs=logging.CRITICAL)
+
+
+def started_cluster(workers: int):
+    """:func:`private_cluster`, started in a helper thread.  Ctrl-C during the start (distributed cannot close a
+    cluster whose workers are half-started: ``AssertionError: Status.init`` at exit) lets the start finish, with
+    further Ctrl-C ignored, closes the cluster, then raises KeyboardInterrupt."""
+    import signal
+    import threading
+    box: dict = {}
+
+    def start() -> None:
+        try:
+            box["cluster"] = private_cluster(workers)
+        except BaseException as exc:
+            box["error"] = exc
+
+    helper = threading.Thread(target=start, name="sabounds-cluster-start", daemon=True)
+    helper.start()
     try:
+        helper.join()
+    except KeyboardInterrupt:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            helper.join()
+            if "cluster" in box:
+                box["cluster"].close()
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["cluster"]
+
+
+def _no_http_server(self, routes, dashboard_address, default_port=0, ssl_options=None) -> None:
+    """In place of ``distributed.node.ServerNode.start_http_server``: listen on no HTTP port at all."""
+
+
+def node_class(kind: str) -> type:
+    """Dask's ``Scheduler`` or ``Worker`` without an HTTP server, made on first use (importing distributed takes a
+    second) and kept as this module's ``PrivateScheduler`` / ``PrivateWorker``, so worker processes unpickle it."""
+    name = f"Private{kind}"
+    if name not in globals():
+        import distributed
+        globals()[name] = type(name, (getattr(distributed, kind),),
+                               {"start_http_server": _no_http_server, "__module__": __name__, "__qualname__": name})
+    return globals()[name]
+
+
+def __getattr__(name: str):
+    if name in ("PrivateScheduler", "PrivateWorker"):
+        return node_class(name[len("Private"):])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _run_on_dask(tasks, positions, workers, scheduler, finish, function=measure_task) -> None:
+    try:
+        import cryptography  # noqa: F401  (the local cluster's temporary certificate)
+        from distributed import as_completed
+    except ImportError as exc:
+        raise UserError(f"running on Dask needs the sweep extra (pip install 'sabounds[sweep]'): {exc}; "
+                        "or run in this process with --workers 0") from None
+
+    from sabounds.scheduler_address import connect
+    cluster = client = None
+    try:
+        if scheduler is None:
+            cluster = started_cluster(workers or default_workers())
+            client = connect(cluster)
+        else:
+            client = connect(scheduler)
         futures = client.map(function, tasks, pure=False)
         where = {f.key: p for f, p in zip(futures, positions)}
-        for future in as_completed(futures):
+        for future in as_completed(futures, loop=client.loop):
             try:
                 outcome = future.result()
             except Exception as exc:  # the task's own error, or a lost worker
                 outcome = exc
             finish(where[future.key], outcome)
     finally:
-        client.close()
+        if client is not None:
+            client.close()
         if cluster is not None:
             cluster.close()
 

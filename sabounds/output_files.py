@@ -8,16 +8,18 @@ from pathlib import Path
 from typing import Sequence
 
 from sabounds.atomic import fault_point
+from sabounds.user_text import csv_row
 from sabounds.numerics.proxies.model_analysis import ModelAnalysis
 from sabounds.numerics.proxies.scaling import ScalingResult
 
 
 def write_csv(path: Path, header: Sequence[str], rows) -> None:
+    """A CSV table; text cells that a spreadsheet would run as formulas are neutralised (``sabounds.user_text``)."""
     fault_point("writing")
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
-        writer.writerow(header)
-        writer.writerows(rows)
+        writer.writerow(csv_row(header))
+        writer.writerows(csv_row(r) for r in rows)
 
 
 def write_analysis_files(analysis: ModelAnalysis, directory: Path, plots: bool = False, figures=None) -> list[Path]:

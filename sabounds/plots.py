@@ -152,7 +152,8 @@ def analysis_figures(analysis: ModelAnalysis, directory: Path, options: FigureOp
 
 
 def _short(model: str) -> str:
-    return Path(model).name or model
+    from sabounds.user_text import plot_text
+    return plot_text(Path(model).name or model)
 
 
 def _growth_label(g) -> str:

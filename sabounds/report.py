@@ -30,6 +30,7 @@ from sabounds.checkpoint_names import checkpoint_label, is_bundled
 from sabounds.plain_text import PRIVATE_WORDS, plain  # noqa: F401  (PRIVATE_WORDS: the report's vocabulary)
 from sabounds.numerics.checkpoints.storage_info import storage_info, storage_line
 from sabounds.provenance import checkpoint_digests, package_versions, platform_line
+from sabounds.user_text import markdown_text
 
 Advance = Callable[[str], None]
 
@@ -296,8 +297,7 @@ def _fits(data: ReportData):
 
 
 def _model_name(data: ReportData) -> str:
-    label = checkpoint_label(data.model_dir)
-    return label if is_bundled(data.model_dir) else f"`{label}`"
+    return markdown_text(checkpoint_label(data.model_dir))
 
 
 def summary_section(data: ReportData) -> list[str]:
@@ -335,7 +335,7 @@ def summary_section(data: ReportData) -> list[str]:
     for q in ("ours", "edelman"):
         for g in growth[q]:
             who = f" of {g.model}" if several else ""
-            lines.append(f"- Over truncations{who} to {g.depths[0]}..{g.depths[-1]} layers, {q} {g.describe()}.")
+            lines.append(f"- Over truncations{markdown_text(who)} to {g.depths[0]}..{g.depths[-1]} layers, {q} {g.describe()}.")
     lines += bound_summary(data)
     lines += ["", "Definitions of every quantity: `docs/definitions.md` in the sabounds repository.", ""]
     return lines
@@ -472,7 +472,7 @@ def regimes_section(data: ReportData) -> list[str]:
 def model_section(data: ReportData) -> list[str]:
     a = data.analysis
     lines = ["## The model in detail", ""]
-    lines += [f"- {plain(line)}" for line in summary_lines(a)]
+    lines += [f"- {markdown_text(plain(line))}" for line in summary_lines(a)]
     lines += ["", "Per-matrix table: `analysis/matrices.csv`; totals: `analysis/totals.csv`.", ""]
     figures = (("singular_value_decay", "Singular values of every matrix, normalised by the largest; colour: layer."),
                ("contribution_vs_p", "Each matrix's contribution to ours against p; dot: its optimal p."),
@@ -492,7 +492,7 @@ def scaling_section(data: ReportData) -> list[str]:
              "A truncation is the first L layers of a deeper model, not a model trained at depth L; the figure fills the "
              "markers of trained models and leaves truncations hollow. Growth laws are fitted to each model's points.", "",
              "| model | L | kind | ours | edelman |", "| --- | --- | --- | --- | --- |",
-             *[f"| {pt.model} | {pt.layers} | {pt.kind} | {pt.ours:.8g} | {pt.edelman:.4g} |"
+             *[f"| {markdown_text(pt.model)} | {pt.layers} | {pt.kind} | {pt.ours:.8g} | {pt.edelman:.4g} |"
                for pt in data.scaling.points], ""]
     for q, fits in _fits(data).items():
         lines += [f"- {q}: {g.describe()} (power fit residual {g.rss_power:.3g}, exponential fit residual "
@@ -513,10 +513,12 @@ def reproduce_section(data: ReportData) -> list[str]:
             extra += f" --dpi {data.figures.dpi}"
     return ["## Reproduce", "",
             f"sabounds {__version__}, {prov['created']}, {prov['platform']}, {data.seconds:.0f} s.", "",
-            "```", f"sabounds report {model}--precision {data.settings.precision} "
-            f"--samples {data.settings.samples}{extra}", "```", "",
-            "| package | version |", "| --- | --- |", *[f"| {k} | {v} |" for k, v in data.versions.items()], "",
-            "| checkpoint file | sha256 |", "| --- | --- |", *[f"| {k} | `{v}` |" for k, v in data.digests.items()], "",
+            *code_block(f"sabounds report {model}--precision {data.settings.precision} "
+                        f"--samples {data.settings.samples}{extra}"), "",
+            "| package | version |", "| --- | --- |",
+            *[f"| {markdown_text(k)} | {markdown_text(v)} |" for k, v in data.versions.items()], "",
+            "| checkpoint file | sha256 |", "| --- | --- |",
+            *[f"| {markdown_text(k)} | `{v}` |" for k, v in data.digests.items()], "",
             *([storage_line(data.source), ""] if getattr(data, "source", None) else [])]
 
 
@@ -545,10 +547,27 @@ pre{overflow-x:auto;max-width:100%;background:#f7f7f7;padding:0.5rem}table{displ
 td code{overflow-wrap:anywhere}"""
 
 
-def html(markdown_text: str) -> str:
-    """``report.html``: the Markdown rendered by markdown-it-py (CommonMark plus tables), figures inline."""
+def code_block(text: str) -> list[str]:
+    """A fenced code block holding ``text`` verbatim (a user path in it may hold backticks and newlines): the
+    fence is longer than any run of backticks inside, so nothing in ``text`` can close it."""
+    import re
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall("`+", text)), default=0))
+    return [fence, text, fence]
+
+
+_OWN_FIGURE = r"(analysis|scaling|bound)/[a-z_]+\.png"
+"""The only link targets report.html renders: the report's own figures (a user string cannot add one)."""
+
+
+def html(text: str) -> str:
+    """``report.html``: the Markdown rendered by markdown-it-py (CommonMark plus tables), figures inline; raw HTML
+    is escaped and any link or image other than the report's own figures is left as text."""
+    import re
+
     from markdown_it import MarkdownIt
-    body = MarkdownIt("commonmark", {"html": False}).enable("table").render(markdown_text)
+    renderer = MarkdownIt("commonmark", {"html": False}).enable("table")
+    renderer.validateLink = lambda url: re.fullmatch(_OWN_FIGURE, url) is not None
+    body = renderer.render(text)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<title>sabounds report</title><style>" + _HTML_STYLE + "</style></head><body>\n" + body + "</body></html>\n")
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Sequence
 
 from sabounds.numerics.proxies.sweep import METHOD_COLUMNS, ROW_COLUMNS
+from sabounds.user_text import csv_row, plot_text
 
 FIT_COLUMNS = ("family", "quantity", "slope_L", "slope_N", "intercept", "points")
 FIGURE_FORMATS = ("png", "pdf", "svg")
@@ -18,7 +19,7 @@ def _write_csv(path: Path, columns: Sequence[str], rows: Sequence[dict]) -> None
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
         writer.writerow(columns)
-        writer.writerows([["" if r[c] is None else r[c] for c in columns] for r in rows])
+        writer.writerows([csv_row("" if r[c] is None else r[c] for c in columns) for r in rows])
 
 
 def _write_parquet(path: Path, columns: Sequence[str], rows: Sequence[dict]) -> None:
@@ -53,10 +54,10 @@ def fit_rows(fits) -> list[dict]:
 
 
 def write_sweep_files(rows: Sequence[dict], fits, provenance: dict, directory: Path,
-                      cache_dir: str | None = None, methods: Sequence[dict] = (), figures=None) -> list[Path]:
+                      methods: Sequence[dict] = (), figures=None) -> list[Path]:
     """``sweep``, ``fits`` and ``spectrum_methods`` (how each feed-forward spectrum was computed) as ``.parquet``
-    and ``.csv``, ``sweep_scaling.{png,pdf,svg}`` and ``provenance.json`` in ``directory``; figures come from the
-    cache when their plotted data are unchanged."""
+    and ``.csv``, ``sweep_scaling.{png,pdf,svg}`` and ``provenance.json`` in ``directory``.  Figures are always drawn
+    from the rows, never copied from the spectra cache (a figure file from a cache folder could carry anything)."""
     directory = Path(directory)
     written = []
     for name, columns, table in (("sweep", ROW_COLUMNS, rows), ("fits", FIT_COLUMNS, fit_rows(fits)),
@@ -64,7 +65,7 @@ def write_sweep_files(rows: Sequence[dict], fits, provenance: dict, directory: P
         _write_parquet(directory / f"{name}.parquet", columns, table)
         _write_csv(directory / f"{name}.csv", columns, table)
         written += [directory / f"{name}.parquet", directory / f"{name}.csv"]
-    written += cached_sweep_figure(rows, fits, directory, cache_dir, figures)
+    written += sweep_figure(rows, fits, directory, figures)
     (directory / "provenance.json").write_text(json.dumps(provenance, indent=2), encoding="utf-8")
     written.append(directory / "provenance.json")
     return written
@@ -74,42 +75,6 @@ def _options(figures):
     """The figure options asked for (a ``sabounds.plots.FigureOptions``); by default PNG, PDF and SVG."""
     from sabounds.plots import FigureOptions
     return figures or FigureOptions(FIGURE_FORMATS)
-
-
-def figure_key(rows: Sequence[dict], fits, figures=None) -> str:
-    """A digest of exactly what the figure draws (and of the code and matplotlib versions that draw it)."""
-    from importlib.metadata import version
-
-    from sabounds import __version__
-    from sabounds.numerics.cache import digest
-    drawn = [[r["family"], r["N"], r["L"], repr(r["ours"]), repr(r["edelman"]), repr(r["ours_log10"]),
-              repr(r["edelman_log10"])] for r in rows if r["status"] == "ok"]
-    return digest("sweep_scaling", __version__, version("matplotlib"), json.dumps(sorted(drawn)),
-                  json.dumps([[family, f.quantity, repr(f.slope_L), repr(f.slope_N)] for family, f in fits]),
-                  json.dumps([list(_options(figures).formats), _options(figures).dpi]))
-
-
-def cached_sweep_figure(rows: Sequence[dict], fits, directory: Path, cache_dir: str | None, figures=None) -> list[Path]:
-    """:func:`sweep_figure`, or its files from the spectra cache (checksum-verified) when the drawn data match."""
-    formats = _options(figures).formats
-    if cache_dir is None:
-        return sweep_figure(rows, fits, directory, figures)
-    import numpy as np
-
-    from sabounds.numerics.cache import SpectraCache
-    cache, key = SpectraCache(cache_dir), figure_key(rows, fits, figures)
-    found = cache.get(key)
-    paths = [Path(directory) / f"sweep_scaling.{fmt}" for fmt in formats]
-    if found is not None and set(found) == set(formats):
-        for fmt, path in zip(formats, paths):
-            path.write_bytes(found[fmt].tobytes())
-        return paths
-    paths = sweep_figure(rows, fits, directory, figures)
-    try:
-        cache.put(key, {fmt: np.frombuffer(p.read_bytes(), dtype=np.uint8) for fmt, p in zip(formats, paths)})
-    except OSError:  # an unwritable cache costs the caching only
-        pass
-    return paths
 
 
 def sweep_figure(rows: Sequence[dict], fits, directory: Path, figures=None) -> list[Path]:
@@ -143,7 +108,7 @@ def sweep_figure(rows: Sequence[dict], fits, directory: Path, figures=None) -> l
                               if s is not None) if fit else "no fit"
             ax.set(xscale="log", yscale="linear" if beyond else "log", xlabel=r"depth $L$ (layers)",
                    ylabel=f"log10 {quantity} (proxy value)" if beyond else f"{quantity} (proxy value)",
-                   title=f"{family or 'no family'}: {quantity} ({slope})")
+                   title=f"{plot_text(family) if family else 'no family'}: {quantity} ({slope})")
             ax.set_xticks(depths, [str(d) for d in depths])
             ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
             ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())

@@ -26,6 +26,7 @@ ROOT = TESTS.parent
 sys.path.insert(0, str(TESTS))
 
 from bert_files import config, random_weights, write_model  # noqa: E402
+from hostile_exposure import counts as exposure_counts  # noqa: E402
 
 REFUSE, OK = "refuse", "ok"
 
@@ -191,16 +192,37 @@ def patch_report() -> None:
     command.build_report = fake_build_report
 
 
-def run_report_subprocess(out: Path, cwd: Path, run: str, fault: str | None) -> subprocess.CompletedProcess:
+def cli_with_fault(fault: str | None, *argv: str, fake_report: bool = False, exchange: bool = True) -> list[str]:
+    """The command line of a child ``sabounds *argv`` whose test code arms ``fault`` (see
+    ``sabounds.atomic.arm_fault``), optionally with :func:`fake_build_report` and without ``RENAME_EXCHANGE``
+    (the two-rename fallback of other systems)."""
+    code = ("import sys; sys.path.insert(0, %r); import hostile; from sabounds import atomic; atomic.arm_fault(%r); "
+            "%s%s from sabounds.cli import main; sys.exit(main(sys.argv[1:]))"
+            % (str(TESTS), fault, "hostile.patch_report();" if fake_report else "",
+               "" if exchange else " hostile.without_rename_exchange();"))
+    return [sys.executable, "-c", code, *argv]
+
+
+def cli_with_ready_file(ready: Path, *argv: str) -> list[str]:
+    """The command line of a child ``sabounds *argv`` that creates ``ready`` once its Ctrl-C handler is in place."""
+    code = ("import sys, sabounds; sabounds._ready_file = %r; from sabounds.cli import main; "
+            "sys.exit(main(sys.argv[1:]))" % str(ready))
+    return [sys.executable, "-c", code, *argv]
+
+
+def without_rename_exchange() -> None:
+    """Make ``renameat2`` look unsupported, as on non-Linux systems and NFS: the swap takes two renames."""
+    from sabounds import atomic
+    atomic._renameat2 = lambda src, dst, flags: False
+
+
+def run_report_subprocess(out: Path, cwd: Path, run: str, fault: str | None,
+                          exchange: bool = True) -> subprocess.CompletedProcess:
     """``sabounds report --force --out OUT`` with :func:`fake_build_report`, in a child process."""
     env = dict(os.environ, SABOUNDS_TEST_RUN=run)
-    env.pop("SABOUNDS_TEST_FAULT", None)
-    if fault:
-        env["SABOUNDS_TEST_FAULT"] = fault
-    code = ("import sys; sys.path.insert(0, %r); import hostile; hostile.patch_report(); "
-            "from sabounds.cli import main; sys.exit(main(sys.argv[1:]))" % str(TESTS))
-    return subprocess.run([sys.executable, "-c", code, "report", "--out", str(out), "--force", "--precision", "15",
-                           "--samples", "1"], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    argv = cli_with_fault(fault, "report", "--out", str(out), "--force", "--precision", "15", "--samples", "1",
+                          fake_report=True, exchange=exchange)
+    return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
 
 # --- output streams ----------------------------------------------------------------------------------------
@@ -295,7 +317,7 @@ def counts() -> dict[str, int]:
             "Ctrl-C at start-up": len(STARTUP_DELAYS),
             "output streams (command x full/closed/broken pipe)": len(STREAM_COMMANDS) * len(STREAM_CONDITIONS),
             "magnitudes (scale x dtype, analyze --json and --out)": len(MAGNITUDE_CASES),
-            "arguments and caps": len(ARGUMENT_CASES), **_data_counts()}
+            "arguments and caps": len(ARGUMENT_CASES), **_data_counts(), **exposure_counts()}
 
 
 def _data_counts() -> dict[str, int]:

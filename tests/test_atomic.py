@@ -4,6 +4,7 @@ import os
 
 import pytest
 
+from sabounds import atomic
 from sabounds.atomic import MARKER, OutputInterrupted, atomic_directory, read_marker, remove_stale_partials
 from sabounds.errors import UserError
 
@@ -91,7 +92,7 @@ def test_failed_forced_run_keeps_the_old_report(tmp_path):
 
 def test_stale_partials_of_dead_runs_are_removed(tmp_path):
     target = tmp_path / "out"
-    marker = '{"sabounds_output": 1, "state": "writing", "pid": %d, "files": []}'
+    marker = '{"sabounds_output": 1, "state": "writing", "pid": %d, "target": "out", "files": []}'
     dead, alive, foreign = (tmp_path / f".out.partial-{pid}" for pid in (999999999, os.getpid(), 999999998))
     for folder in (dead, alive, foreign):
         folder.mkdir()
@@ -146,7 +147,7 @@ def test_two_rename_fallback_replaces_and_a_kill_between_is_undone(tmp_path, mon
     partial = tmp_path / f".out.partial-{dead}"
     partial.mkdir()
     (partial / "newer.txt").write_text("newer")
-    _mark(partial, token="t2", replaces=old_token, files=["newer.txt"])
+    _mark(partial, token="t2", replaces=old_token, files=["newer.txt"], pid=dead, target="out")
     done = atomic.recover(target)
     assert any("undone" in line for line in done) and any("undid" in line for line in done), done
     assert _visible(target) == ["new.txt"] and sorted(p.name for p in tmp_path.iterdir()) == ["out"]
@@ -332,7 +333,8 @@ def test_an_interrupt_taken_by_another_thread_during_the_swap_comes_after_it(tmp
     stop = threading.Event()
     helper = threading.Thread(target=stop.wait, daemon=True)
     helper.start()
-    monkeypatch.setenv("SABOUNDS_TEST_FAULT", "in-swap:INT")
+    monkeypatch.setattr(atomic, "_fault", None)
+    atomic.arm_fault("in-swap:INT")
     try:
         with pytest.raises(OutputInterrupted, match="holds the new, complete report"):
             with atomic_directory(target, force=True) as part:

@@ -1,5 +1,5 @@
 """``report --force`` over an existing report, interrupted at every stage of the write and the swap (SIGINT,
-SIGTERM, SIGKILL through ``SABOUNDS_TEST_FAULT``): afterwards exactly one complete report exists, old or new,
+SIGTERM, SIGKILL through ``sabounds.atomic.arm_fault``): afterwards exactly one complete report exists, old or new,
 the message says which, and the next run leaves no hidden folder.  Ctrl-C at start-up is one line.
 
 The report's computation is replaced by a fast writer (tests/hostile.py ``fake_build_report``) so that 27
@@ -14,8 +14,9 @@ import time
 
 import pytest
 
-from hostile import (INTERRUPT_STAGES, wait_for, NEW_AFTER, ROOT, SIGNALS, STARTUP_DELAYS, fake_build_report,
+from hostile import (INTERRUPT_STAGES, cli_with_ready_file, wait_for, NEW_AFTER, ROOT, SIGNALS, STARTUP_DELAYS, fake_build_report,
                      run_report_subprocess)
+from sabounds import atomic
 from sabounds.atomic import MARKER, read_marker
 
 
@@ -33,12 +34,10 @@ def _in_process(target, run, fault, monkeypatch, capsys):
     """The same command in this process (INT and TERM are caught; KILL needs a child process)."""
     from sabounds.cli import main
     monkeypatch.setenv("SABOUNDS_TEST_RUN", run)
-    if fault:
-        monkeypatch.setenv("SABOUNDS_TEST_FAULT", fault)
-    else:
-        monkeypatch.delenv("SABOUNDS_TEST_FAULT", raising=False)
+    monkeypatch.setattr(atomic, "_fault", None)
+    atomic.arm_fault(fault)
     rc = main(["report", "--out", str(target), "--force", "--precision", "15", "--samples", "1"])
-    monkeypatch.delenv("SABOUNDS_TEST_FAULT", raising=False)
+    atomic.arm_fault(None)
     return rc, capsys.readouterr().err
 
 
@@ -80,12 +79,12 @@ def test_interrupted_replacement_leaves_exactly_one_complete_report(tmp_path, st
 
 @pytest.mark.parametrize("delay", STARTUP_DELAYS)
 def test_ctrl_c_at_start_up_is_one_line(tmp_path, delay):
-    """Delays count from the moment sabounds' own handler is in place (the child creates SABOUNDS_TEST_READY):
+    """Delays count from the moment sabounds' own handler is in place (the child creates the ready file):
     an interrupt inside Python's start-up, before any package code runs, is the interpreter's, not ours."""
     out, ready = tmp_path / "report", tmp_path.parent / f"ready-{tmp_path.name}"
-    proc = subprocess.Popen([sys.executable, "-m", "sabounds", "report", "--out", str(out), "--precision", "15",
-                             "--samples", "1"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ, SABOUNDS_TEST_READY=str(ready)))
+    proc = subprocess.Popen(cli_with_ready_file(ready, "report", "--out", str(out), "--precision", "15",
+                                                "--samples", "1"),
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert wait_for(ready.exists, 120), "the child never reached sabounds.cli"
     time.sleep(delay)
     proc.send_signal(signal.SIGINT)

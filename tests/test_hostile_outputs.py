@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from hostile import (OK, OUTPUT_CASES, OUTPUT_COMMANDS, REFUSALS_ONLY, REFUSE, ROOT, TESTS, output_argv, snapshot,
+from hostile import (OK, cli_with_fault, OUTPUT_CASES, OUTPUT_COMMANDS, REFUSALS_ONLY, REFUSE, ROOT, TESTS, output_argv, snapshot,
                      tiny_model, workspace)
 from sabounds.atomic import MARKER, _acquire, _release, read_marker
 from sabounds.cli import main
@@ -70,7 +70,7 @@ def test_two_processes_to_one_out_exactly_one_wins(tmp_path):
     tiny_model(tmp_path / "model")
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "sabounds", "analyze", str(tmp_path / "model"), "--out", str(out), "--json"]
-    a = subprocess.Popen(cmd, cwd=ROOT, env=dict(os.environ, SABOUNDS_TEST_FAULT="partial-created:STOP"),
+    a = subprocess.Popen(cli_with_fault("partial-created:STOP", *cmd[3:]), cwd=ROOT,
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120

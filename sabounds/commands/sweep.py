@@ -21,6 +21,7 @@ from sabounds.commands.scaling import depth_list
 from sabounds.errors import UserError
 from sabounds.numerics.proxies.published import L_PHI
 from sabounds.numerics.spectra import RANK_TOL
+from sabounds.scheduler_address import scheduler_address
 
 
 def non_negative_int(text: str) -> int:
@@ -37,7 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("sources", nargs="+", metavar="SOURCE", help="checkpoint folder, glob, or text file listing them")
     parser.add_argument("--workers", type=non_negative_int, metavar="K",
                         help="local cluster size (default: one worker per core; 0: run in this process)")
-    parser.add_argument("--scheduler", metavar="ADDRESS", help="use the running Dask scheduler at ADDRESS instead")
+    parser.add_argument("--scheduler", metavar="ADDRESS", type=scheduler_address,
+                        help="use the running Dask scheduler at ADDRESS ([tcp://|tls://]HOST:PORT) instead")
     parser.add_argument("--out", metavar="DIR", help="write the table, fits, figures and provenance into new DIR")
     parser.add_argument("--force", action="store_true", help="replace DIR if it exists")
     parser.add_argument("--depths", type=depth_list, metavar="1,2,...", help="depth truncations of every checkpoint")
@@ -137,8 +139,8 @@ def run(args) -> int:
         with atomic_directory(args.out, force=args.force,
                               protect=[p for p in protect if p and os.path.lexists(p)]) as work:
             from sabounds.commands.analyze import figure_options
-            write_sweep_files(rows, fits, _provenance(args, plan, cache_dir, seconds, outcomes), work, cache_dir,
-                              methods, figure_options(args))
+            write_sweep_files(rows, fits, _provenance(args, plan, cache_dir, seconds, outcomes), work, methods,
+                              figure_options(args))
     if args.json:
         print(json.dumps({"rows": rows, "fits": [{"family": f, **vars(fit)} for f, fit in fits]}, indent=2))
         return 0
@@ -171,21 +173,25 @@ def _shown(row: dict, quantity: str) -> str:
 def _print_summary(rows, fits, outcomes, seconds, out) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
+
+    from sabounds.user_text import printable
     table = Table(title="sweep: one row per checkpoint and depth")
     for column in ("source", "family", "L", "N", "ours", "edelman", "ff gram/lapack", "status"):
         table.add_column(column, justify="left" if column in ("source", "family", "status") else "right")
-    for r in rows:
+    for r in rows:  # user strings as rich Text: never read as console markup, control characters shown as ?
+        source, family = Text(printable(r["source"])), Text(printable(r["family"] or ""))
         if r["status"] == "ok":
-            table.add_row(r["source"], r["family"], str(r["L"]), str(r["N"]), _shown(r, "ours"), _shown(r, "edelman"),
+            table.add_row(source, family, str(r["L"]), str(r["N"]), _shown(r, "ours"), _shown(r, "edelman"),
                           f"{r['ff_gram']}/{r['ff_lapack']}", "ok")
         else:
-            table.add_row(r["source"], r["family"] or "", "", "", "", "", "", f"error: {r['error']}")
+            table.add_row(source, family, "", "", "", "", "", Text(f"error: {printable(r['error'])}"))
     console = Console()
     console.print(table)
     for family, fit in fits:
         slopes = ", ".join(f"d log {fit.quantity} / d log {v} = {s:.3f}"
                            for v, s in (("L", fit.slope_L), ("N", fit.slope_N)) if s is not None)
-        console.print(f"{family}: {fit.quantity}: {slopes or 'no varying L or N'}", highlight=False)
+        console.print(Text(f"{printable(family)}: {fit.quantity}: {slopes or 'no varying L or N'}"), highlight=False)
     cached = sum(1 for o in outcomes if not isinstance(o, BaseException) and o.cached)
     console.print(f"{len(outcomes)} layers ({cached} from cache) in {seconds:.2f} s", highlight=False)
     if out:
