@@ -74,18 +74,19 @@ def _token_radius() -> Derivation:
         Step("radius", sp.Eq(B_tok, sp.sqrt(N) * g_max + b_norm),
              "the token radius the attention reads (without the weight in the checkpoint, max|g| <= 1 is assumed "
              "and printed)", Definition(), "extension"),
-        Step("rescale", sp.Eq((B_tok * y) * q * (B_tok * y) / sp.sqrt(d_h), y * (B_tok ** 2 * q / sp.sqrt(d_h)) * y),
+        Step("rescale", sp.Eq(sp.Mul(B_tok * y, q, B_tok * y, 1 / sp.sqrt(d_h), evaluate=False),
+                              sp.Mul(y, B_tok ** 2 * q / sp.sqrt(d_h), y, evaluate=False), evaluate=False),
              "with X = B Y (rows of Y of norm <= 1): softmax(X QK X^T / sqrt(d_h)) X Vt = softmax(Y QK' Y^T) Y Vt' "
              "with QK' = B^2 QK / sqrt(d_h), Vt' = B Vt, the published head on unit tokens", Identity(), "extension"),
-        Step("attention_factor", sp.Eq(derived, s_V * (1 + 4 * B_tok ** 2 * s_QK / sp.sqrt(d_h))),
+        Step("attention_factor", sp.Eq(derived, s_V * (1 + 4 * B_tok ** 2 * s_QK / sp.sqrt(d_h)), evaluate=False),
              "Lip in X = Lip in Y / B: A_h = (1/B) ||Vt'|| (1 + 4 ||QK'||), computed by substituting QK', Vt' into "
              "the published factor; equals ||Vt_h|| (1 + 4 B^2 ||QK_h|| / sqrt(d_h))", Identity(), "extension"),
-        Step("gamma_qk", sp.Eq(published_qk_gamma.subs(s_V, B_tok * s_V) * B_tok / sp.sqrt(d_h),
-                               2 * B_tok ** 2 * s_V / sp.sqrt(d_h)),
+        Step("gamma_qk", sp.Eq(sp.Mul(published_qk_gamma.subs(s_V, B_tok * s_V), B_tok / sp.sqrt(d_h), evaluate=False),
+                               2 * B_tok ** 2 * s_V / sp.sqrt(d_h), evaluate=False),
              "a QK_h error e = ||x dQK|| moves a score by <= e B / sqrt(d_h) (the key side has norm <= B); the "
              "published 2 ||Vt'|| then gives gamma_QK = 2 B^2 ||Vt_h|| / sqrt(d_h) (times the downstream D)",
              Identity(), "extension"),
-        Step("published_case", sp.Eq(derived.subs({B_tok: 1, d_h: 1}), attention_head()),
+        Step("published_case", sp.Eq(derived.subs({B_tok: 1, d_h: 1}), attention_head(), evaluate=False),
              "B = 1 without a score scale is the published factor (the BERT proxy stays as published)", Identity(),
              "extension"),
     ), notes="Decided on the real block (RMSNorm, softmax attention with RoPE, SwiGLU) by arch.pre_ln_block_numeric.")

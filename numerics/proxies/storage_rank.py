@@ -79,6 +79,11 @@ def rounding_thresholds(layer, u: float, dtype: str | None = None, errors=None) 
     ``errors`` (optional, the same cut of entrywise bounds ``|E_ij| <= e_ij``, e.g. half a quantization block's
     step) replaces ``a ||W~||_F`` by ``e = ||e_ij||_F`` for each factor: ``tau = e`` for a stored matrix and
     ``e_A ||B~||_F + ||A~||_F e_B + e_A e_B`` for a product ``A~ B~`` (the same Weyl argument)."""
+    with np.errstate(over="ignore"):  # a threshold beyond float64 is inf: storage_aware keeps the published rank
+        return _thresholds(layer, u, dtype, errors)
+
+
+def _thresholds(layer, u: float, dtype: str | None, errors) -> dict[str, np.ndarray]:
     if errors is None:
         a = u / (1.0 - u)
         product = 2.0 * a + a * a
@@ -167,9 +172,11 @@ class StorageRank:
 def storage_aware(analysis, thresholds: list[dict[str, np.ndarray]], u: float) -> StorageRank:
     """Re-count each matrix's rank above ``max(tau, published threshold)`` and re-minimise over p."""
     n = analysis.shape.hidden
-    ranks, between, moved, minima, worst = [], 0, [], [], 0.0
+    ranks, between, moved, minima, worst, beyond = [], 0, [], [], 0.0, 0
     for m in analysis.matrices:
         tau = float(thresholds[m.layer][m.type][max(m.head, 0)])
+        if not math.isfinite(tau):
+            tau, beyond = 0.0, beyond + 1
         if m.spectral_norm > 0:
             worst = max(worst, tau / m.spectral_norm)
         published = published_threshold(m.sigma, analysis.rank_tol)
@@ -182,8 +189,10 @@ def storage_aware(analysis, thresholds: list[dict[str, np.ndarray]], u: float) -
         minima.append(float(row[best]))
         if float(analysis.ps[best]) != m.p_opt:
             moved.append((m.layer, m.head, m.type, m.p_opt, float(analysis.ps[best])))
+    level = (f"u = {u:.3g}; the threshold is beyond float64 for {beyond} matrices, whose published rank is kept"
+             if beyond else "")
     return StorageRank(u, ranks, between, moved, float(np.sum(minima)) + math.sqrt(analysis.shape.layers),
-                       analysis.ours, worst)
+                       analysis.ours, worst, level)
 
 
 def source_storage(source) -> tuple[float, str]:
@@ -213,7 +222,9 @@ def storage_rank_of(source, analysis, measured=None) -> StorageRank:
         thresholds = [s.rounding for s in layers[:analysis.shape.layers]]
     else:
         thresholds = [_thresholds_of(source, i, u, dtype) for i in range(analysis.shape.layers)]
-    return replace(storage_aware(analysis, thresholds, u), level=quantized_level(source, analysis.shape.layers))
+    storage = storage_aware(analysis, thresholds, u)
+    quantized = quantized_level(source, analysis.shape.layers)
+    return replace(storage, level="; ".join(x for x in (quantized, storage.level) if x))
 
 
 def _thresholds_of(source, index: int, u: float, dtype: str) -> dict[str, np.ndarray]:
