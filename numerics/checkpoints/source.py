@@ -184,7 +184,7 @@ class CheckpointSource:
         return self._assemble(index, self.tensor)
 
     def layer_and_bounds(self, index: int) -> tuple[LayerMatrices, LayerMatrices | None]:
-        """Layer ``index``, and the same cut of the store's entrywise storage error bounds (half the grid spacing
+        """Layer ``index``, and the same cut of the store's entrywise storage error bounds (``GGUFStore.error_bound``
         at each stored value) where the store gives them for every tensor read (GGUF), else None."""
         bound_of = getattr(self.store, "error_bound", None)
         bounds: dict[str, np.ndarray | None] = {}
