@@ -235,3 +235,13 @@ def test_layers_in_parallel_give_the_same_json(tmp_path, capsys):
     one = capsys.readouterr().out
     assert main(["analyze", str(path), "--json", "--threads", "2"]) == 0
     assert capsys.readouterr().out == one
+
+
+def test_gemma_post_norms_and_query_key_norms_are_named_as_not_modelled(tmp_path, capsys):
+    """Gemma 2/3 put an RMSNorm after attention and after the MLP (and Gemma 3 one on each head's queries and
+    keys); lip and gamma leave them out, so a post-norm gain x100 changes the layer's Lipschitz constant x100 and
+    the numbers not at all: the output must say they do not bound this layer."""
+    path, _ = write_pair(tmp_path, "gemma3")
+    assert main(["analyze", str(path), "--json"]) == 0
+    departures = json.loads(capsys.readouterr().out)["departures"]
+    assert any("post-attention and post-feedforward RMSNorms" in d and "do not bound" in d for d in departures)
