@@ -245,3 +245,18 @@ def test_gemma_post_norms_and_query_key_norms_are_named_as_not_modelled(tmp_path
     assert main(["analyze", str(path), "--json"]) == 0
     departures = json.loads(capsys.readouterr().out)["departures"]
     assert any("post-attention and post-feedforward RMSNorms" in d and "do not bound" in d for d in departures)
+
+
+def test_an_array_longer_than_the_file_is_a_one_line_error_not_a_hang(tmp_path):
+    """gguf's reader loops over an array's declared count: a 100-byte file declaring 2^61 items hung and grew to
+    gigabytes.  Run in a child with a deadline so a regression fails instead of hanging the suite."""
+    import struct
+    import subprocess
+    import sys
+    key = b"general.architecture"
+    path = tmp_path / "long-array.gguf"
+    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", len(key)) + key
+                     + struct.pack("<IIQ", 9, 4, 2 ** 61) + bytes(16))
+    done = subprocess.run([sys.executable, "-m", "sabounds", "analyze", str(path)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "declares" in done.stderr

@@ -73,6 +73,24 @@ def _gguf():
     return gguf
 
 
+def _bounded_reader(gguf, path: Path):
+    """``gguf.GGUFReader`` refusing an array whose declared length exceeds the bytes left in the file (each item
+    takes at least one): the reader loops over the declared count, so a 100-byte file declaring 2^61 items hung
+    and grew without bound."""
+
+    class BoundedReader(gguf.GGUFReader):
+        def _get_field_parts(self, orig_offs, raw_type):
+            if raw_type == gguf.GGUFValueType.ARRAY:
+                count = self._get(orig_offs + 4, np.uint64)
+                left = len(self.data) - orig_offs - 12
+                if count.size != 1 or int(count[0]) > max(left, 0):
+                    raise ValueError(f"an array at byte {orig_offs} declares {int(count[0]) if count.size else '?'} "
+                                     f"items with {max(left, 0)} bytes left in the file")
+            return super()._get_field_parts(orig_offs, raw_type)
+
+    return BoundedReader(str(path), "r")
+
+
 class GGUFStore:
     """The tensors of one GGUF file by name, dequantized on read (float32; F64 kept), in numpy ``(out, in)`` order."""
 
@@ -81,7 +99,7 @@ class GGUFStore:
         self.path = Path(path)
         self.label = str(self.path)
         try:
-            self._reader = gguf.GGUFReader(str(self.path), "r")
+            self._reader = _bounded_reader(gguf, self.path)
         except Exception as exc:  # the reader raises ValueError, KeyError, IndexError... for a bad or cut file
             raise CheckpointError(f"{shown(self.path)}: not a readable GGUF file, malformed or truncated "
                                   f"({type(exc).__name__}: {one_line(exc)[:200]})") from None
