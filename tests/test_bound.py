@@ -157,6 +157,14 @@ def test_shells_and_their_prices():
     assert sum(math.exp(-shell_cost(z)) for z in range(-2000, 2000)) == pytest.approx(1, abs=1e-3)
 
 
+def test_shell_radius_bounds_values_one_ulp_above_a_power_of_two():
+    # ceil(log2(16 (1 + 2^-52))) is 4 (log2 rounds to 4.0), so the radius 2^4 was below the value it bounds
+    for k in range(-60, 61):
+        for v in (2.0 ** k, math.nextafter(2.0 ** k, math.inf), math.nextafter(2.0 ** k, 0.0)):
+            z = shell(v)
+            assert 2.0 ** (z - 1) < v <= 2.0 ** z, (k, v, z)
+
+
 def _layer_input(layer, N, scale=1.0):
     sv = lambda a: np.linalg.svd(scale * a, compute_uv=False)  # noqa: E731
     return LayerInput(qk=[sv(a) for a in layer.qk], vt=[sv(a) for a in layer.vt], m_in=sv(layer.m_in), m_out=sv(layer.m_out),

@@ -200,6 +200,18 @@ def test_bad_rope_or_eps_fields_are_one_line_errors(tmp_path, capsys, field, val
     assert err.count("\n") == 1 and (field in err or "eps" in err)
 
 
+def test_gpt2_without_the_score_scale_is_refused(tmp_path, capsys):
+    """GPT-2's scale_attn_weights = false drops 1/sqrt(d_h) from the scores; the pre-LN attention factor divides
+    by sqrt(d_h), so it would understate the factor by sqrt(d_h): one-line error, exit 2."""
+    write_family(tmp_path, "gpt2")
+    (tmp_path / "config.json").write_text(json.dumps(dict(CONFIGS["gpt2"], scale_attn_weights=False)))
+    assert main(["analyze", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "scale_attn_weights" in err
+    (tmp_path / "config.json").write_text(json.dumps(dict(CONFIGS["gpt2"], scale_attn_weights=True)))
+    assert main(["analyze", str(tmp_path)]) == 0
+
+
 def test_a_mapping_pointing_at_a_layernorm_takes_its_bias(tmp_path):
     """mlp_norm = a LayerNorm's weight: its bias (same name, .bias) enters the radius sqrt(N) max|g| + ||b||."""
     from sabounds.numerics.proxies.layer_factors import token_norm

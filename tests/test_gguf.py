@@ -89,20 +89,44 @@ def test_llama_permutation_moves_rows_but_keeps_every_head_product():
 
 
 def test_quantized_rounding_level_uses_the_block_step(tmp_path):
-    """Q8_0: the entrywise bound is half the block's scale d, so every stored value lies on the block's grid
-    d * q and the bound covers the distance to the round-trip of the dequantized values (zero here)."""
+    """Q8_0: the entrywise bound is about half the block's scale d (plus d16's rounding: 127 u16 d), so every stored
+    value lies on the block's grid d * q."""
     path, _ = write_pair(tmp_path, "qwen2", "Q8_0")
     source = open_checkpoint(path)
     layer, bounds = source.layer_and_bounds(0)
     assert bounds is not None
     raw = source.store.read("blk.0.ffn_down.weight").astype(np.float64)
-    step = 2 * source.store.error_bound("blk.0.ffn_down.weight", raw)
+    bound = source.store.error_bound("blk.0.ffn_down.weight", raw)
+    block = source.store._tensors["blk.0.ffn_down.weight"].data
+    d = np.abs(np.asarray(block).reshape(-1, 34)[:, :2].copy().view(np.float16).astype(np.float64)[:, 0])
+    step = np.repeat(d, 32).reshape(raw.shape)
     on_grid = raw / step
     np.testing.assert_allclose(on_grid, np.round(on_grid), atol=1e-3)
     assert np.max(np.abs(on_grid)) <= 127 + 1e-3
+    assert np.all(bound >= step / 2) and np.all(bound <= step * (0.5 + 127 * 2.0 ** -10))
     tau = rounding_thresholds(layer, 2.0 ** -24, errors=bounds)
     assert tau["M_out"][0] == pytest.approx(float(np.linalg.norm(bounds.m_out)), rel=1e-12)
     assert tau["M_out"][0] > 2.0 ** -24 * float(np.linalg.norm(layer.m_out))  # coarser than float32's rounding
+
+
+@pytest.mark.parametrize("qtype", ["Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1"])
+def test_quantization_error_bound_covers_llama_cpps_quantizer(tmp_path, qtype):
+    """The entrywise bound holds for the weights gguf.quants.quantize (llama.cpp's reference quantizer) started
+    from: half the float16 step did not (Q4_0 sends x = -max to +8, clamped to 7: a whole step; the float16 scale's
+    rounding adds up to 127 u16 d on Q8_0), so the storage-aware rank certified values the rounding can explain."""
+    from gguf_files import gguf_tensors
+    weights = hf_weights("qwen2", 3)
+    first = next(k for k in weights if k.endswith("mlp.down_proj.weight"))
+    weights[first][0, :32] = np.linspace(-1, 1, 32, dtype=np.float32)  # a block holding both -max and +max
+    path = tmp_path / f"q-{qtype}.gguf"
+    write_gguf(path, "qwen2", weights, qtype)
+    store = open_checkpoint(path).store
+    worst = 0.0
+    for name, original in gguf_tensors("qwen2", weights).items():
+        if original.ndim == 2:
+            stored = store.read(name).astype(np.float64)
+            worst = max(worst, float(np.max(np.abs(original - stored) / store.error_bound(name, stored))))
+    assert worst <= 1.0
 
 
 def test_analyze_json_names_source_format_and_types(tmp_path, capsys):
@@ -211,3 +235,28 @@ def test_layers_in_parallel_give_the_same_json(tmp_path, capsys):
     one = capsys.readouterr().out
     assert main(["analyze", str(path), "--json", "--threads", "2"]) == 0
     assert capsys.readouterr().out == one
+
+
+def test_gemma_post_norms_and_query_key_norms_are_named_as_not_modelled(tmp_path, capsys):
+    """Gemma 2/3 put an RMSNorm after attention and after the MLP (and Gemma 3 one on each head's queries and
+    keys); lip and gamma leave them out, so a post-norm gain x100 changes the layer's Lipschitz constant x100 and
+    the numbers not at all: the output must say they do not bound this layer."""
+    path, _ = write_pair(tmp_path, "gemma3")
+    assert main(["analyze", str(path), "--json"]) == 0
+    departures = json.loads(capsys.readouterr().out)["departures"]
+    assert any("post-attention and post-feedforward RMSNorms" in d and "do not bound" in d for d in departures)
+
+
+def test_an_array_longer_than_the_file_is_a_one_line_error_not_a_hang(tmp_path):
+    """gguf's reader loops over an array's declared count: a 100-byte file declaring 2^61 items hung and grew to
+    gigabytes.  Run in a child with a deadline so a regression fails instead of hanging the suite."""
+    import struct
+    import subprocess
+    import sys
+    key = b"general.architecture"
+    path = tmp_path / "long-array.gguf"
+    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", len(key)) + key
+                     + struct.pack("<IIQ", 9, 4, 2 ** 61) + bytes(16))
+    done = subprocess.run([sys.executable, "-m", "sabounds", "analyze", str(path)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "declares" in done.stderr

@@ -81,3 +81,15 @@ def test_non_converged_and_failed_runs_are_listed_and_excluded():
     task = rank_tasks(rows)["digits"]
     assert task["runs"] == 3 and task["used"] == 1 and len(task["excluded"]) == 2
     assert all(r["runs"] == 1 for r in task["rankings"]["gap_error"])
+
+
+def test_granulated_tau_counts_a_measure_constant_along_an_axis_as_zero():
+    # Jiang et al. (2020) eq. 2/4: tau within a group is the mean of sgn(dC) sgn(dg) (a tie counts 0), so a measure
+    # that ignores axis b (a parameter count along the learning rate) has psi_b = 0, and Psi averages it in; skipping
+    # those groups gave psi_b = None and Psi = 1 (the measure looked perfect).
+    rows = [_row(0, 0, 1.0, 0.1), _row(1, 0, 2.0, 0.3), _row(0, 1, 1.0, 0.2), _row(1, 1, 2.0, 0.4)]
+    out = granulated(rows, "m", ["a", "b"])
+    assert out == {"per_axis": {"a": 1.0, "b": 0.0}, "Psi": 0.5}
+    # three values along a with a tie in the measure: pairs (+, +, 0) -> tau = 2/3 (tau-b would give 2/sqrt(6))
+    rows = [_row(0, 0, 1.0, 0.1), _row(1, 0, 2.0, 0.2), _row(2, 0, 2.0, 0.3)]
+    assert granulated(rows, "m", ["a"])["per_axis"]["a"] == pytest.approx(2 / 3, abs=1e-15)

@@ -50,10 +50,8 @@ def shell(value: float) -> int:
     """``z`` with ``value`` in ``(2^{z-1}, 2^z]``; 0 for a zero value (radius 1 covers it)."""
     if value <= 0:
         return 0
-    z = math.ceil(math.log2(value))
-    if 2.0 ** (z - 1) >= value:  # log2 rounding at exact powers of two
-        z -= 1
-    return z
+    mantissa, z = math.frexp(value)  # value = mantissa 2^z exactly, mantissa in [1/2, 1)
+    return z - 1 if mantissa == 0.5 else z
 
 
 def shell_cost(z: int) -> float:

@@ -70,6 +70,8 @@ class Family:
     config: dict = field(default_factory=lambda: dict(_BERT_CONFIG))
     intermediate_default: int | None = None
     note: str = ""
+    unmodelled: str = ""
+    """Maps of the family's layer that lip, alpha and gamma leave out (printed among the departures)."""
 
     @property
     def gated(self) -> bool:
@@ -162,7 +164,11 @@ VIT = Family(
 GEMMA2 = replace(GEMMA, name="gemma2", model_types=("gemma2", "gemma3", "gemma3_text"),
                  mlp_norm="pre_feedforward_layernorm.weight",
                  note="Gemma 2/3: pre- and post-RMSNorms around attention and MLP, rotary embeddings, GeGLU, gains "
-                      "1 + weight; Gemma 3 also RMS-normalises each head's queries and keys")
+                      "1 + weight; Gemma 3 also RMS-normalises each head's queries and keys",
+                 unmodelled="not modelled: the post-attention and post-feedforward RMSNorms (each multiplies its "
+                            "branch's Lipschitz constant by up to max|g| / sqrt(eps)) and Gemma 3's per-head query/key "
+                            "RMSNorms (scores are not x Wq^T R Wk x'); lip, alpha, ours and edelman do not bound "
+                            "this layer")
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (BERT, DISTILBERT, MPNET, GPT2, LLAMA, GEMMA, GEMMA2, VIT)}
 """Built-in families by name."""

@@ -31,8 +31,11 @@ from sabounds.numerics.checkpoints.errors import CheckpointError, one_line, show
 
 GGUF = "gguf"
 _FLOAT_TYPES = {"F32": 2.0 ** -24, "F16": 2.0 ** -11, "BF16": 2.0 ** -8, "F64": 2.0 ** -53}
-_BLOCK_STEP = {"Q8_0": (2, 2), "Q4_0": (2, 2), "Q5_0": (2, 2), "Q4_1": (2, 2), "Q5_1": (2, 2)}
-"""Block formats whose grid step is the block's float16 scale ``d`` (bytes 0-1): value = d q (+ m)."""
+_BLOCK_STEP = {"Q8_0": (127, 0.5), "Q4_0": (8, 1.0), "Q5_0": (16, 1.0), "Q4_1": (15, 0.5), "Q5_1": (31, 0.5)}
+"""Block formats whose grid step is the block's float16 scale ``d`` (bytes 0-1; ``*_1`` also a float16 offset ``m``
+in bytes 2-3): value = d q (+ m).  Per type: the largest ``|q|``, the largest ``|x/d - q|`` of llama.cpp's reference
+quantizer (1/2; a whole step for Q4_0/Q5_0, whose ``d = max / -8`` sends ``x = -max`` to ``+8``, clamped to 7)."""
+_F16_U, _F16_HALF_SPACING = 2.0 ** -11, 2.0 ** -25
 _PHI3_SPLIT = ("ffn_up.weight", "ffn_up.gate_half", "ffn_up.up_half")
 
 
@@ -70,6 +73,24 @@ def _gguf():
     return gguf
 
 
+def _bounded_reader(gguf, path: Path):
+    """``gguf.GGUFReader`` refusing an array whose declared length exceeds the bytes left in the file (each item
+    takes at least one): the reader loops over the declared count, so a 100-byte file declaring 2^61 items hung
+    and grew without bound."""
+
+    class BoundedReader(gguf.GGUFReader):
+        def _get_field_parts(self, orig_offs, raw_type):
+            if raw_type == gguf.GGUFValueType.ARRAY:
+                count = self._get(orig_offs + 4, np.uint64)
+                left = len(self.data) - orig_offs - 12
+                if count.size != 1 or int(count[0]) > max(left, 0):
+                    raise ValueError(f"an array at byte {orig_offs} declares {int(count[0]) if count.size else '?'} "
+                                     f"items with {max(left, 0)} bytes left in the file")
+            return super()._get_field_parts(orig_offs, raw_type)
+
+    return BoundedReader(str(path), "r")
+
+
 class GGUFStore:
     """The tensors of one GGUF file by name, dequantized on read (float32; F64 kept), in numpy ``(out, in)`` order."""
 
@@ -78,7 +99,7 @@ class GGUFStore:
         self.path = Path(path)
         self.label = str(self.path)
         try:
-            self._reader = gguf.GGUFReader(str(self.path), "r")
+            self._reader = _bounded_reader(gguf, self.path)
         except Exception as exc:  # the reader raises ValueError, KeyError, IndexError... for a bad or cut file
             raise CheckpointError(f"{shown(self.path)}: not a readable GGUF file, malformed or truncated "
                                   f"({type(exc).__name__}: {one_line(exc)[:200]})") from None
@@ -145,22 +166,32 @@ class GGUFStore:
         return values.reshape(self.shape(name))
 
     def error_bound(self, name: str, values: np.ndarray) -> np.ndarray | None:
-        """Entrywise half of the storage grid's spacing at each stored value: ``u/(1-u) |w|`` for a float type,
-        ``|d| / 2`` of the entry's block for Q8_0/Q4_0/Q4_1/Q5_0/Q5_1 (``d`` the block's float16 scale); None
-        for other types (K-quants choose scales by search: their grid spacing is not derived here)."""
+        """Entrywise bound on ``|w - w~|`` for a ``w`` that stores as ``w~``: ``u/(1-u) |w~|`` (plus half the
+        subnormal spacing) for a float type; for Q8_0/Q4_0/Q4_1/Q5_0/Q5_1 under llama.cpp's reference quantizer
+        (``q = round(x / d)`` in float32, clamped; ``d`` and ``m`` then rounded to float16):
+        ``|x - q d16 - m16| <= D (c + qmax (u16 + 2^-22)) + qmax 2^-25 + [u16 |m16| / (1 - u16) + 2^-25]`` with
+        ``D = |d16| / (1 - u16) + 2^-25`` the float32 scale, ``c`` 1/2 (a whole step where Q4_0/Q5_0 clamp),
+        ``2^-22`` the float32 rounding of ``x / d``; the bracket only for ``*_1``.  None for other types (K-quants
+        choose scales by search: their error is not derived here)."""
         fused = self._fused(name)
         kind = self.type_name(name)
         if kind in _FLOAT_TYPES:
             u = _FLOAT_TYPES[kind]
-            return np.abs(values) * (u / (1.0 - u))
+            spacing = {"F16": _F16_HALF_SPACING, "BF16": 2.0 ** -134, "F32": 2.0 ** -150}.get(kind, 0.0)
+            return np.abs(values) * (u / (1.0 - u)) + spacing
         if kind not in _BLOCK_STEP:
             return None
         gguf = _gguf()
         tensor = self._tensors[fused[0] if fused else name]
         block, size = gguf.GGML_QUANT_SIZES[tensor.tensor_type]
         raw = np.asarray(tensor.data).reshape(-1, size)
-        d = np.abs(raw[:, :2].copy().view(np.float16).astype(np.float64)[:, 0])
-        full = np.repeat(d / 2.0, block).reshape(tuple(int(x) for x in reversed(tensor.shape.tolist())))
+        qmax, c = _BLOCK_STEP[kind]
+        d = np.abs(raw[:, :2].copy().view(np.float16).astype(np.float64)[:, 0]) / (1 - _F16_U) + _F16_HALF_SPACING
+        e = d * (c + qmax * (_F16_U + 2.0 ** -22)) + qmax * _F16_HALF_SPACING
+        if kind.endswith("_1"):
+            m = np.abs(raw[:, 2:4].copy().view(np.float16).astype(np.float64)[:, 0])
+            e = e + _F16_U * m / (1 - _F16_U) + _F16_HALF_SPACING
+        full = np.repeat(e, block).reshape(tuple(int(x) for x in reversed(tensor.shape.tolist())))
         if fused:
             half = full.shape[0] // 2
             full = full[half * fused[1]: half * (fused[1] + 1)]

@@ -114,3 +114,18 @@ def family_spectra(q_left: np.ndarray, k_right: np.ndarray, spec: RopeSpec, widt
         b = family_bound(q_left[h], k_right[h], spec)
         out[h, :b.size] = b
     return out
+
+
+def family_rank_spectra(q_left: np.ndarray, k_right: np.ndarray, spec: RopeSpec, width: int) -> np.ndarray:
+    """Per head ``c_k = c min(sigma_1(Wq_h) sigma_k(Wk_g), sigma_k(Wq_h) sigma_1(Wk_g))`` padded to ``width``: a bound
+    on ``sigma_k`` of every member (``sigma_k(AB) <= sigma_1(A) sigma_k(B)``), hence on its thresholded rank.
+    Horn's products do not bound each ``sigma_k``: ``b = (1, 9e-10)`` allows a member with
+    ``sigma = (3e-5, 3e-5)``, so ``#{b_k > thr}`` can be below a member's rank; ``S_p`` (p > 0) keeps ``b``."""
+    out = np.zeros((q_left.shape[0], width))
+    for h in range(out.shape[0]):
+        sq = np.linalg.svd(q_left[h], compute_uv=False)
+        sk = np.linalg.svd(k_right[h], compute_uv=False)
+        k = min(sq.size, sk.size)
+        if k:
+            out[h, :k] = spec.score_factor * np.minimum(sq[0] * sk[:k], sq[:k] * sk[0])
+    return out

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sabounds.numerics.checkpoints.architectures import (FAMILIES, POST_LN, SIZE_FIELDS, Family,
+from sabounds.numerics.checkpoints.architectures import (FAMILIES, POST_LN, PRE_LN, SIZE_FIELDS, Family,
                                                          canonical_activation, detect, supported)
 from sabounds.numerics.checkpoints.errors import CheckpointError, read_json, shown
 from sabounds.numerics.checkpoints.layers import LayerMatrices, assemble
@@ -114,6 +114,9 @@ def shape_from_config(config: Mapping, family: Family, where: str,
                                       "Lipschitz constant (supported: gelu, gelu_new/gelu_tanh, relu, silu)")
             break
     head_dim = sizes["head_dim"] or sizes["hidden"] // heads
+    if family.layout == PRE_LN and config.get("scale_attn_weights") is False:
+        raise CheckpointError(f"{where}: field scale_attn_weights is false: scores without the 1/sqrt(d_h) scale "
+                              "are not described (the pre-LN attention factor divides by sqrt(d_h))")
     eps_fields = family.norm_eps_fields or (() if family.model_types else _EPS_FIELDS)
     eps = next((config[f] for f in eps_fields if config.get(f) is not None), family.norm_eps_default)
     if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps >= 0):
@@ -184,7 +187,7 @@ class CheckpointSource:
         return self._assemble(index, self.tensor)
 
     def layer_and_bounds(self, index: int) -> tuple[LayerMatrices, LayerMatrices | None]:
-        """Layer ``index``, and the same cut of the store's entrywise storage error bounds (half the grid spacing
+        """Layer ``index``, and the same cut of the store's entrywise storage error bounds (``GGUFStore.error_bound``
         at each stored value) where the store gives them for every tensor read (GGUF), else None."""
         bound_of = getattr(self.store, "error_bound", None)
         bounds: dict[str, np.ndarray | None] = {}

@@ -26,7 +26,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from sabounds.numerics.checkpoints.architectures import PRE_LN
+from sabounds.numerics.checkpoints.architectures import FAMILIES, PRE_LN
 from sabounds.numerics.proxies.published import L_PHI
 
 
@@ -132,6 +132,9 @@ def departures(shape, premise: NormPremise | None = None, notes: tuple[str, ...]
         out.append(f"grouped-query attention: {shape.heads} query heads share {shape.kv_heads} key/value heads")
     if shape.activation != "gelu":
         out.append(f"activation {shape.activation}: L_act = {activation_constant(shape.activation):.6g}")
+    family = FAMILIES.get(shape.family)
+    if family is not None and family.unmodelled:
+        out.append(f"{family.name}: {family.unmodelled}")
     return out + list(dict.fromkeys(notes))
 
 

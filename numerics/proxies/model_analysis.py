@@ -29,7 +29,8 @@ from sabounds.numerics.norms import norm_21, product_norm_21
 from sabounds.numerics.log_real import LogReal, from_ln, ln_of
 from sabounds.numerics.proxies.published import (L_PHI, LayerNorms, default_grid_m, log_alphas, log_edelman, log_gammas,
                                                  minimise_log, p_grid)
-from sabounds.numerics.spectra import RANK_TOL, log_schatten_grid, product_singular_values, singular_values
+from sabounds.numerics.spectra import (RANK_TOL, log_schatten_grid, numerical_rank, product_singular_values,
+                                       singular_values)
 from sabounds.numerics.proxies.storage_rank import rounding_thresholds, source_storage
 
 TYPES = ("QK", "V_tilde", "M_in", "M_out")
@@ -63,6 +64,8 @@ class LayerSpectra:
     attn_radius: float | None = None
     norm_assumed: float = 0.0
     qk_delta0: np.ndarray | None = None
+    qk_rank: np.ndarray | None = None
+    """With RoPE, per head a bound on each member's ``sigma_k`` (``rope.family_rank_spectra``): its S_0."""
     rounding: dict | None = field(default=None, repr=False, compare=False)
     """The storage-aware rank's thresholds ``tau`` per type (numerics/proxies/storage_rank.py), same pass."""
 
@@ -138,6 +141,7 @@ def _layer_spectra(source, layer, index: int, spectrum, rounding=None) -> "Layer
     if shape.rope is not None:
         qk_delta0 = qk[:, 0].copy()
         qk = rope.family_spectra(layer.qk_left, layer.qk_right, shape.rope, qk.shape[1])
+        norms["qk_rank"] = rope.family_rank_spectra(layer.qk_left, layer.qk_right, shape.rope, qk.shape[1])
         qk_21 = np.array([np.linalg.norm(layer.qk_left[h], 2) * float(np.sum(np.linalg.norm(layer.qk_right[h], axis=0)))
                           for h in range(qk.shape[0])]) * shape.rope.score_factor
     return LayerSpectra(
@@ -346,7 +350,7 @@ def analyze_spectra(spectra: list[LayerSpectra], shape: ModelShape, lphi: float 
     ps = p_grid(m)
     premise = None if shape.published else premise_for(shape, rms_floor)
     alpha, per_layer, norms = _factors(spectra, shape, lphi, premise)
-    rows, gamma_pub, gamma_var, sigmas, norm21 = [], [], [], [], []
+    rows, gamma_pub, gamma_var, sigmas, norm21, rank_sigmas = [], [], [], [], [], []
     for s, a, layer_gammas in zip(spectra, alpha, per_layer):
         for (head, kind, sigma), (g_pub, g_var) in zip(s.matrices(), layer_gammas):
             rows.append((s.index, head, kind, float(a)))
@@ -354,7 +358,12 @@ def analyze_spectra(spectra: list[LayerSpectra], shape: ModelShape, lphi: float 
             gamma_var.append(g_var)
             norm21.append(_norm_21_of(s, max(head, 0), kind))
             sigmas.append(sigma)
+            rank_sigmas.append(s.qk_rank[head] if kind == "QK" and s.qk_rank is not None else None)
     log_s_p = np.array([log_schatten_grid(sg, ps, rank_tol) for sg in sigmas])
+    for i, c in enumerate(rank_sigmas):  # a rotating head's S_0 bounds every member's rank (Horn's b does not)
+        if c is not None:
+            with np.errstate(divide="ignore"):
+                log_s_p[i, ps == 0] = np.log(float(max(numerical_rank(c, rank_tol), numerical_rank(sigmas[i], rank_tol))))
     layer_alpha = np.array([r[3] for r in rows])
     log_depth = math.log(depth)
     scale = np.array(gamma_pub) + layer_alpha + log_depth

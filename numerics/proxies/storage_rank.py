@@ -76,8 +76,8 @@ def rounding_thresholds(layer, u: float, dtype: str | None = None, errors=None) 
     """``tau`` per matrix of one layer (``LayerMatrices`` of numerics/checkpoints/layers.py): per head for QK, Vt;
     ``dtype`` (safetensors name) adds the subnormal term (:func:`underflow_terms`).
 
-    ``errors`` (optional, the same cut of entrywise bounds ``|E_ij| <= e_ij``, e.g. half a quantization block's
-    step) replaces ``a ||W~||_F`` by ``e = ||e_ij||_F`` for each factor: ``tau = e`` for a stored matrix and
+    ``errors`` (optional, the same cut of entrywise bounds ``|E_ij| <= e_ij``, e.g. a quantization block's
+    error bound) replaces ``a ||W~||_F`` by ``e = ||e_ij||_F`` for each factor: ``tau = e`` for a stored matrix and
     ``e_A ||B~||_F + ||A~||_F e_B + e_A e_B`` for a product ``A~ B~`` (the same Weyl argument)."""
     with np.errstate(over="ignore"):  # a threshold beyond float64 is inf: storage_aware keeps the published rank
         return _thresholds(layer, u, dtype, errors)
@@ -234,8 +234,9 @@ def _thresholds_of(source, index: int, u: float, dtype: str) -> dict[str, np.nda
 
 
 def quantized_level(source, layers: int) -> str:
-    """The label of a GGUF file's rounding level: half the grid step of each block (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1;
-    round-to-nearest onto the stored grid at the stored scales), float rounding of F32/F16/BF16 tensors; for
+    """The label of a GGUF file's rounding level: each block's error bound under llama.cpp's reference quantizer
+    (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1: half a step, a whole one where Q4_0/Q5_0 clamp, plus the float16 rounding of the
+    scale and offset; ``GGUFStore.error_bound``), float rounding of F32/F16/BF16 tensors; for
     other types (K-quants) the step is not derived and float64's u stands (labelled)."""
     from sabounds.numerics.checkpoints.gguf_file import quantization_steps_known
     from sabounds.numerics.checkpoints.storage_info import storage_info
@@ -244,6 +245,7 @@ def quantized_level(source, layers: int) -> str:
         return ""
     types = ", ".join(info["tensor_types"])
     if quantization_steps_known(info["tensor_types"]):
-        return (f"GGUF {types}: entrywise half the grid step of each stored block, or u |w| for float tensors; "
-                "assumes round-to-nearest onto the stored grid")
+        return (f"GGUF {types}: entrywise the block's quantization error bound (half a step, a whole step where "
+                "Q4_0/Q5_0 clamp, plus the float16 rounding of scale and offset), or u |w| for float tensors; "
+                "assumes llama.cpp's reference quantizer (no importance matrix)")
     return f"GGUF {types}: grid step of these types not derived; float64's u = {UNIT_ROUNDOFF['F64']:.3g} only"

@@ -5,8 +5,9 @@ Rows are runs: ``{"config": {axis: value}, "seed": s, "values": {measure: x or N
 * ``kendall``: Kendall's tau-b of (measure, gap) over the rows (scipy), with a percentile bootstrap interval: runs
   resampled with replacement ``BOOTSTRAP`` times from a fixed seed; resamples where tau is undefined are skipped.
 * ``granulated`` (Jiang et al. 2020, eq. 4): for axis i, the runs are grouped by the values of every other axis and
-  the seed; psi_i = the mean over groups (with at least two runs and a defined tau) of tau within the group; Psi =
-  the mean of psi_i over the axes that have one.
+  the seed; psi_i = the mean over groups (in which axis i takes at least two values) of Jiang's tau within the group,
+  eq. 2: the mean of sgn(dC) sgn(dg) over its ordered pairs (tau-a: a tie counts 0, so a measure constant along an
+  axis scores 0 there, not a skipped group); Psi = the mean of psi_i over the axes that have a group.
 * ``sign_error`` (Dziugaite et al. 2020): a one-axis pair is two runs of the same seed differing in exactly one axis;
   its error is (1 - sgn(dC) sgn(dg)) / 2 (1/2 on a tie); an environment is the pair of configurations (seeds
   pooled), its error the mean over its seeds; reported are the worst case (max over environments) and the mean.
@@ -31,6 +32,15 @@ def kendall(x, y) -> float:
     if len(x) < 2 or np.all(x == x[0]) or np.all(y == y[0]):
         return math.nan
     return float(kendalltau(x, y).statistic)
+
+
+def jiang_tau(x, y) -> float:
+    """Jiang et al. (2020) eq. 2: ``sum_{i != j} sgn(x_i - x_j) sgn(y_i - y_j) / (n (n - 1))`` (tau-a; ties count 0)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(x) < 2:
+        return math.nan
+    signs = np.sign(x[:, None] - x[None, :]) * np.sign(y[:, None] - y[None, :])
+    return float(signs.sum() / (len(x) * (len(x) - 1)))
 
 
 def bootstrap_interval(x, y, draws: int = BOOTSTRAP, seed: int = 0, level: float = LEVEL) -> tuple[float, float]:
@@ -65,9 +75,7 @@ def granulated(rows, measure: str, axes) -> dict:
         taus = []
         for group in _groups(rows, axis).values():
             if len({r["config"][axis] for r in group}) > 1:
-                t = kendall([r["values"][measure] for r in group], [r["gap"] for r in group])
-                if not math.isnan(t):
-                    taus.append(t)
+                taus.append(jiang_tau([r["values"][measure] for r in group], [r["gap"] for r in group]))
         per_axis[axis] = float(np.mean(taus)) if taus else None
     known = [v for v in per_axis.values() if v is not None]
     return {"per_axis": per_axis, "Psi": float(np.mean(known)) if known else None}
