@@ -119,3 +119,16 @@ def test_gguf_llama_file_is_bounded_like_its_folder(tmp_path, capsys):
         assert data["model"]["family"] == "llama"
         totals.append(data["variants"]["published"]["ours_sum"]["total"])
     assert totals[0] == pytest.approx(totals[1], rel=1e-9)
+
+
+def test_every_mutant_of_the_family_derivation_is_killed():
+    """Each checked step of ``whole_bound.families`` refutes every mutant of itself (quick profile); its premises
+    are counted apart, not reported as checked."""
+    from sabounds.proofs_check import mutants as MU
+    from sabounds.theory import family_bound
+    derivation = family_bound.derivation()
+    results = MU.audit([derivation], MU.QUICK)
+    survivors = [(m.step, m.operator, m.outcome.verdict.value) for m in results if not m.killed]
+    assert len(results) >= 10 and survivors == []
+    apart = MU.counted_apart([derivation])
+    assert {f"whole_bound.families.{n} (premise)" for n in ("rms_premise", "rope_cover", "read_out")} <= set(apart)
