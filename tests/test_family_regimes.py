@@ -79,3 +79,16 @@ def test_pre_ln_layer_lipschitz_is_the_extension_composition():
     assert sp.Poly(sp.expand(arch.layer_lipschitz), lam).degree() == 2  # (1 + lam A)(1 + lam F)
     with pytest.raises(ValueError):
         arch.layer_lipschitz_of({}, [{}])
+
+
+@pytest.mark.parametrize("architecture", ["gpt2", "llama", "vit", "bert_fixed_heads"])
+def test_family_regime_table_typesets(architecture, tmp_path, capsys):
+    """The new architectures' LaTeX tables fit the page in docs/preamble.tex like single_head's and bert's."""
+    from test_latex_compiles import MIN_SCALE, compile_problems, pdflatex, table_scales
+    if pdflatex is None:
+        pytest.skip("no pdflatex here (apt-get install texlive-latex-base)")
+    from sabounds.theory.printer import standalone
+    assert main(["regimes", "--format", "latex", "--architecture", architecture, "--regime", "frobenius"]) == 0
+    body = capsys.readouterr().out
+    assert compile_problems(standalone(body), tmp_path) == []
+    assert min(table_scales(tmp_path)) >= MIN_SCALE

@@ -38,8 +38,8 @@ def _steps() -> tuple[Step, ...]:
              "formula): an ungated MLP's down projection reads act(x M_in) of norm <= R ||M_in||",
              Inequality({_x: Interval(-20, 20)}), "extension")
         for name in ("gelu", "gelu_tanh", "silu"))
-    scaled = attention_head(c_att / 2).subs({s_QK: B_tok ** 2 * s_QK / sp.sqrt(d_h), s_V: B_tok * s_V},
-                                            simultaneous=True) / B_tok
+    scaled = sp.Mul(attention_head(c_att / 2).subs({s_QK: B_tok ** 2 * s_QK / sp.sqrt(d_h), s_V: B_tok * s_V},
+                                                   simultaneous=True), sp.Pow(B_tok, -1), evaluate=False)
     return (
         Step("rms_premise", sp.Ge(sp.Symbol("rms_x"), sp.Symbol("rho", nonnegative=True)),
              "pre-LN: every normalisation's input has rms >= rho (--rms-floor, default 0: the global max|g|/sqrt(eps)); "
@@ -49,15 +49,15 @@ def _steps() -> tuple[Step, ...]:
              "QK_h and V_tilde_h read the pre-attention norm's outputs, of norm <= B (arch.token_radius.rms_radius), "
              "whatever the residual stream's norm: their cover's input norm is B, not --input-norm",
              Definition(), "extension"),
-        Step("attention_constant", sp.Eq(scaled, s_V * (1 + c_att * B_tok ** 2 * s_QK / sp.sqrt(d_h))),
+        Step("attention_constant", sp.Eq(scaled, s_V * (1 + c_att * B_tok ** 2 * s_QK / sp.sqrt(d_h)), evaluate=False),
              "the variant's attention factor on unit tokens, with QK' = B^2 QK / sqrt(d_h), Vt' = B Vt "
              "(arch.token_radius.rescale), divided by B: A_h = ||Vt_h|| (1 + c B^2 ||QK_h|| / sqrt(d_h))",
              Identity({B_tok: _POS, s_V: _POS, s_QK: _POS, c_att: Interval(1, 8), d_h: Interval(1, 256)}), "extension"),
-        Step("score_error", sp.Le(sp.Abs(a1 * sp.Symbol("delta", real=True) * b1),
-                                  sp.Abs(a1) * sp.Abs(sp.Symbol("delta", real=True)) * sp.Abs(b1)),
-             "x (QK + delta) x'^T - x QK x'^T = x delta x'^T: one token factor B in QK_h's cover, the other in gamma "
-             "(QK_h: (c/2) B^2 ||Vt_h|| D / sqrt(d_h), arch.token_radius.gamma_qk with the variant's c)",
-             Inequality({a1: box, b1: box, sp.Symbol("delta", real=True): box}), "extension"),
+        Step("score_error", sp.Le(sp.Abs(a1 * b1 + a2 * b2), sp.sqrt(a1 ** 2 + a2 ** 2) * sp.sqrt(b1 ** 2 + b2 ** 2)),
+             "x (QK + delta) x'^T - x QK x'^T = (x delta) x'^T, of size <= ||x delta|| ||x'|| (Cauchy-Schwarz, two "
+             "coordinates sampled): one token factor B in QK_h's cover, the other in gamma (QK_h: (c/2) B^2 ||Vt_h|| D "
+             "/ sqrt(d_h), arch.token_radius.gamma_qk with the variant's c)",
+             Inequality({a1: box, a2: box, b1: box, b2: box}), "extension"),
         Step("hadamard_norm", sp.Le(sp.sqrt(a1 ** 2 * b1 ** 2 + a2 ** 2 * b2 ** 2),
                                     sp.sqrt(a1 ** 2 + a2 ** 2) * sp.sqrt(b1 ** 2 + b2 ** 2)),
              "||a * b||_2 <= ||a||_inf ||b||_2 <= ||a||_2 ||b||_2 (two coordinates sampled; in general term by term): "
