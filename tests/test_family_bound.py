@@ -132,3 +132,32 @@ def test_every_mutant_of_the_family_derivation_is_killed():
     assert len(results) >= 10 and survivors == []
     apart = MU.counted_apart([derivation])
     assert {f"whole_bound.families.{n} (premise)" for n in ("rms_premise", "rope_cover", "read_out")} <= set(apart)
+
+
+def test_post_ln_family_path_with_gelu_is_berts_bookkeeping(tmp_path):
+    """The family path for a post-LN layer (another activation), given GELU, is BERT's bookkeeping with L_phi inside
+    gamma (the extension's F = L_act ||M_in|| ||M_out||; the published proxy leaves it out): rho_k is BERT's times
+    L_phi for QK, Vt and M_in, equal for M_out, and the input norms are BERT's.  With ReLU (L_act = 1 < 1.13) the
+    same weights give a smaller bound."""
+    from bert_files import write_model
+    from family_files import CONFIGS, raw_weights
+    from sabounds.numerics.bound.family import Family
+    from sabounds.numerics.bound.slots import VARIANTS, input_norms, rhos
+    from sabounds.numerics.bound.source import model_from_checkpoint
+    write_model(tmp_path / "gelu", raw_weights("bert"), CONFIGS["bert"])
+    write_model(tmp_path / "relu", raw_weights("bert"), dict(CONFIGS["bert"], hidden_act="relu"))
+    bert, _ = model_from_checkpoint(tmp_path / "gelu")
+    assert bert.family is None
+    as_family = dataclasses.replace(bert, family=Family("bert", False, False, "gelu", 4, None, (), ()))
+    with mpmath.workdps(30):
+        for variant in VARIANTS:
+            for edelman in (False, True):
+                lphi = variant.lphi_value()
+                for slot, x, y in zip(bert.slots, rhos(as_family, variant, edelman=edelman),
+                                      rhos(bert, variant, edelman=edelman)):
+                    expected = y if slot.type == "M_out" else y * lphi
+                    assert abs(x / expected - 1) < mpmath.mpf(10) ** -28, slot
+        assert input_norms(as_family, 2.5) == input_norms(bert, 2.5)
+    relu, _ = model_from_checkpoint(tmp_path / "relu")
+    assert relu.family is not None and not relu.family.pre_ln
+    assert _total(relu) < _total(bert)
