@@ -8,7 +8,8 @@ Derivation ``whole_bound.families`` (``sabounds.theory.family_bound``), after th
     up R ||G|| ||D|| (ungated M_in: L_act ||M_out||), down 1;  inputs B (attention), R (gate, up), R^2 ||G|| ||U|| or
     R ||M_in|| (down).
 
-Post-LN (another activation, one K/V per head): BERT's bookkeeping with the family's ``L_act``.  ``B``, ``R`` and the
+Post-LN (another activation, one K/V per head): BERT's bookkeeping with the family's ``L_act``, which here also
+enters gamma (``F = L_act ||M_in|| ||M_out||``, as in the extension; BERT's published gamma leaves ``L_phi`` out).  ``B``, ``R`` and the
 norms' ``max|g|`` are rounded up to dyadic shells, priced like the spectral radii (step 'norm_shells').
 """
 
@@ -96,7 +97,8 @@ def _pre_ln_layer(family: Family, e: dict, norms: NormRadii, c, lact, rounded: b
 
 
 def _post_ln_layer(e: dict, c, lact, b_in, edelman: bool) -> tuple:
-    """BERT's bookkeeping (docs/definitions.md) with ``L_act``: ``lip = L_act ||M_in|| ||M_out|| sum_h ||Vt_h|| (1 + c ||QK_h||)``."""
+    """BERT's bookkeeping (docs/definitions.md) with ``L_act``: ``lip = L_act ||M_in|| ||M_out|| sum_h ||Vt_h|| (1 + c ||QK_h||)``,
+    gamma ``(c/2) ||Vt_h|| F``, ``F``, ``L_act ||M_out||``, 1 with ``F = L_act ||M_in|| ||M_out||``."""
     f = lact * e["M_in"] * e["M_out"]
     a = mpmath.fsum(e["V_tilde"][h] * (1 + c * e["QK"][h]) for h in e["QK"])
     qk_factor = 1 if edelman else c / 2
