@@ -32,11 +32,14 @@ def config_tokens(model_dir: str | Path) -> int:
 
 def bound(model_dir: str | Path | None = None, *, n, delta: float, margin: float, input_norm: float = 1.0,
           tokens: int | None = None, target=1, empirical_risk: float = 0.0, constants: dict | None = None,
-          precision: int = 30, layers: int | None = None, curve_points: int = 0, allow_pickle: bool = False) -> BoundAnalysis:
+          precision: int = 30, layers: int | None = None, curve_points: int = 0, allow_pickle: bool = False,
+          rms_floor: float | None = None) -> BoundAnalysis:
     """The whole bound (Theorem 3.1, sum and rss aggregation) and Edelman et al.'s on a checkpoint's weights.
 
     ``constants`` maps names of :data:`sabounds.theory.whole_bound.CONSTANTS` to exact values (numbers or decimal
-    strings, taken as exact rationals).  Without ``model_dir`` the bundled all-MiniLM-L6-v2 is used.
+    strings, taken as exact rationals).  Without ``model_dir`` the bundled all-MiniLM-L6-v2 is used.  A family whose
+    layer departs from BERT's (GPT-2, LLaMA, ViT, ...) is bounded under the premises in ``model.family.premises``;
+    ``rms_floor`` is the pre-LN normalisation premise (every norm input has rms >= it; default none).
     """
     from sabounds.numerics.checkpoints.reader import default_model_dir
     model_dir = default_model_dir() if model_dir is None else model_dir
@@ -53,7 +56,7 @@ def bound(model_dir: str | Path | None = None, *, n, delta: float, margin: float
             raise ValueError(f"constant {k} must be positive, got {v}")
     if tokens is not None and not 0 < tokens <= MAX_TOKENS:
         raise ValueError(f"tokens must lie in 1..{MAX_TOKENS}, got {tokens if tokens < 10 ** 30 else 'more'}")
-    model, info = model_from_checkpoint(model_dir, layers, allow_pickle)
+    model, info = model_from_checkpoint(model_dir, layers, allow_pickle, rms_floor=rms_floor)
     setting = Setting(n=n, delta=delta, margin=margin, input_norm=input_norm,
                       tokens=tokens or config_tokens(info["model_dir"]), empirical=empirical_risk,
                       constants=constants_key(exact), dps=precision)

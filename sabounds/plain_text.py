@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 PRIVATE_WORDS = ("seed", "ours_best_p", "ours_sum", "ours_rss", "sum min", "THEORY" ".md", "V_tilde", "grid_union",
-                 "spectral_shells", "rank_choices", "schatten_shells", "derivation '", "_sharp", "_crude")
+                 "spectral_shells", "rank_choices", "schatten_shells", "norm_shells", "derivation '", "_sharp", "_crude")
 """Words of the code and of the project's notes that a reader of a text output would not know."""
 
 _WORDS = (("ours_best_p_crude", "ours (better aggregation, crude tail)"), ("ours_best_p", "ours (better aggregation)"),
@@ -14,7 +14,7 @@ _WORDS = (("ours_best_p_crude", "ours (better aggregation, crude tail)"), ("ours
           ("seed's word", "paper's word"), ("ours_sum", "ours (sum aggregation)"), ("ours_rss", "ours (rss aggregation)"),
           ("V_tilde", "Vt"), ("The seed's", "The paper's"), ("the seed's", "the paper's"), ("seed", "random state"),
           ("grid_union", "grid of p"), ("spectral_shells", "spectral-norm shells"), ("rank_choices", "rank choices"),
-          ("schatten_shells", "Schatten shells"))
+          ("schatten_shells", "Schatten shells"), ("norm_shells", "norm-radius shells"))
 
 _CODE = ((re.compile(r"\*\*"), "^"),                                   # Python powers
          (re.compile(r"(?<=[\w)])\*(?=[\w(])"), " "),                   # Python products: B^2*F^2 -> B^2 F^2

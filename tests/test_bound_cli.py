@@ -114,17 +114,6 @@ def test_api_equals_cli_json_and_matches_analyze(tmp_path, capsys):
         assert k == pytest.approx(m.scale, rel=1e-12)
 
 
-@pytest.mark.parametrize("family", ["gpt2", "llama"])
-def test_families_departing_from_the_bert_layer_are_refused(family, tmp_path, capsys):
-    """GPT-2 (pre-LN) and LLaMA (gated MLP, RMSNorm) are extensions: one line, exit 2, no BERT bookkeeping applied."""
-    from family_files import write_family
-    directory = tmp_path / family
-    write_family(directory, family)
-    assert main(["bound", str(directory), "--n", "1e6", "--delta", "0.05", "--margin", "1"]) == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "BERT layer only" in err and "Traceback" not in err
-
-
 def test_distilbert_is_the_bert_layer_and_is_bounded(tmp_path, capsys):
     from family_files import write_family
     directory = tmp_path / "distilbert"

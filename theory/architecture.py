@@ -17,9 +17,10 @@ import sympy as sp
 from sabounds.theory.thm41 import N
 
 H, L_phi, d_h = sp.symbols("H L_phi d_h", positive=True)
-s_QK, s_V, s_in, s_out = sp.symbols("s_QK s_V s_in s_out", positive=True)
-SPECTRAL = (s_QK, s_V, s_in, s_out)
-"""Spectral norms ``||QK||_2, ||Vt||_2, ||M_in||_2, ||M_out||_2`` of one layer's matrices (one head's for QK, Vt)."""
+s_QK, s_V, s_in, s_out, s_G = sp.symbols("s_QK s_V s_in s_out s_G", positive=True)
+SPECTRAL = (s_QK, s_V, s_in, s_out, s_G)
+"""Spectral norms ``||QK||_2, ||Vt||_2, ||M_in||_2, ||M_out||_2`` of one layer's matrices (one head's for QK, Vt),
+and a gated MLP's gate ``||G||_2``."""
 
 L_PHI_GELU = sp.Rational(113, 100)
 """``L_phi = 1.13`` (published proxy), an upper bound on ``sup GELU' = Phi(sqrt 2) + sqrt 2 phi(sqrt 2)``,
@@ -61,14 +62,21 @@ class Architecture:
     residual: bool = False
     constants: tuple[tuple[sp.Symbol, sp.Expr], ...] = ()
     description: str = ""
+    layer_form: sp.Expr | None = None
+    """``Lip(layer)`` (all heads alike) where it is not ``[1] + per_layer * sum_h per_head``: a pre-LN layer's
+    ``(1 + Lip_LN A)(1 + Lip_LN F)`` (``sabounds.theory.family_architectures``)."""
 
     @property
     def layer_lipschitz(self) -> sp.Expr:
         """``Lip(layer)`` with all heads alike (``heads * per_head``), as the regimes use it."""
+        if self.layer_form is not None:
+            return self.layer_form.subs(dict(self.constants))
         return (1 if self.residual else 0) + self.per_layer * self.heads * self.per_head
 
     def layer_lipschitz_of(self, shared: dict, heads: list[dict]) -> sp.Expr:
         """``Lip(layer)`` for actual heads: ``shared`` binds the one-per-layer norms, each dict in ``heads`` a head's own."""
+        if self.layer_form is not None:
+            raise ValueError(f"{self.name}: the layer's Lipschitz constant is described for alike heads only")
         c = dict(self.constants)
         total = sp.Add(*(self.per_head.subs(c).subs(shared).subs(h) for h in heads))
         return (1 if self.residual else 0) + self.per_layer.subs(c).subs(shared) * total
@@ -79,7 +87,8 @@ class Architecture:
         kinds = tuple(replace(k, count=k.count.subs(c), gamma=k.gamma.subs(c), gamma_edelman=k.gamma_edelman.subs(c))
                       for k in self.kinds)
         return replace(self, kinds=kinds, per_layer=self.per_layer.subs(c), per_head=self.per_head.subs(c),
-                       heads=self.heads.subs(c), constants=())
+                       heads=self.heads.subs(c), constants=(),
+                       layer_form=None if self.layer_form is None else self.layer_form.subs(c))
 
     def with_residual(self) -> "Architecture":
         """Residual connections ``X -> X + f(X)``: each layer's Lipschitz constant becomes ``1 + Lip(f)``."""
@@ -123,7 +132,25 @@ def single_head(softmax_constant: sp.Expr = 2) -> Architecture:
                         description="the theory's model: one head, W_QK, W_V and one feed-forward matrix per layer")
 
 
-ARCHITECTURES = {"single_head": single_head, "bert": bert}
+def bert_fixed_heads(softmax_constant: sp.Expr = 2, heads: int = 12) -> Architecture:
+    """BERT's layer with the head count held fixed (``d_h = N / H`` grows with N): the width exponents of the
+    single-head model, where ``bert`` (H = N/d_h heads, d_h fixed) adds the heads' growth with N."""
+    arch = bert(softmax_constant).with_constant(H, heads)
+    return replace(arch, name="bert_fixed_heads",
+                   description=f"BERT-adapted with H = {heads} heads of width d_h = N/{heads}")
+
+
+def _family(name: str):
+    def build() -> Architecture:
+        from sabounds.theory.family_architectures import FAMILY_ARCHITECTURES
+        return FAMILY_ARCHITECTURES[name]()
+    build.__name__ = name
+    return build
+
+
+ARCHITECTURES = {"single_head": single_head, "bert": bert, "bert_fixed_heads": bert_fixed_heads,
+                 **{name: _family(name) for name in ("gpt2", "llama", "vit")}}
+"""Every described layer the regime tables cover (``sabounds regimes --architecture NAME``)."""
 
 
 # --- Departures of other families from the published layer (issue 11): activation constants -----------------

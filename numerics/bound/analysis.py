@@ -94,7 +94,9 @@ def to_json(a: BoundAnalysis) -> dict:
     s = a.setting
     from sabounds.theory.whole_bound import CONSTANTS
     return {
-        "model": {"L": a.model.layers, "N": a.model.hidden, "heads": a.model.heads, "slots": a.model.K, "grid_m": a.model.grid_m},
+        "model": {"L": a.model.layers, "N": a.model.hidden, "heads": a.model.heads, "slots": a.model.K, "grid_m": a.model.grid_m,
+                  **({} if a.model.family is None else {"family": a.model.family.name,
+                                                        "premises": list(a.model.family.premises)})},
         "setting": {"n": _num(s.n), "delta": s.delta, "margin": s.margin, "input_norm": s.input_norm, "tokens": s.tokens,
                     "empirical_margin_risk": s.empirical, "precision_digits": s.dps, "target": _num(a.target),
                     "constants": {name: str(value) for name, value in s.constants},

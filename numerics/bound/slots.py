@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
+from sabounds.numerics.bound.family import Family
 from sabounds.numerics.proxies.published import default_grid_m, p_grid
 from sabounds.numerics.spectra import RANK_TOL, log_schatten_grid, schatten_grid
 
@@ -74,6 +75,9 @@ class LayerInput:
     m_in_21: float
     m_out_21: float
     intermediate: int
+    m_gate: np.ndarray | None = None
+    m_gate_21: float | None = None
+    """A gated MLP's gate (N x F; ``m_in`` is then its up projection, ``m_out`` its down projection)."""
 
 
 @dataclass(frozen=True)
@@ -121,14 +125,21 @@ class Model:
     slots: tuple[Slot, ...]
     grid_m: int
     ps: np.ndarray
+    family: Family | None = None
+    """None: the BERT layer; else the family's layer (``sabounds.numerics.bound.family``)."""
 
     @property
     def K(self) -> int:
         return len(self.slots)
 
+    def norm_cost(self) -> float:
+        """The union price of the family's norm radii (0 for the BERT layer)."""
+        return 0.0 if self.family is None else self.family.norm_cost()
 
-def build_model(layers: list[LayerInput], hidden: int, grid_m: int | None = None, rank_tol: float = RANK_TOL) -> Model:
-    """Slots in table order (per layer: QK heads, V_tilde heads, M_in, M_out) from per-layer spectra."""
+
+def build_model(layers: list[LayerInput], hidden: int, grid_m: int | None = None, rank_tol: float = RANK_TOL,
+                family: Family | None = None) -> Model:
+    """Slots in table order (per layer: QK heads, V_tilde heads, M_in, M_out, M_gate if gated) from per-layer spectra."""
     depth = len(layers)
     m = default_grid_m(depth, hidden) if grid_m is None else grid_m
     ps = p_grid(m)
@@ -138,6 +149,8 @@ def build_model(layers: list[LayerInput], hidden: int, grid_m: int | None = None
         entries += [(h, "V_tilde", s, w, hidden, hidden) for h, (s, w) in enumerate(zip(layer.vt, layer.vt_21))]
         entries += [(-1, "M_in", layer.m_in, layer.m_in_21, hidden, layer.intermediate),
                     (-1, "M_out", layer.m_out, layer.m_out_21, layer.intermediate, hidden)]
+        if layer.m_gate is not None:
+            entries.append((-1, "M_gate", layer.m_gate, layer.m_gate_21, hidden, layer.intermediate))
         for head, kind, sigma, w21, d_in, d_out in entries:
             sigma = np.asarray(sigma, dtype=np.float64)
             with np.errstate(over="ignore"):
@@ -145,7 +158,7 @@ def build_model(layers: list[LayerInput], hidden: int, grid_m: int | None = None
             top = float(sigma[0]) if sigma.size else 0.0
             slots.append(Slot(l, head, kind, d_in, d_out, int(sp_grid[0]), top, shell(top), float(w21), shell(float(w21)),
                               sp_grid, log_schatten_grid(sigma, ps, rank_tol)))
-    return Model(depth, hidden, len(layers[0].qk), tuple(slots), m, ps)
+    return Model(depth, hidden, len(layers[0].qk), tuple(slots), m, ps, family)
 
 
 def _by_layer(model: Model, rounded: bool) -> dict[int, dict]:
@@ -166,6 +179,9 @@ def input_norms(model: Model, input_norm, rounded: bool = True) -> list[mpmath.m
     QK and V_tilde see the layer input ``B_l`` (``B_1 = B``), M_in the attention output ``sum_h ||Vt_h|| B_l``, M_out
     ``||M_in|| sum_h ||Vt_h|| B_l`` (``|GELU(u)| <= |u|``), and ``B_{l+1} = ||M_out||`` times M_out's input bound."""
     by_layer = _by_layer(model, rounded)
+    if model.family is not None:
+        from sabounds.numerics.bound.family import family_input_norms
+        return family_input_norms(model, by_layer, PUBLISHED, input_norm, rounded)
     seen, b = {}, mpmath.mpf(input_norm)
     for l in sorted(by_layer):
         e = by_layer[l]
@@ -182,6 +198,9 @@ def rhos(model: Model, variant: Variant, rounded: bool = True, edelman: bool = F
     c = mpmath.mpf(variant.attention)
     lphi = variant.lphi_value()
     by_layer = _by_layer(model, rounded)
+    if model.family is not None:
+        from sabounds.numerics.bound.family import family_rhos
+        return family_rhos(model, by_layer, variant, rounded, edelman)
     lip = {l: lphi * e["M_in"] * e["M_out"] * mpmath.fsum(e["V_tilde"][h] * (1 + c * e["QK"][h]) for h in e["QK"])
            for l, e in by_layer.items()}
     alpha = {}

@@ -1,6 +1,7 @@
 """Where the bound's inputs come from: a checkpoint directory, through the package's measurement of its layers.
 
-The one place that knows the measurement's interface; families whose layer departs from BERT's are refused.
+The one place that knows the measurement's interface.  A family whose layer departs from BERT's gets a
+:class:`~sabounds.numerics.bound.family.Family` (derivation ``whole_bound.families``) with its premises.
 """
 
 from __future__ import annotations
@@ -8,33 +9,68 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
+from sabounds.numerics.bound.family import Family, NormRadii
 from sabounds.numerics.bound.slots import LayerInput, Model, build_model
-from sabounds.numerics.proxies.layer_factors import departures
+from sabounds.numerics.checkpoints.architectures import PRE_LN
+from sabounds.numerics.proxies.layer_factors import departures, premise_for
 from sabounds.numerics.proxies.model_analysis import measure_model, open_checkpoint
 from sabounds.numerics.spectra import RANK_TOL
+
+FAMILY_PREMISES = (
+    "read-out: the scalar read-out is applied to the last block's output; a final norm, where the family has one, is "
+    "taken as part of the read-out (step whole_bound.families.read_out)",
+)
+PRE_LN_PREMISES = (
+    "input norms: attention reads the pre-attention norm's outputs (norm <= B = sqrt(N) max|g1| + ||b1||), the MLP "
+    "the pre-MLP norm's (<= R); --input-norm does not enter; B, R and max|g| rounded up to dyadic shells and priced "
+    "(post hoc 'norm_shells')",
+)
+ROPE_PREMISE = ("RoPE: each QK_h slot is covered as one matrix with the family's uniform bounds b_i = sigma_i(Wq_h) "
+                "sigma_i(Wk_g) (Horn); that this covers the scores at every offset at once is assumed, not derived "
+                "(step whole_bound.families.rope_cover)")
 
 
 def layer_inputs(spectra, intermediate: int) -> list[LayerInput]:
     """``LayerInput`` per measured layer (singular values and (2,1)-norms only; no weights kept)."""
     return [LayerInput(qk=list(s.qk), vt=list(s.vt), m_in=s.m_in, m_out=s.m_out, qk_21=[float(x) for x in s.qk_21],
                        vt_21=[float(x) for x in s.vt_21], m_in_21=float(s.m_in_21), m_out_21=float(s.m_out_21),
-                       intermediate=intermediate) for s in spectra]
+                       intermediate=intermediate, m_gate=s.m_gate,
+                       m_gate_21=None if s.m_gate_21 is None else float(s.m_gate_21)) for s in spectra]
 
 
-def require_published_layer(shape) -> None:
-    """The whole bound is reconstructed for the published layer only (post-LN, GELU, ungated, one K/V per head):
-    refuse, in one line, a family whose layer departs from it rather than apply BERT's bookkeeping to it."""
-    if not shape.published:
-        raise ValueError(f"the whole bound is reconstructed for the BERT layer only; this {shape.family} model departs from "
-                         f"it ({'; '.join(departures(shape))}); its proxies are in 'sabounds analyze'")
+def family_of(shape, spectra, rms_floor: float | None = None) -> Family | None:
+    """None for the BERT layer; else the family's bookkeeping, norms per layer and the premises to print."""
+    if shape.published:
+        return None
+    premise = premise_for(shape, rms_floor)
+    pre_ln = shape.layout == PRE_LN
+    if not pre_ln and shape.gated:
+        raise ValueError(f"the whole bound for a post-LN gated MLP ({shape.family}) is not derived: the MLP's input "
+                         "radius is not bounded by a norm; its proxies are in 'sabounds analyze'")
+    norms = []
+    notes = []
+    for s in spectra if pre_ln else ():
+        attn, mlp = s.token_norms()
+        norms.append(NormRadii(attn.gain, attn.radius, mlp.gain, mlp.radius))
+        notes += [n.assumed for n in (attn, mlp) if n.assumed]
+    premises = [*departures(shape, premise, tuple(notes)), *FAMILY_PREMISES]
+    if pre_ln:
+        premises += PRE_LN_PREMISES
+    if shape.rope is not None:
+        premises.append(ROPE_PREMISE)
+    return Family(shape.family, pre_ln, shape.gated, shape.activation, shape.head_dim, premise, tuple(norms),
+                  tuple(premises))
 
 
 def model_from_checkpoint(model_dir: str | Path, layers: int | None = None, allow_pickle: bool = False,
                           grid_m: int | None = None, rank_tol: float = RANK_TOL,
-                          progress: Callable[[str], None] | None = None) -> tuple[Model, dict]:
+                          progress: Callable[[str], None] | None = None,
+                          rms_floor: float | None = None) -> tuple[Model, dict]:
     """The bound's :class:`Model` of a checkpoint's first ``layers`` layers, and its ``config.json`` fields used."""
     checkpoint = open_checkpoint(model_dir, allow_pickle=allow_pickle)
     shape = checkpoint.shape
-    require_published_layer(shape)
+    premise_for(shape, rms_floor)  # a bad --rms-floor is refused before any layer is read
     spectra = measure_model(checkpoint, layers, progress).layers
-    return build_model(layer_inputs(spectra, shape.intermediate), shape.hidden, grid_m, rank_tol), {"model_dir": str(checkpoint.model_dir)}
+    family = family_of(shape, spectra, rms_floor)
+    model = build_model(layer_inputs(spectra, shape.intermediate), shape.hidden, grid_m, rank_tol, family)
+    return model, {"model_dir": str(checkpoint.model_dir)}

@@ -184,7 +184,7 @@ def tables(model: Model, variant: Variant, setting: Setting, comp: Compiled | No
     norms = _norms(model, setting)
     log_sum, form_sum, log_cs, form_cs, main, rem = log_shares(comp, model, setting, lrho, lM, norms=norms)
     s_cost = sum(shell_cost(s.s_shell) for s in model.slots)
-    base = model.K * math.log(2 * model.grid_m + 1) + s_cost
+    base = model.K * math.log(2 * model.grid_m + 1) + s_cost + model.norm_cost()
     return Tables(lrho, rho, norms, log_sum, form_sum, log_cs, form_cs, main, rem, cost, lM, base, s_cost)
 
 
@@ -281,7 +281,8 @@ def _cost_parts(model: Model, t: Tables, choice: np.ndarray, grid: bool = True) 
     chosen = t.cost[rows, choice]
     zero = model.ps[choice] == 0
     return {"grid_union": model.K * math.log(2 * model.grid_m + 1) if grid else 0.0, "spectral_shells": t.s_cost,
-            "rank_choices": float(chosen[zero].sum()), "schatten_shells": float(chosen[~zero].sum())}
+            "rank_choices": float(chosen[zero].sum()), "schatten_shells": float(chosen[~zero].sum()),
+            **({"norm_shells": model.norm_cost()} if model.family is not None else {})}
 
 
 def ours_sum(comp: Compiled, model: Model, setting: Setting, t: Tables) -> BoundValue:
@@ -361,7 +362,8 @@ def edelman(comp: Compiled, model: Model, variant: Variant, setting: Setting, t:
         d_max = max(s.d_in * s.d_out for s in model.slots)
         dudley = comp.edelman(w_e, mpmath.mpf(1), mpmath.mpf(setting.margin), mpmath.mpf(setting.margin),
                               mpmath.mpf(setting.n), mpmath.mpf(setting.tokens), mpmath.mpf(d_max))
-        parts = {"spectral_shells": t.s_cost, "two_one_shells": sum(shell_cost(s.w_shell) for s in model.slots)}
+        parts = {"spectral_shells": t.s_cost, "two_one_shells": sum(shell_cost(s.w_shell) for s in model.slots),
+                 **({"norm_shells": model.norm_cost()} if model.family is not None else {})}
         terms = [_empirical(setting), Term("dudley", "Dudley integral, Edelman's norm-based cover (cut at Delta/n)", dudley),
                  *_common_terms(comp, setting, sum(parts.values()))]
         terms[2] = Term("post_hoc", "post hoc: dyadic shells of the spectral and (2,1) radii", terms[2].value)

@@ -86,6 +86,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="substitute a constant of a cited lemma (repeatable; see --json setting.constants)")
     parser.add_argument("--precision", type=precision, default=30, metavar="DIGITS", help="mpmath digits (default 30)")
     parser.add_argument("--layers", type=positive_int, metavar="K", help="the first K layers as an L = K model")
+    parser.add_argument("--rms-floor", type=float, default=None, metavar="RHO",
+                        help="pre-LN premise: every normalisation input has rms >= RHO (default: none, eps alone)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--out", metavar="DIR", help="write bound.json, bound.txt and the figure bound_vs_n into the new DIR")
     from sabounds.commands.analyze import add_figure_arguments
@@ -144,6 +146,9 @@ def report_lines(a) -> list[str]:
              f"empirical margin risk = {s.empirical}; constants: {consts}; mpmath {s.dps} digits",
              f"each total printed to {SIG} significant digits and its terms to {GUARD} more decimals (half-even); "
              "p chosen per matrix on P_m to minimise the whole bound", ""]
+    if m.family is not None:
+        lines += [f"Family {m.family.name}: the layer departs from BERT's; bound under these premises "
+                  "(derivation whole_bound.families):", *(f"  - {x}" for x in m.family.premises), ""]
     primary = a.primary
     lines.append(f"Variant: {primary.variant.label}")
     for name in ("ours_sum", "ours_rss", "edelman"):
@@ -189,7 +194,8 @@ def compute(args):
         return bound(model_dir_or_default(args.model_dir), n=args.n, delta=args.delta, margin=args.margin,
                      input_norm=args.input_norm, tokens=args.tokens, target=args.target, empirical_risk=args.empirical_risk,
                      constants=dict(args.constant), precision=args.precision, layers=args.layers,
-                     curve_points=17 if args.out is not None else 0, allow_pickle=args.allow_pickle)
+                     curve_points=17 if args.out is not None else 0, allow_pickle=args.allow_pickle,
+                     rms_floor=args.rms_floor)
     except (CheckpointError, ValueError) as exc:
         raise UserError(" ".join(str(exc).split())) from None
     except OSError as exc:

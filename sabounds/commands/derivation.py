@@ -15,9 +15,11 @@ from sabounds.theory.printer import derivation_latex, derivation_text, standalon
 
 
 def _printable() -> dict:
-    """Every derivation ``verify`` checks: the catalog, plus the attention constant and the whole bound."""
-    from sabounds.theory import attention_lipschitz, whole_bound
-    return {**_CATALOG, "attention": attention_lipschitz.derivation, "whole_bound": whole_bound.derivation}
+    """Every derivation ``verify`` checks: the catalog, plus the attention constant and the whole bound (and its
+    extension to GPT-2-, LLaMA- and ViT-shaped layers)."""
+    from sabounds.theory import attention_lipschitz, family_bound, whole_bound
+    return {**_CATALOG, "attention": attention_lipschitz.derivation, "whole_bound": whole_bound.derivation,
+            "whole_bound.families": family_bound.derivation}
 
 
 DERIVATIONS = _printable()
