@@ -49,6 +49,8 @@ def _entries() -> list[Entry]:
         Entry("thm41", _lazy("thm41"), _DERIVED, (_CHECKS + "thm41",)),
         Entry("thm31", _lazy("thm31"), _DERIVED | {"bound"}),
         Entry("edelman", _lazy("edelman"), _DERIVED | {"bound", "baseline"}),
+        Entry("trauger_tewari", _lazy("trauger_tewari"), _DERIVED | {"bound", "baseline"},
+              bound=_lazy("trauger_tewari", "bound")),
         Entry("attention", _lazy("attention_lipschitz"), _DERIVED),
         Entry("whole_bound", _lazy("whole_bound"), _DERIVED | {"bound"}),
         Entry("regimes", None, frozenset(), (_CHECKS + "claims", _CHECKS + "regime_fits")),
