@@ -156,3 +156,18 @@ def dumps(data, **kwargs) -> str:
 def finite_or_log(values) -> np.ndarray:
     """Floats for plotting: LogReals become NaN (not drawn), so a figure never shows an overflowed value."""
     return np.array([np.nan if isinstance(v, LogReal) else float(v) for v in values], dtype=np.float64)
+
+
+def logsumexp(a, axis: int = -1) -> np.ndarray:
+    """``ln sum exp(a)`` along ``axis`` without overflow (the package's one log-sum-exp): ``-inf`` for an empty or
+    all ``-inf`` input, ``+inf`` if an entry is ``+inf``."""
+    a = np.asarray(a, dtype=np.float64)
+    if a.ndim == 0:
+        a = a.reshape(1)
+    if a.shape[axis] == 0:
+        return np.squeeze(np.full(np.delete(np.array(a.shape), axis % a.ndim), -np.inf))
+    top = np.max(a, axis=axis, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.squeeze(top, axis=axis) + np.log(np.sum(np.exp(a - top), axis=axis))
+    return np.where(np.any(a == np.inf, axis=axis), np.inf, out)

@@ -41,6 +41,22 @@ def norm_21(w: np.ndarray) -> np.ndarray:
     return _rescale(unit, s[..., 0, 0], what="the (2,1)-norm")
 
 
+def norm_11(w: np.ndarray) -> np.ndarray:
+    """``||W||_{1,1} = sum_ij |W_ij|`` (entrywise l1, batched over leading axes; scaled so no sum overflows)."""
+    w = np.asarray(w, dtype=np.float64)
+    s = _scale(w)
+    return _rescale(np.abs(w / s).sum(axis=(-2, -1)), s[..., 0, 0], what="the (1,1)-norm")
+
+
+def product_norm_11(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """``||left @ right||_{1,1}``, batched over heads: the product is formed (entrywise l1 has no factor shortcut),
+    one head at a time, after balancing the inner dimension."""
+    left, right = _balanced(np.asarray(left, dtype=np.float64), np.asarray(right, dtype=np.float64))
+    sl, sr = _scale(left), _scale(right)
+    unit = np.array([np.abs((a / sa) @ (b / sb)).sum() for a, b, sa, sb in zip(left, right, sl, sr)])
+    return _rescale(unit, sl[..., 0, 0], sr[..., 0, 0], what="the (1,1)-norm of a product")
+
+
 def _balanced(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(A D, D^-1 B)`` with ``D`` diagonal powers of two that bring column ``k`` of ``A`` and row ``k`` of ``B``
     to the same magnitude (``A B`` unchanged, exactly): a 1e200 column against a 1e-200 row no longer pushes the

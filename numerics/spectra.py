@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from sabounds.numerics.log_real import logsumexp
+
 RANK_TOL = 1e-10
 
 
@@ -101,9 +103,7 @@ def log_schatten_grid(sigma: np.ndarray, ps: np.ndarray, tol: float = RANK_TOL) 
             if positive.size == 0:
                 out[~zero] = -np.inf
             else:
-                powers = np.outer(ps[~zero], np.log(positive))
-                top = powers.max(axis=1)
-                out[~zero] = top + np.log(np.exp(powers - top[:, None]).sum(axis=1))
+                out[~zero] = logsumexp(np.outer(ps[~zero], np.log(positive)), axis=1)
     return out
 
 

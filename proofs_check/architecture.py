@@ -1,6 +1,6 @@
 """Checks of the labelled extensions for families whose layer departs from the published one (``arch.*``).
 
-Every decidable step of ``sabounds.theory.architecture.extension_derivation`` is registered, and claims are decided
+Every decidable step of ``sabounds.theory.architecture.extension_derivation`` is decided from the catalog; claims are decided
 numerically on the objects the analysis uses: the activation constants of ``sabounds.numerics.proxies.layer_factors``
 (a conjecture family per activation), the gated-MLP factors and Jacobian on random SwiGLU maps, and the
 grouped-query matrices of ``sabounds.numerics.checkpoints.layers.assemble`` with RoPE against Hugging Face's
@@ -20,13 +20,9 @@ from sabounds.numerics.checkpoints.layers import assemble
 from sabounds.numerics.proxies.layer_factors import activation_constant, extension_factors
 from sabounds.proofs_check.conjecture import ConstantFamily, _quiet
 from sabounds.proofs_check.deciders import rng_for
-from sabounds.proofs_check.derivations import register_derivation
 from sabounds.proofs_check.registry import claim
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
-from sabounds.theory.architecture import ACTIVATION_FORMS, DEPARTURES, extension_derivation
-
-for _departure in DEPARTURES:
-    register_derivation(extension_derivation(_departure))
+from sabounds.theory.architecture import ACTIVATION_FORMS
 
 SCAN = (-40.0, 40.0)
 

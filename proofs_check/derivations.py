@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sabounds.proofs_check.deciders import decide
-from sabounds.proofs_check.registry import Check, register
+from sabounds.proofs_check.registry import Check
 from sabounds.theory.checks import Premise
 from sabounds.theory.derivation import Derivation, Step
 
@@ -13,9 +13,9 @@ def step_check(derivation: Derivation, step: Step) -> Check:
     return Check(key, step.justification, lambda settings, _s=step, _k=key: decide(_s, settings, _k), is_step=True)
 
 
-def register_derivation(derivation: Derivation) -> list[Check]:
-    """Register ``<derivation.id>.<step.name>`` for every step except cited premises (never reported as checked)."""
-    return [register(step_check(derivation, step)) for step in derivation if not isinstance(step.check, Premise)]
+def step_checks(derivation: Derivation) -> list[Check]:
+    """``<derivation.id>.<step.name>`` for every step except cited premises (never reported as checked)."""
+    return [step_check(derivation, step) for step in derivation if not isinstance(step.check, Premise)]
 
 
 def premises(derivation: Derivation) -> list[Step]:

@@ -188,10 +188,9 @@ QUICK = Settings(precision=20, samples=8)
 
 
 def derivations_audited() -> list[Derivation]:
-    """Theorems 4.1 and 3.1, the attention constant, the Edelman baseline and the whole bound (``arch.*`` extensions aside)."""
-    from sabounds.theory import attention_lipschitz, edelman, thm31, thm41, whole_bound
-    return [thm41.derivation(), thm31.derivation(), attention_lipschitz.derivation(), edelman.derivation(),
-            whole_bound.derivation()]
+    """The catalog's derivations tagged ``audited`` (``sabounds.theory.catalog``), in catalog order."""
+    from sabounds.theory.catalog import derivations
+    return [make() for make in derivations("audited").values()]
 
 
 def record(m: Mutant) -> dict:

@@ -14,17 +14,6 @@ from typing import Callable, Iterable
 
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 
-# Modules that register checks when imported, in reporting order.
-CHECK_MODULES = (
-    "sabounds.proofs_check.thm41",
-    "sabounds.proofs_check.thm31",
-    "sabounds.proofs_check.whole_bound",
-    "sabounds.proofs_check.attention",
-    "sabounds.proofs_check.claims",
-    "sabounds.proofs_check.regime_fits",
-    "sabounds.proofs_check.grid",
-    "sabounds.proofs_check.architecture",
-)
 
 
 @dataclass(frozen=True)
@@ -67,10 +56,18 @@ def claim(check_id: str, statement: str, *, is_step: bool = False):
 
 
 def all_checks() -> list[Check]:
-    """Every registered check, after importing the modules that register them."""
-    for name in CHECK_MODULES:
-        importlib.import_module(name)
-    return list(_REGISTRY.values())
+    """Every check of the catalog (``sabounds.theory.catalog``): one per decidable step of each ``printable``
+    derivation, then the claims of each entry's ``claims`` modules; nothing outside the catalog."""
+    from sabounds.proofs_check.derivations import step_checks
+    from sabounds.theory.catalog import CATALOG
+    out = []
+    for entry in CATALOG:
+        if entry.make is not None and "printable" in entry.tags:
+            out += step_checks(entry.make())
+        for name in entry.claims:
+            importlib.import_module(name)
+            out += [c for c in _REGISTRY.values() if getattr(c.decide, "__module__", None) == name]
+    return out
 
 
 def select(pattern: str | None) -> list[Check]:

@@ -123,18 +123,23 @@ class Analysis:
 
 def analyze(source, *, layers: int | None = None, architecture: str | None = None, mapping=None, config=None,
             lphi: float | None = None, grid_m: int | None = None, rank_tol: float | None = None,
-            allow_pickle: bool = False, rms_floor: float | None = None) -> Analysis:
+            allow_pickle: bool = False, rms_floor: float | None = None, bound=None) -> Analysis:
     """Open -> measure -> analyse ``source`` (model folder, ``.onnx`` or ``.gguf`` file, dict of arrays with
     ``config=``, torch ``state_dict`` with ``config=`` or ``nn.Module``); the first ``layers`` layers as an
     ``L = layers`` model.  ``rms_floor``: the pre-LN premise (every norm input has rms >= it; default none, the
-    config's eps alone)."""
+    config's eps alone).  ``bound``: a TOML file of your own bound (docs/bounds.md), evaluated beside the others."""
     from sabounds.numerics.checkpoints.errors import CheckpointError
     from sabounds.numerics.proxies.model_analysis import analyze_measured, measure_model, open_checkpoint
     from sabounds.numerics.spectra import RANK_TOL
+    user = _user_bound(bound)
     try:
         opened = open_checkpoint(source, mapping, config=config, architecture=architecture, allow_pickle=allow_pickle)
         result = analyze_measured(measure_model(opened, layers), lphi=lphi, grid_m=grid_m,
                                   rank_tol=RANK_TOL if rank_tol is None else rank_tol, rms_floor=rms_floor)
+        if user is not None:
+            from dataclasses import replace
+            from sabounds.numerics.proxies.baselines import proxy_values
+            result = replace(result, baselines=result.baselines + proxy_values(result.matrices, result.raw_11, result.shape, [user]))
         from sabounds.numerics.checkpoints.storage_info import storage_info
         info = storage_info(opened, result.shape.layers)
     except (CheckpointError, ValueError) as exc:
@@ -189,8 +194,21 @@ class Regimes:
         return _frame(rows)
 
 
-def regimes(regime: str | None = None, architecture: str = "single_head") -> Regimes:
-    """The closed-form regime tables (exponents in L and N, dependence on T) for one or all regimes."""
+def _user_bound(path):
+    """The bound of a user's TOML file (``sabounds.user_bound``), its one-line error as InputError; None for None."""
+    if path is None:
+        return None
+    from sabounds.errors import UserError
+    from sabounds.user_bound import load_bound
+    try:
+        return load_bound(path)
+    except UserError as exc:
+        raise InputError(str(exc)) from None
+
+
+def regimes(regime: str | None = None, architecture: str = "single_head", bound=None) -> Regimes:
+    """The closed-form regime tables (exponents in L and N, dependence on T) for one or all regimes; ``bound``: a TOML
+    file of your own bound (docs/bounds.md), one more row."""
     from sabounds.regime_tables import json_data, markdown
     from sabounds.theory.architecture import ARCHITECTURES
     from sabounds.theory.regimes import REGIMES, table
@@ -198,7 +216,8 @@ def regimes(regime: str | None = None, architecture: str = "single_head") -> Reg
         raise InputError(f"unknown regime {regime!r}; choose from {', '.join(REGIMES)}")
     if architecture not in ARCHITECTURES:
         raise InputError(f"unknown architecture {architecture!r}; choose from {', '.join(ARCHITECTURES)}")
-    results = table((regime,) if regime else None, ARCHITECTURES[architecture]())
+    user = _user_bound(bound)
+    results = table((regime,) if regime else None, ARCHITECTURES[architecture](), (user,) if user else ())
     return Regimes(json_data(results), markdown(results))
 
 

@@ -10,6 +10,12 @@ from sabounds.theory.joint import DIRECT_P, Joint, Pair, region_text
 from sabounds.theory.regimes import BoundResult, Exponent, RegimeResult
 
 BOUNDS = ("edelman", "ours_sum", "ours_rss", "ours_sum_sharp", "ours_rss_sharp", "ours_best_p_crude", "ours_best_p")
+"""The built-in rows; every bound given as data in the catalog follows (``bound_names``)."""
+
+
+def bound_names(r: RegimeResult) -> tuple[str, ...]:
+    """The rows of one result: the built-in ones present, then the catalog's data bounds (e.g. ``trauger_tewari``)."""
+    return tuple(n for n in BOUNDS if n in r.bounds) + tuple(n for n in r.bounds if n not in BOUNDS and not n.startswith("ours_"))
 
 
 def _num(x: sp.Expr) -> str:
@@ -98,12 +104,13 @@ def bound_record(b: BoundResult) -> dict:
 
 
 def regime_record(r: RegimeResult) -> dict:
-    bounds = {name: bound_record(r.bounds[name]) for name in BOUNDS}
+    bounds = {name: bound_record(r.bounds[name]) for name in bound_names(r)}
     for name in BOUNDS[1:]:
         bounds[name]["single_p"] = _single_p_text(r, name)
     return {"name": r.regime.name, "alpha": r.alpha.name, "architecture": r.architecture,
             "assumptions": f"{r.regime.assumptions}; alpha: {r.alpha.assumptions}",
-            "bounds": bounds, "joint": joint_record(r.joint)}
+            "bounds": bounds, "joint": joint_record(r.joint),
+            "joint_other_baselines": {name: joint_record(j) for name, j in r.joints.items()}}
 
 
 def _single_p_text(r: RegimeResult, name: str) -> str:
@@ -131,9 +138,9 @@ _HEADER = ("regime", "alpha", "bound", "depth L", "width N", "tokens T", "best p
 def rows(results: list[RegimeResult]) -> list[tuple[str, ...]]:
     out = []
     for r in results:
-        for name in BOUNDS:
+        for name in bound_names(r):
             b = r.bounds[name]
-            at = "-" if name == "edelman" else f"{b.depth.argmin}; {b.width.argmin}"
+            at = "-" if not name.startswith("ours") else f"{b.depth.argmin}; {b.width.argmin}"
             if name in ("ours_best_p", "ours_best_p_crude") and not r.single_p(name):
                 at += " (no single p attains both)"
             out.append((r.regime.name, r.alpha.name, name, exponent_cell(b.depth, "L"), exponent_cell(b.width, "N"),
@@ -141,7 +148,7 @@ def rows(results: list[RegimeResult]) -> list[tuple[str, ...]]:
     return out
 
 
-_JOINT_HEADER = ("regime", "alpha", "Pareto-optimal (depth, width) of ours at one p", "ours < Edelman along N = L^kappa")
+_JOINT_HEADER = ("regime", "alpha", "Pareto-optimal (depth, width) of ours at one p", "ours < baseline along N = L^kappa")
 """The second route's agreement (slow to compute) is in the JSON (``joint.second_route``) and in ``verify``."""
 
 
@@ -152,7 +159,8 @@ def _pair_text(x: Pair) -> str:
 def joint_rows(results: list[RegimeResult]) -> list[tuple[str, ...]]:
     """Per regime and alpha: ours' Pareto-optimal pairs (one p each) and the kappa where ours beats Edelman jointly."""
     return [(r.regime.name, r.alpha.name, "; ".join(_pair_text(x) for x in r.joint.pareto),
-             region_text(r.joint.region) + " (up to logs)") for r in results]
+             "; ".join(f"{'Edelman' if j is r.joint else name}: {region_text(j.region)}"
+                       for name, j in {"edelman": r.joint, **r.joints}.items()) + " (up to logs)") for r in results]
 
 
 def _md_table(header, body) -> list[str]:
@@ -212,7 +220,7 @@ def latex_table(results: list[RegimeResult], label: str = "tab:regimes") -> str:
     floats = []
     for i, r in enumerate(results):
         body, notes = [], set()
-        for name in BOUNDS:
+        for name in bound_names(r):
             b = r.bounds[name]
             tok, note = _tex_token(b.token, b.expr)
             notes |= {note} if note else set()

@@ -7,6 +7,8 @@ from functools import lru_cache
 import mpmath
 import numpy as np
 import pytest
+
+from sabounds.theory import catalog
 import sympy as sp
 from hypothesis import given, settings, strategies as st
 
@@ -34,7 +36,7 @@ def test_json_lists_five_regimes_with_both_alphas(capsys):
     assert pairs == {(n, a) for n in ALL for a in ("bounded", "exponential")}
     for r in data["regimes"]:
         assert set(r["bounds"]) == {"edelman", "ours_sum", "ours_rss", "ours_sum_sharp", "ours_rss_sharp",
-                                    "ours_best_p_crude", "ours_best_p"}
+                                    "ours_best_p_crude", "ours_best_p"} | {e.id for e in catalog.bounds()}
         for b in r["bounds"].values():
             assert {"expr", "latex", "depth_exponent", "width_exponent", "token_dependence"} <= set(b)
             assert re.fullmatch(r"-?\d+(/\d+)?|exponential", b["depth_exponent"])
@@ -63,7 +65,7 @@ def test_latex_table_structure(capsys):
     begins, ends = re.findall(r"\\begin\{(\w+)\}", tex), re.findall(r"\\end\{(\w+)\}", tex)
     assert begins == ["table", "tabular"] * len(ALL) and ends == ["tabular", "table"] * len(ALL)
     rows = [line for line in tex.splitlines() if line.rstrip().endswith(r"\\")]
-    assert len(rows) == len(ALL) * (1 + 2 * 7)
+    assert len(rows) == len(ALL) * (1 + 2 * (7 + len(catalog.bounds())))
     for line in rows:
         assert line.count("&") == 4 and line.count("$") % 2 == 0
 
@@ -72,7 +74,7 @@ def test_markdown_has_one_row_per_regime_alpha_bound(capsys):
     md = _run(capsys)
     tables = md.split("\n\n")
     assert len(tables) == 2
-    assert len([l for l in tables[0].splitlines() if l.startswith("| ") and "regime" not in l]) == len(ALL) * 2 * 7
+    assert len([l for l in tables[0].splitlines() if l.startswith("| ") and "regime" not in l]) == len(ALL) * 2 * (7 + len(catalog.bounds()))
     assert len([l for l in tables[1].splitlines() if l.startswith("| ") and "regime" not in l]) == len(ALL) * 2
 
 

@@ -15,6 +15,8 @@ from functools import lru_cache
 
 import sympy as sp
 
+from sabounds.theory import symbols as S
+from sabounds.theory.bound import AGGREGATIONS, Proxy
 from sabounds.theory.checks import Definition, Identity, Inequality, Interval, Minimum, Premise
 from sabounds.theory.derivation import Derivation, Step
 from sabounds.theory.thm41 import B, N, T, eps, n
@@ -35,17 +37,22 @@ theory_form = 4 * Delta / n + 12 * W_E * B * sp.sqrt(ell_E / n) * sp.log(n)
 
 def capacity(terms: sp.Expr) -> sp.Expr:
     """``W_E = (sum_k (rho_k ||W_k||_{2,1})^{2/3})^{3/2}`` from ``terms = sum_k (rho_k ||W_k||_{2,1})^{2/3}``."""
-    return terms ** sp.Rational(3, 2)
+    return AGGREGATIONS[PROXY.aggregation](terms)
 
 
 def proxy_form(terms: sp.Expr) -> sp.Expr:
     """The published proxy ``(1 + sum_l alpha^(l)^{2/3} xi_l)^{3/2}`` with ``terms = sum_l alpha^{2/3} xi_l``."""
-    return (1 + terms) ** sp.Rational(3, 2)
+    return PROXY.value(terms)
 
 
 def slot_term(rho_k: sp.Expr, two_one_norm: sp.Expr) -> sp.Expr:
     """``(rho_k ||W_k||_{2,1})^{2/3}``, one slot's share of ``xi_l`` (``rho_k = gamma^E_k alpha^(l)``)."""
-    return (rho_k * two_one_norm) ** sp.Rational(2, 3)
+    return PROXY.term.subs({S.rho: rho_k, S.w_21: two_one_norm}, simultaneous=True)
+
+
+PROXY = Proxy("edelman", (S.rho * S.w_21) ** sp.Rational(2, 3), "power_mean_2/3", "gamma_edelman", "published proxy",
+              offset=sp.Integer(1))
+"""The published Edelman proxy as data: ``(1 + sum_k (rho_k ||W_k||_{2,1})^{2/3})^{3/2}``, ``rho_k = gamma^E_k alpha^(l)``."""
 
 
 def _steps() -> tuple[Step, ...]:

@@ -22,6 +22,7 @@ from typing import Callable
 import sympy as sp
 
 from sabounds.theory import edelman as E
+from sabounds.theory import symbols as S
 from sabounds.theory.architecture import SPECTRAL, Architecture, single_head
 from sabounds.theory.asymptotics import Domain, Growth, compare, growth, minimise_over_p
 from sabounds.theory.joint import Joint, joint
@@ -262,6 +263,8 @@ class RegimeResult:
     bounds: dict[str, BoundResult] = field(default_factory=dict)
     joint: Joint | None = None
     """Ours (each form, one p at a time) against Edelman jointly in depth and width (``sabounds.theory.joint``)."""
+    joints: dict[str, Joint] = field(default_factory=dict)
+    """The same joint comparison against every other baseline of the catalog (``sabounds.theory.catalog``), by id."""
 
     def single_p(self, name: str = "ours_best_p") -> bool:
         """Whether one listed p (one form) attains both the depth and the width infimum of bound ``name``."""
@@ -411,7 +414,53 @@ def regime_result(regime: Regime, alpha: AlphaModel, arch: Architecture | None =
         return lambda p_: ours(arch, regime, alpha, p_, _branch(regime, p_), agg, route)
 
     forms = {label: (out[k], closed_form(k.split("_")[1], "sharp" if k.endswith("sharp") else "crude")) for label, k in order}
-    return RegimeResult(regime, alpha, arch.name, out, joint(forms, "edelman", out["edelman"], _for_growth))
+    rows = {e.id: bound_row(e.bound(), arch, regime, alpha) for e in catalog_bounds()}
+    out.update(rows)
+    others = {name: joint(forms, name, row, _for_growth) for name, row in rows.items() if name in _BASELINES()}
+    return RegimeResult(regime, alpha, arch.name, out, joint(forms, "edelman", out["edelman"], _for_growth), others)
+
+
+def _BASELINES() -> set[str]:
+    from sabounds.theory.catalog import CATALOG
+    return {e.id for e in CATALOG if "baseline" in e.tags}
+
+
+def slot_norms(regime: Regime, d_in: sp.Expr, d_out: sp.Expr) -> dict:
+    """The regime's bounds on a slot's norms, by the symbol table's names: ``F2 = ||W||_F^2 <= S_2``,
+    ``w_21 <= two_one``, ``w_11 <= sqrt(d_in d_out) ||W||_F`` (Cauchy-Schwarz over the entries), ``s``."""
+    D = sp.Min(d_in, d_out)
+    frob_sq = regime.schatten(sp.Integer(2), D, sp.Integer(2))
+    return {S.F2: frob_sq, S.w_21: regime.two_one(d_out, D), S.w_11: sp.sqrt(d_in * d_out * frob_sq)}
+
+
+def bound_row(bound, arch: Architecture, regime: Regime, alpha: AlphaModel) -> BoundResult:
+    """A :class:`sabounds.theory.bound.Bound` in this regime: its slot term with ``rho = gamma^E alpha^(l)`` and the
+    regime's norms, summed over slots and layers, aggregated, in its form; ``ell`` at ``d_in d_out = sum_k d_in,k d_out,k``
+    (at least the largest slot's, same order)."""
+    kinds = _kinds(arch)
+    if bound.propagation not in ("gamma_edelman", "none"):
+        raise ValueError(f"bound {bound.id}: unknown propagation {bound.propagation!r}")
+
+    def term(d_in, d_out, gamma_e):
+        rho_k = gamma_e * alpha_l if bound.propagation == "gamma_edelman" else alpha_l ** 0
+        return bound.term.subs(slot_norms(regime, d_in, d_out)).subs({S.rho: rho_k, S.d_in: d_in, S.d_out: d_out, S.s: s})
+
+    total = _layer_total(sp.Add(*(count * term(d_in, d_out, g_e) for count, d_in, d_out, _, g_e in kinds)), alpha)
+    width = sp.Add(*(d_in * d_out for _, d_in, d_out, _, _ in kinds))
+    expr = bound.rademacher(total, bound.log_factor.subs({S.d_in: width, S.d_out: 1}, simultaneous=True))
+    grow = expr.subs(s, 1 + _c_s)  # a product of spectral norms grows with depth only for s > 1: growth taken there
+    note = f"{bound.source}: {bound.title}" + (f" (kept symbolic: {bound.symbolic})" if bound.symbolic else "")
+    note += "; exponents with s > 1" if expr.has(s) else ""
+    return BoundResult(bound.id, expr, _exponent_fixed(grow, L), _exponent_fixed(grow, N), _exponent_fixed(grow, T), note=note)
+
+
+_c_s = sp.Symbol("c_s", positive=True)
+
+
+def catalog_bounds():
+    """The catalog's bounds given as data (``sabounds.theory.bound.Bound``), in catalog order."""
+    from sabounds.theory.catalog import bounds
+    return bounds()
 
 
 def named_result(name: str, alpha: str, arch: Architecture | None = None) -> RegimeResult:
@@ -424,7 +473,13 @@ def _named_result(name: str, alpha: str, arch: Architecture) -> RegimeResult:
     return regime_result(REGIMES[name](), ALPHAS[alpha], arch)
 
 
-def table(names: tuple[str, ...] | None = None, arch: Architecture | None = None) -> tuple[RegimeResult, ...]:
-    """Every requested regime (default: all five) under both alpha models."""
+def table(names: tuple[str, ...] | None = None, arch: Architecture | None = None, extra: tuple = ()) -> tuple[RegimeResult, ...]:
+    """Every requested regime (default: all five) under both alpha models; ``extra`` bounds (a user's
+    :class:`sabounds.theory.bound.Bound`) add one row each."""
     chosen = names or tuple(REGIMES)
-    return tuple(named_result(name, a, arch) for name in chosen for a in ALPHAS)
+    results = tuple(named_result(name, a, arch) for name in chosen for a in ALPHAS)
+    if not extra:
+        return results
+    from dataclasses import replace
+    return tuple(replace(r, bounds={**r.bounds, **{b.id: bound_row(b, arch or single_head(), r.regime, r.alpha) for b in extra}})
+                 for r in results)

@@ -22,10 +22,10 @@ from sabounds.theory.derivation import Derivation, Step
 from sabounds.theory.thm41 import (B, D, K_M, M, N, P_RANGE, a_general, b_general, b_general_sharp, c_of_p, c_sharp, closed_form,
                           d_in, d_out, ell_M, ell_par, eps, minimum, minimum_sharp_general, n, p, s, T, a, b)
 
-K, rho, Delta, kappa, u = sp.symbols("K rho Delta kappa u", positive=True)
+from sabounds.theory.symbols import K, L, Delta, rho  # noqa: E402  (the symbol table)
+kappa, u = sp.symbols("kappa u", positive=True)
 ell_delta = sp.Symbol("ell_delta", positive=True)
 """``ell_delta = ln(1/delta) > 0``, the confidence term (delta < 1)."""
-L = sp.Symbol("L", positive=True)
 m_grid = sp.Symbol("m", positive=True, integer=True)
 j_peel = sp.Symbol("j", positive=True, integer=True)
 x1, x2, x3 = sp.symbols("x_1:4", positive=True)

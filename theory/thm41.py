@@ -26,8 +26,7 @@ from sabounds.theory.matrix_atoms import (MinDim, RowNormMax, SchattenQuantity, 
                                  TailFrobeniusSq, TruncationError, W, X)
 
 # Scalars. All positive so that power and log rules apply; p <= 2 is carried by the sampling domains.
-p, M, B, eps, s, N = sp.symbols("p M B epsilon s N", positive=True)
-d_in, d_out, D, n, T = sp.symbols("d_in d_out D n T", positive=True)
+from sabounds.theory.symbols import B, D, M, N, T, d_in, d_out, eps, n, p, s  # noqa: E402,F401  (the symbol table)
 r, a, b, t, u = sp.symbols("r a b t u", positive=True)
 ell_par, K_M, ell_M = sp.symbols("ell_par K_M ell_M", positive=True)
 """``ell_par = log(c s B / eps)`` (parametric log factor), ``K_M`` Maurey constant, ``ell_M = log(2 d_in d_out n T)``."""

@@ -293,6 +293,6 @@ def _steps() -> tuple[Step, ...]:
 
 @lru_cache(maxsize=1)
 def derivation() -> Derivation:
-    """The whole bound (docs/definitions.md), each decidable step checked by ``sabounds.proofs_check.whole_bound``."""
+    """The whole bound (docs/definitions.md), each decidable step checked by ``sabounds verify`` (catalog entry ``whole_bound``)."""
     return Derivation("whole_bound", "The whole bound of Theorem 3.1 as a number (margin, Dudley, post hoc, confidence)",
                       _steps(), notes="'margin_bound', 'dudley', 'ramp_cover' and 'rss_cauchy_schwarz' are cited premises.")

@@ -18,6 +18,7 @@ import sympy as sp
 
 from sabounds.numerics.bound.compiled import Compiled, compiled, constants_key
 from sabounds.numerics.bound.slots import Model, Variant, input_norms, rhos, shell, shell_cost
+from sabounds.numerics.log_real import logsumexp as _logsumexp  # the package's one log-sum-exp
 
 MAX_SWEEPS = 50
 
@@ -186,13 +187,6 @@ def tables(model: Model, variant: Variant, setting: Setting, comp: Compiled | No
     s_cost = sum(shell_cost(s.s_shell) for s in model.slots)
     base = model.K * math.log(2 * model.grid_m + 1) + s_cost + model.norm_cost()
     return Tables(lrho, rho, norms, log_sum, form_sum, log_cs, form_cs, main, rem, cost, lM, base, s_cost)
-
-
-def _logsumexp(x: np.ndarray, axis=-1) -> np.ndarray:
-    top = np.max(x, axis=axis, keepdims=True)
-    top = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore"):
-        return np.squeeze(top, axis=axis) + np.log(np.sum(np.exp(x - top), axis=axis))
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,10 @@ from sabounds.numerics.checkpoints.source import CheckpointSource, ModelShape, o
 from sabounds.numerics.checkpoints import rope
 from sabounds.numerics.proxies.layer_factors import (TokenNorm, activation_constant, departures, extension_factors,
                                                      extension_notes, premise_for, token_norm)
-from sabounds.numerics.norms import norm_21, product_norm_21
-from sabounds.numerics.log_real import LogReal, from_ln, ln_of
-from sabounds.numerics.proxies.published import (L_PHI, LayerNorms, default_grid_m, log_alphas, log_edelman, log_gammas,
-                                                 minimise_log, p_grid)
+from sabounds.numerics.norms import norm_11, norm_21, product_norm_11, product_norm_21
+from sabounds.numerics.log_real import LogReal, from_ln, ln_of, logsumexp
+from sabounds.numerics.expressions.published_compiled import grid_size, log_edelman, minimise_ours, ours_total
+from sabounds.numerics.proxies.published import L_PHI, LayerNorms, log_alphas, log_gammas, p_grid
 from sabounds.numerics.spectra import (RANK_TOL, log_schatten_grid, numerical_rank, product_singular_values,
                                        singular_values)
 from sabounds.numerics.proxies.storage_rank import rounding_thresholds, source_storage
@@ -66,6 +66,14 @@ class LayerSpectra:
     qk_delta0: np.ndarray | None = None
     qk_rank: np.ndarray | None = None
     """With RoPE, per head a bound on each member's ``sigma_k`` (``rope.family_rank_spectra``): its S_0."""
+    qk_11: np.ndarray | None = None
+    vt_11: np.ndarray | None = None
+    m_in_11: float | None = None
+    m_out_11: float | None = None
+    raw_11: float | None = None
+    m_gate_11: float | None = None
+    """(1,1)-norms (entrywise l1) for the Trauger-Tewari rows: of QK_h (at delta = 0 with RoPE), Vt_h, M_in, M_out, and
+    ``raw_11`` the sum over the layer's stored weight factors (q, k, v, o, up, down, gate; each tensor once)."""
     rounding: dict | None = field(default=None, repr=False, compare=False)
     """The storage-aware rank's thresholds ``tau`` per type (numerics/proxies/storage_rank.py), same pass."""
 
@@ -154,7 +162,18 @@ def _layer_spectra(source, layer, index: int, spectrum, rounding=None) -> "Layer
         m_in_21=float(norm_21(layer.m_in)), m_out_21=float(norm_21(layer.m_out)),
         m_gate=spectrum(layer.m_gate) if gated else None,
         m_gate_21=float(norm_21(layer.m_gate)) if gated else None,
-        qk_delta0=qk_delta0, **norms)
+        qk_delta0=qk_delta0, **norms, **_entrywise_l1(layer, shape))
+
+
+def _entrywise_l1(layer, shape) -> dict:
+    """The (1,1)-norms of :class:`LayerSpectra`; shared key/value heads (GQA) counted once in ``raw_11``."""
+    share = shape.kv_heads / shape.heads if shape.kv_heads else 1.0
+    factors = (float(np.sum(norm_11(layer.qk_left))) + share * float(np.sum(norm_11(layer.qk_right)))
+               + share * float(np.sum(norm_11(layer.vt_left))) + float(np.sum(norm_11(layer.vt_right))))
+    mlp = [layer.m_in, layer.m_out] + ([layer.m_gate] if layer.m_gate is not None else [])
+    return dict(qk_11=product_norm_11(layer.qk_left, layer.qk_right), vt_11=product_norm_11(layer.vt_left, layer.vt_right),
+                m_in_11=float(norm_11(layer.m_in)), m_out_11=float(norm_11(layer.m_out)),
+                m_gate_11=float(norm_11(layer.m_gate)) if layer.m_gate is not None else None, raw_11=factors + sum(float(norm_11(w)) for w in mlp))
 
 
 def measure(checkpoint: CheckpointSource, layers: int, progress: Callable[[str], None] | None = None) -> list[LayerSpectra]:
@@ -211,6 +230,7 @@ class MatrixResult:
     sigma: np.ndarray = field(repr=False)
     contributions: np.ndarray = field(repr=False)
     log_contributions: np.ndarray | None = field(default=None, repr=False)  # ln of the above, finite beyond float64
+    norm_11: float | None = None  # entrywise l1 (Trauger-Tewari); None where not measured
 
     def to_json(self) -> dict:
         return {"layer": self.layer, "head": self.head, "type": self.type, "rank": self.rank,
@@ -220,7 +240,7 @@ class MatrixResult:
 
 
 @dataclass(frozen=True)
-class Variants:
+class VariantTotals:
     """The section-3 variants, beside the published totals: L_phi inside gamma; Edelman's QK term with factor 2."""
 
     ours_lphi_in_gamma: float
@@ -243,9 +263,13 @@ class ModelAnalysis:
     matrices: list[MatrixResult]
     ours: float
     edelman: float | LogReal
-    variants: Variants
+    variants: VariantTotals
     proxy: str = PUBLISHED
     departures: tuple[str, ...] = ()
+    raw_11: tuple = ()
+    """Per layer: the sum of ||.||_{1,1} over its stored weight factors (None where not measured)."""
+    baselines: tuple[tuple[str, str, object], ...] = ()
+    """The catalog's data bounds on this model: (name, source label, value), e.g. ``trauger_tewari.tt_l1``."""
     layer_factors: tuple[dict, ...] = ()
     """Extension only: per layer ``lip``, ``A``, ``F``, ``Lip_LN`` and, with RoPE, the family bound's ratio to QK_h(0)."""
 
@@ -276,6 +300,7 @@ class ModelAnalysis:
                 "grid_m": self.grid_m,
                 "matrices": [m.to_json() for m in self.matrices],
                 "totals": {"ours": self.ours, "edelman": self.edelman},
+                "baselines": {name: {"value": v, "source": src} for name, src, v in self.baselines},
                 "variants": {"ours_lphi_in_gamma": self.variants.ours_lphi_in_gamma,
                              "edelman_qk_factor_2": self.variants.edelman_qk_factor_2},
                 "layer_factors": list(self.layer_factors),
@@ -326,6 +351,17 @@ def _norm_21_of(s: LayerSpectra, head: int, kind: str) -> float:
                   "M_out": lambda: s.m_out_21, "M_gate": lambda: s.m_gate_21}[kind]())
 
 
+def _baselines(spectra, matrices, shape):
+    from sabounds.numerics.proxies.baselines import proxy_values
+    from sabounds.theory.catalog import bounds
+    return proxy_values(matrices, [s.raw_11 for s in spectra], shape, [e.bound() for e in bounds()])
+
+
+def _norm_11_of(s: LayerSpectra, head: int, kind: str) -> float | None:
+    values = {"QK": s.qk_11, "V_tilde": s.vt_11, "M_in": s.m_in_11, "M_out": s.m_out_11, "M_gate": s.m_gate_11}[kind]
+    return None if values is None else float(values[head] if kind in ("QK", "V_tilde") else values)
+
+
 def analyze_measured(measured: MeasuredModel, *, layers: int | None = None, lphi: float | None = None,
                      grid_m: int | None = None, rank_tol: float = RANK_TOL,
                      rms_floor: float | None = None) -> ModelAnalysis:
@@ -346,17 +382,18 @@ def analyze_spectra(spectra: list[LayerSpectra], shape: ModelShape, lphi: float 
     shape = shape.truncated(len(spectra))
     lphi = activation_constant(shape.activation) if lphi is None else lphi
     depth, n = shape.layers, shape.hidden
-    m = default_grid_m(depth, n) if grid_m is None else grid_m
+    m = grid_size(depth, n) if grid_m is None else grid_m
     ps = p_grid(m)
     premise = None if shape.published else premise_for(shape, rms_floor)
     alpha, per_layer, norms = _factors(spectra, shape, lphi, premise)
-    rows, gamma_pub, gamma_var, sigmas, norm21, rank_sigmas = [], [], [], [], [], []
+    rows, gamma_pub, gamma_var, sigmas, norm21, norm11, rank_sigmas = [], [], [], [], [], [], []
     for s, a, layer_gammas in zip(spectra, alpha, per_layer):
         for (head, kind, sigma), (g_pub, g_var) in zip(s.matrices(), layer_gammas):
             rows.append((s.index, head, kind, float(a)))
             gamma_pub.append(g_pub)
             gamma_var.append(g_var)
             norm21.append(_norm_21_of(s, max(head, 0), kind))
+            norm11.append(_norm_11_of(s, max(head, 0), kind))
             sigmas.append(sigma)
             rank_sigmas.append(s.qk_rank[head] if kind == "QK" and s.qk_rank is not None else None)
     log_s_p = np.array([log_schatten_grid(sg, ps, rank_tol) for sg in sigmas])
@@ -365,10 +402,9 @@ def analyze_spectra(spectra: list[LayerSpectra], shape: ModelShape, lphi: float 
             with np.errstate(divide="ignore"):
                 log_s_p[i, ps == 0] = np.log(float(max(numerical_rank(c, rank_tol), numerical_rank(sigmas[i], rank_tol))))
     layer_alpha = np.array([r[3] for r in rows])
-    log_depth = math.log(depth)
-    scale = np.array(gamma_pub) + layer_alpha + log_depth
-    table, best, minima = minimise_log(log_s_p, ps, scale, n)
-    _, _, minima_var = minimise_log(log_s_p, ps, np.array(gamma_var) + layer_alpha + log_depth, n)
+    scale = np.array(gamma_pub) + layer_alpha + math.log(depth)
+    table, best, minima = minimise_ours(log_s_p, ps, np.array(gamma_pub) + layer_alpha, depth, n)
+    _, _, minima_var = minimise_ours(log_s_p, ps, np.array(gamma_var) + layer_alpha, depth, n)
     log_table = table
     with np.errstate(over="ignore"):
         table = np.exp(table)  # for figures only; beyond float64 the figure draws log_table instead
@@ -382,40 +418,28 @@ def analyze_spectra(spectra: list[LayerSpectra], shape: ModelShape, lphi: float 
             frobenius_norm=_finite(spectral * relative, "Frobenius norm", layer, kind), norm_21=norm21[i],
             stable_rank=relative ** 2, alpha=from_ln(a), gamma=from_ln(gamma_pub[i]), scale=from_ln(scale[i]),
             p_opt=float(ps[best[i]]), min_contribution=float(minima[i]), sigma=sg, contributions=table[i],
-            log_contributions=log_table[i]))
-    root_l = math.sqrt(depth)
-    ours = float(np.sum(minima)) + root_l
+            log_contributions=log_table[i], norm_11=norm11[i]))
+    ours = ours_total(minima, depth)
+    is_qk = np.array([r[2] == "QK" for r in rows])
+    norm21 = np.array(norm21)
+
+    def edelman(qk_factor: float):  # gamma^E = gamma, except QK's factor 2 replaced by qk_factor
+        return from_ln(log_edelman(layer_alpha + np.array(gamma_pub) + np.where(is_qk, math.log(qk_factor / 2), 0.0), norm21))
     if shape.published:
         return ModelAnalysis(shape=shape, grid_m=m, lphi=lphi, rank_tol=rank_tol, ps=ps, matrices=matrices,
-                             ours=ours, edelman=from_ln(log_edelman(norms, alpha)),
-                             variants=Variants(ours_lphi_in_gamma=float(np.sum(minima_var)) + root_l,
-                                               edelman_qk_factor_2=from_ln(log_edelman(norms, alpha, qk_factor=2.0))))
+                             ours=ours, edelman=edelman(1.0), raw_11=tuple(s.raw_11 for s in spectra), baselines=_baselines(spectra, matrices, shape),
+                             variants=VariantTotals(ours_lphi_in_gamma=ours_total(minima_var, depth), edelman_qk_factor_2=edelman(2.0)))
     summaries, notes = extension_notes(spectra, shape, norms, premise)
     return ModelAnalysis(shape=shape, grid_m=m, lphi=lphi, rank_tol=rank_tol, ps=ps, matrices=matrices, ours=ours,
-                         edelman=_edelman_form(matrices, 1.0), proxy="extension",
+                         edelman=edelman(1.0), proxy="extension", raw_11=tuple(s.raw_11 for s in spectra), baselines=_baselines(spectra, matrices, shape),
                          departures=tuple(departures(shape, premise, notes)), layer_factors=summaries,
-                         variants=Variants(ours_lphi_in_gamma=ours, edelman_qk_factor_2=_edelman_form(matrices, 2.0)))
+                         variants=VariantTotals(ours_lphi_in_gamma=ours, edelman_qk_factor_2=edelman(2.0)))
 
 
 def _finite(value: float, what: str, layer: int, kind: str) -> float:
     if not math.isfinite(value):
         raise ValueError(f"layer {layer} {kind}: {what} exceeds the float64 range")
     return value
-
-
-def _edelman_form(matrices: list[MatrixResult], qk_factor: float) -> float | LogReal:
-    """``(1 + sum_l alpha_l^{2/3} sum_k (gammaE_k ||W_k||_{2,1})^{2/3})^{3/2}`` with Edelman's in-layer factor
-    ``gammaE = gamma`` except ``gamma_QK / 2 * qk_factor`` (the published form, for the extension's factors);
-    evaluated in log space."""
-    terms = []
-    for m in matrices:
-        g = ln_of(m.gamma) + (math.log(qk_factor / 2.0) if m.type == "QK" else 0.0)
-        terms.append((2 / 3) * (ln_of(m.alpha) + g + ln_of(m.norm_21)))
-    terms = np.array(terms)
-    top = float(np.max(terms)) if terms.size and np.isfinite(np.max(terms)) else 0.0
-    with np.errstate(divide="ignore"):
-        inner = top + math.log(float(np.sum(np.exp(terms - top)))) if terms.size else -math.inf
-    return from_ln(1.5 * float(np.logaddexp(0.0, inner)))
 
 
 def check_depth(source: CheckpointSource, layers: int | None) -> int:

@@ -18,12 +18,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-L_PHI = 1.13
+from sabounds.numerics.expressions.published_compiled import grid_size
+from sabounds.numerics.log_real import logsumexp as _logsumexp
+from sabounds.theory.architecture import L_PHI_GELU
 
-
-def default_grid_m(layers: int, hidden: int) -> int:
-    """``m = ceil(L + ln N)``."""
-    return math.ceil(layers + math.log(hidden))
+L_PHI = float(L_PHI_GELU)
+"""GELU's Lipschitz constant 1.13, from ``sabounds.theory.architecture.L_PHI_GELU`` (the package's one L_phi)."""
+default_grid_m = grid_size
+"""``m = ceil(L + ln N)``: ``sabounds.theory.thm31.grid_m`` (the package's one m)."""
 
 
 def p_grid(m: int) -> np.ndarray:
@@ -115,16 +117,6 @@ def edelman(layers: list[LayerNorms], alpha: np.ndarray, qk_factor: float = 1.0)
 def _ln(x) -> np.ndarray:
     with np.errstate(divide="ignore"):
         return np.log(np.asarray(x, dtype=np.float64))
-
-
-def _logsumexp(a: np.ndarray, axis=None) -> np.ndarray:
-    """``ln sum exp(a)`` without overflow; ``-inf`` for an empty or all ``-inf`` input."""
-    a = np.asarray(a, dtype=np.float64)
-    top = np.max(a, axis=axis, keepdims=True) if a.size else np.array(-np.inf)
-    top = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore"):
-        out = np.log(np.sum(np.exp(a - top), axis=axis, keepdims=True)) + top
-    return np.squeeze(out, axis=axis) if axis is not None else out.reshape(())
 
 
 def log_layer_lipschitz(norms: LayerNorms, lphi: float = L_PHI) -> float:

@@ -103,6 +103,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--layers", type=positive_int, metavar="K", help="analyse the first K layers as an L = K model")
     parser.add_argument("--grid-m", type=grid_m, metavar="M", help="p grid {0, 1/M, ..., 2} (default ceil(L + ln N))")
     parser.add_argument("--plots", action="store_true", help="with --out, also write the figures (--figure-format)")
+    parser.add_argument("--bound", metavar="FILE", help="also evaluate your own bound, described in a TOML file "
+                        "(docs/bounds.md), on the checkpoint")
     parser.add_argument("--rms-floor", type=float, default=None, metavar="RHO",
                         help="pre-LN premise: every normalisation input has rms >= RHO, so Lip_LN = max|g| / "
                              "sqrt(RHO^2 + eps) (default: no premise, the config's eps alone)")
@@ -164,6 +166,7 @@ def summary_lines(analysis: ModelAnalysis) -> list[str]:
              f"(edelman / ours = {analysis.edelman / analysis.ours:.3g})",
              f"variants: ours with L_phi inside gamma = {analysis.variants.ours_lphi_in_gamma:.8g}; "
              f"edelman with the QK factor 2 = {analysis.variants.edelman_qk_factor_2:.6g}"]
+    lines += [f"{name} = {v:.6g}   (source: {source})" for name, source, v in analysis.baselines]
     counts = analysis.p_zero_counts()
     lines.append("p_opt = 0 chosen by: " + ", ".join(f"{k} {z}/{n}" for k, (z, n) in counts.items()))
     growths = [m.contributions[1] / m.contributions[0] for m in analysis.matrices if m.contributions[0] > 0]
@@ -210,7 +213,19 @@ def run(args) -> int:
     if args.out is not None:
         from sabounds.atomic import check_target
         check_target(args.out, args.force, protect=[model_dir_or_default(args.model_dir)])
+    user = None
+    if getattr(args, "bound", None) is not None:
+        from sabounds.user_bound import load_bound
+        user = load_bound(args.bound)  # read and checked before any layer is
     analysis = analyze(args)
+    if user is not None:
+        from dataclasses import replace
+        from sabounds.numerics.proxies.baselines import proxy_values
+        try:
+            analysis = replace(analysis, baselines=analysis.baselines + proxy_values(
+                analysis.matrices, analysis.raw_11, analysis.shape, [user]))
+        except (ValueError, ArithmeticError) as exc:  # e.g. a term that is not positive on this checkpoint
+            raise UserError(f"{args.bound}: bound {user.id}: cannot evaluate on this checkpoint ({exc})") from None
     if args.out is not None:
         from sabounds.atomic import atomic_directory
         from sabounds.output_files import write_analysis_files

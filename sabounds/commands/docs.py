@@ -67,7 +67,7 @@ def _decided_by(check) -> str:
 
 def derivations_page() -> str:
     from sabounds.proofs_check.derivations import premises
-    from sabounds.commands.derivation import DERIVATIONS
+    from sabounds.theory.catalog import derivations
     from sabounds.theory.printer import CHECK_WORDS, statement_text
     lines = [f"<!-- {MARKER} -->", "# Derivations", "",
              "Every derivation the package checks, one row per step: the statement (as sympy holds it), the reason it "
@@ -76,7 +76,7 @@ def derivations_page() -> str:
              "typesets one (`latex.md`).", "",
              "| source label | meaning |", "| --- | --- |", *[f"| {k} | {v} |" for k, v in _SOURCES.items()], ""]
     kinds = {}
-    for name, make in DERIVATIONS.items():
+    for name, make in derivations().items():
         d = make()
         lines += [f"## {d.title}", "", f"Id `{name}`, {len(d)} steps." + (f" {d.notes}" if d.notes else ""), "",
                   "| # | step | statement | because | decided by | source |", "| --- | --- | --- | --- | --- | --- |"]
@@ -117,9 +117,9 @@ def checks_page() -> str:
 
 
 def latex_page() -> str:
-    from sabounds.commands.derivation import DERIVATIONS
+    from sabounds.theory.catalog import bounds, derivations
     from sabounds.theory.printer import LATEX_PREAMBLE
-    names = ", ".join(f"`{n}`" for n in DERIVATIONS)
+    names = ", ".join(f"`{n}`" for n in derivations())
     return "\n".join([
         f"<!-- {MARKER} -->", "# LaTeX outputs", "",
         "Two commands print LaTeX for a paper:", "",
@@ -127,7 +127,8 @@ def latex_page() -> str:
         "`tab:NAME`; each row holds the statement (maths), its justification (text with inline maths) and how the step "
         "is decided, with its source label. Minimisation steps read `value = min_r objective`. Formulas wider than the "
         "column are scaled to fit by `\\fitmath`.",
-        "- `sabounds regimes --format latex`: one `table` float per regime (14 rows each: two alpha models, seven bounds), "
+        f"- `sabounds regimes --format latex`: one `table` float per regime ({2 * (7 + len(bounds()))} rows each: two alpha models, "
+        f"seven built-in bounds{''.join(', ' + e.id for e in bounds())}), "
         "labelled `tab:regimes-REGIME` (the first also `tab:regimes`), exponents written `L^{3/2}`. Each table is set "
         "at its natural size in `\\small` and scaled down to the line only when wider, never below 80% (`\\fittable`).", "",
         "Both need the preamble below (`docs/preamble.tex`: amsmath, amssymb, array, longtable, graphicx and the "
@@ -144,8 +145,9 @@ def latex_page() -> str:
 def pages() -> dict[str, str]:
     """Every generated page of docs/, by file name."""
     from sabounds.theory.printer import LATEX_PREAMBLE
+    from sabounds.commands.bounds_page import bounds_page
     return {"derivations.md": derivations_page(), "checks.md": checks_page(), "latex.md": latex_page(),
-            "preamble.tex": f"% {MARKER}\n" + LATEX_PREAMBLE}
+            "bounds.md": bounds_page(MARKER), "preamble.tex": f"% {MARKER}\n" + LATEX_PREAMBLE}
 
 
 def _ours(path: Path) -> bool:

@@ -20,6 +20,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--regime", metavar="NAME", help=f"only this regime: {', '.join(REGIMES)}")
     parser.add_argument("--architecture", default="single_head", metavar="NAME",
                         help=f"architecture description: {', '.join(ARCHITECTURES)} (default single_head)")
+    parser.add_argument("--bound", metavar="FILE", help="add a row for your own bound, described in a TOML file "
+                        "(docs/bounds.md)")
 
 
 def run(args) -> int:
@@ -27,7 +29,11 @@ def run(args) -> int:
         raise UserError(f"unknown regime {args.regime!r}; choose from {', '.join(REGIMES)}")
     if args.architecture not in ARCHITECTURES:
         raise UserError(f"unknown architecture {args.architecture!r}; choose from {', '.join(ARCHITECTURES)}")
-    results = table((args.regime,) if args.regime else None, ARCHITECTURES[args.architecture]())
+    extra = ()
+    if args.bound is not None:
+        from sabounds.user_bound import load_bound
+        extra = (load_bound(args.bound),)
+    results = table((args.regime,) if args.regime else None, ARCHITECTURES[args.architecture](), extra)
     if args.format == "json":
         json.dump(json_data(results), sys.stdout, indent=2)
         sys.stdout.write("\n")

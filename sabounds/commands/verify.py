@@ -113,7 +113,8 @@ def run_mutants(args) -> int:
     settings = settings_from(args)
     derivations = [d for d in MU.derivations_audited() if not args.only or args.only in d.id]
     if not derivations:
-        raise UserError(f"--only {args.only!r} matches no derivation (thm41, thm31, attention, edelman, whole_bound)")
+        from sabounds.theory.catalog import derivations as audited
+        raise UserError(f"--only {args.only!r} matches no derivation ({', '.join(audited('audited'))})")
     total = sum(len(MU.mutate(step)) for d in derivations for step in d)
     with progress_bar("deciding mutants", total=total, enabled=not args.json) as advance:
         results = MU.audit(derivations, settings, progress=advance)
