@@ -161,7 +161,7 @@ class Checks:
 def verify(only: str | None = None, *, precision: int = 50, samples: int = 200, seed: int | None = None) -> Checks:
     """Decide the registered checks (those whose id matches ``only``: a glob or a substring)."""
     from sabounds.proofs_check.registry import run_all, select
-    from sabounds.proofs_check.report import failing_steps, outcome_record, summary
+    from sabounds.proofs_check.outcome_records import failing_steps, outcome_record, summary
     from sabounds.proofs_check.verdict import Settings
     try:
         settings = Settings(precision=precision, samples=samples, **({} if seed is None else {"seed": seed}))
@@ -191,7 +191,7 @@ class Regimes:
 
 def regimes(regime: str | None = None, architecture: str = "single_head") -> Regimes:
     """The closed-form regime tables (exponents in L and N, dependence on T) for one or all regimes."""
-    from sabounds.regime_tables import json_data, markdown
+    from sabounds.render.regime_tables import json_data, markdown
     from sabounds.theory.architecture import ARCHITECTURES
     from sabounds.theory.regimes import REGIMES, table
     if regime is not None and regime not in REGIMES:
@@ -261,8 +261,8 @@ class Study:
 
     def write(self, out, *, force: bool = False, formats: Sequence[str] = ("png", "pdf", "svg"), dpi: int = 150):
         """study.json, runs.csv, table.md and the figures into the new folder ``out``."""
-        from sabounds.atomic import atomic_directory
-        from sabounds.plots import FigureOptions
+        from sabounds.outputs.atomic import atomic_directory
+        from sabounds.render.plots import FigureOptions
         from sabounds.study.outputs import write_study
         with atomic_directory(out, force=force) as work:
             write_study(self.json, work, FigureOptions(tuple(formats), dpi))

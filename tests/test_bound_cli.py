@@ -38,7 +38,7 @@ def test_every_term_printed_and_summing_to_the_total(run):
     for key in ("ours_sum", "ours_rss", "edelman"):
         bound = record["variants"]["published"][key]
         lines = blocks[bound["label"]]
-        from sabounds.plain_text import plain  # the text speaks words (Vt), the JSON keeps identifiers (V_tilde)
+        from sabounds.render.plain_text import plain  # the text speaks words (Vt), the JSON keeps identifiers (V_tilde)
         for term in bound["terms"]:
             assert any(line.strip().startswith(plain(term["label"])) for line in lines), term["label"]
         values = [Decimal(line.split()[-1]) for line in lines

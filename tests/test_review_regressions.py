@@ -7,7 +7,7 @@ import sympy as sp
 
 from sabounds.cli import main
 from sabounds.commands.conjecture import exact_number
-from sabounds.proofs_check.conjecture import exact_text
+from sabounds.proofs_check.conjecture.number_text import exact_text
 
 
 @pytest.mark.parametrize("argv", [
@@ -114,7 +114,7 @@ def test_an_unchanged_storage_aware_ours_says_unchanged():
 
 def test_one_dpi_limit():
     from sabounds.limits import CAPS
-    from sabounds.plots import FigureOptions
+    from sabounds.render.plots import FigureOptions
     assert (CAPS["dpi"].low, CAPS["dpi"].high) == (30, 1200)
     FigureOptions(("png",), 30)
     with pytest.raises(ValueError, match="30..1200"):

@@ -58,7 +58,7 @@ def positive_float(text: str) -> float:
 
 def add_figure_arguments(parser: argparse.ArgumentParser, default: tuple[str, ...] = ("png",)) -> None:
     """``--figure-format png,pdf,svg`` and ``--dpi`` (PNG resolution) for every command that draws figures."""
-    from sabounds.figure_formats import FORMATS, parse_formats
+    from sabounds.render.figure_formats import FORMATS, parse_formats
 
     def formats(text):
         try:
@@ -71,7 +71,7 @@ def add_figure_arguments(parser: argparse.ArgumentParser, default: tuple[str, ..
 
 
 def figure_options(args):
-    from sabounds.figure_formats import FigureOptions
+    from sabounds.render.figure_formats import FigureOptions
     try:
         return FigureOptions(tuple(args.figure_format), args.dpi)
     except ValueError as exc:
@@ -208,12 +208,12 @@ def run(args) -> int:
     if not args.plots and (tuple(args.figure_format) != ("png",) or args.dpi != 150):
         raise UserError("--figure-format and --dpi need --plots (without it no figure is drawn)")
     if args.out is not None:
-        from sabounds.atomic import check_target
+        from sabounds.outputs.atomic import check_target
         check_target(args.out, args.force, protect=[model_dir_or_default(args.model_dir)])
     analysis = analyze(args)
     if args.out is not None:
-        from sabounds.atomic import atomic_directory
-        from sabounds.output_files import write_analysis_files
+        from sabounds.outputs.atomic import atomic_directory
+        from sabounds.outputs.files import write_analysis_files
         with atomic_directory(args.out, force=args.force, protect=[model_dir_or_default(args.model_dir)]) as work:
             write_analysis_files(analysis, work, plots=args.plots, figures=figure_options(args))
     storage = storage_rank(args, analysis)

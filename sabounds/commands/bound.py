@@ -178,7 +178,7 @@ def report_lines(a) -> list[str]:
         lines.append("    " + "; ".join(f"{name.replace('_', ' ')} {sci(getattr(wbv, name).total, 6)} (n needed "
                                         f"{sci(need[name].n) if need[name].n is not None else need[name].note})"
                                         for name in ("ours_sum", "ours_rss", "edelman")))
-    from sabounds.plain_text import plain
+    from sabounds.render.plain_text import plain
     return [plain(line) for line in lines]
 
 
@@ -198,7 +198,7 @@ def compute(args):
 
 def run(args) -> int:
     if args.out is not None:
-        from sabounds.atomic import atomic_directory
+        from sabounds.outputs.atomic import atomic_directory
         from sabounds.commands.analyze import figure_options
         protect = [model_dir_or_default(args.model_dir)]  # never write into, over or around the checkpoint
         figures = figure_options(args)
@@ -224,6 +224,6 @@ def write_files(analysis, directory, figures=None) -> list:
     (directory / "bound.txt").write_text("\n".join(report_lines(analysis)) + "\n", encoding="utf-8")
     written = [directory / "bound.json", directory / "bound.txt"]
     if analysis.curve is not None:
-        from sabounds.bound_figure import bound_figure
+        from sabounds.render.bound_figure import bound_figure
         written += bound_figure(analysis, directory, figures)
     return written

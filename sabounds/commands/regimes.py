@@ -10,7 +10,7 @@ import json
 import sys
 
 from sabounds.errors import UserError
-from sabounds.regime_tables import json_data, latex_table, markdown
+from sabounds.render.regime_tables import json_data, latex_table, markdown
 from sabounds.theory.architecture import ARCHITECTURES
 from sabounds.theory.regimes import REGIMES, table
 

@@ -12,13 +12,14 @@ import argparse
 import sys
 
 from sabounds.numerics.checkpoints.reader import CheckpointError
-from sabounds.proofs_check.report import failing_steps, summary, summary_text
-from sabounds.atomic import OutputInterrupted, atomic_directory, check_target
+from sabounds.proofs_check.outcome_records import failing_steps, summary, summary_text
+from sabounds.outputs.atomic import OutputInterrupted, atomic_directory, check_target
 from sabounds.commands.analyze import add_figure_arguments, figure_options, model_dir_or_default
 from sabounds.commands.verify import settings_from
 from sabounds.errors import UserError
 from sabounds.progress import progress_bar
-from sabounds.report import build_report, stage_sizes
+from sabounds.full_report.compute import stage_sizes
+from sabounds.full_report.files import build_report
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -43,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     dirs = args.model_dirs or [model_dir_or_default(None)]
     if args.out is not None:
-        from sabounds.atomic import check_target
+        from sabounds.outputs.atomic import check_target
         check_target(args.out, args.force, protect=dirs)
     try:
         plan = plan_scaling(dirs, args.depths, args.allow_pickle, args.mapping, args.architecture)
@@ -52,8 +52,8 @@ def run(args) -> int:
     except (CheckpointError, ValueError) as exc:
         raise UserError(str(exc)) from None
     if args.out is not None:
-        from sabounds.atomic import atomic_directory
-        from sabounds.output_files import write_scaling_files
+        from sabounds.outputs.atomic import atomic_directory
+        from sabounds.outputs.files import write_scaling_files
         with atomic_directory(args.out, force=args.force, protect=dirs) as work:
             write_scaling_files(result, work, figures=figure_options(args))
     if args.json:

@@ -61,7 +61,7 @@ def run(args) -> int:
     tasks = _tasks(args.tasks)
     cache_dir = _cache_dir(args)
     if args.out:
-        from sabounds.atomic import check_target
+        from sabounds.outputs.atomic import check_target
         check_target(args.out, args.force, protect=[cache_dir] if cache_dir else [])
     check_cache_dir(cache_dir, [], args.out)
     from sabounds.commands.analyze import figure_options
@@ -76,7 +76,7 @@ def run(args) -> int:
         except OSError as exc:
             raise UserError(f"cannot reach the Dask scheduler {args.scheduler}: {' '.join(str(exc).split())}") from None
     if args.out:
-        from sabounds.atomic import atomic_directory
+        from sabounds.outputs.atomic import atomic_directory
         from sabounds.study.outputs import write_study
         with atomic_directory(args.out, force=args.force, protect=[cache_dir] if cache_dir else []) as work:
             write_study(result, work, options)

@@ -104,7 +104,7 @@ def run(args) -> int:
     cache_dir = _cache_dir(args)
     protect = [*sources, *args.sources, cache_dir]  # checkpoints, list files and the cache: never written over
     if args.out:
-        from sabounds.atomic import check_target
+        from sabounds.outputs.atomic import check_target
         check_target(args.out, args.force, protect=[p for p in protect if p and os.path.lexists(p)])
     check_cache_dir(cache_dir, [*sources, *(s for s in args.sources if os.path.lexists(s))], args.out)
     start = time.perf_counter()
@@ -134,8 +134,8 @@ def run(args) -> int:
     fits = family_fits(rows)
     seconds = time.perf_counter() - start
     if args.out:
-        from sabounds.atomic import atomic_directory
-        from sabounds.sweep_outputs import write_sweep_files
+        from sabounds.outputs.atomic import atomic_directory
+        from sabounds.outputs.sweep_files import write_sweep_files
         with atomic_directory(args.out, force=args.force,
                               protect=[p for p in protect if p and os.path.lexists(p)]) as work:
             from sabounds.commands.analyze import figure_options
@@ -149,7 +149,7 @@ def run(args) -> int:
 
 
 def _provenance(args, plan, cache_dir, seconds, outcomes) -> dict:
-    from sabounds.provenance import package_versions, platform_line
+    from sabounds.outputs.provenance import package_versions, platform_line
     results = [o for o in outcomes if not isinstance(o, BaseException)]
     return {"command": ["sabounds", "sweep", *sys.argv[2:]] if sys.argv[1:2] == ["sweep"] else None,
             "settings": {"method": args.method, "lphi": args.lphi, "rank_tol": args.rank_tol, "grid_m": args.grid_m,
@@ -175,7 +175,7 @@ def _print_summary(rows, fits, outcomes, seconds, out) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from sabounds.user_text import printable
+    from sabounds.render.user_text import printable
     table = Table(title="sweep: one row per checkpoint and depth")
     for column in ("source", "family", "L", "N", "ours", "edelman", "ff gram/lapack", "status"):
         table.add_column(column, justify="left" if column in ("source", "family", "status") else "right")

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from sabounds.proofs_check.registry import run_all, select
-from sabounds.proofs_check.report import failing_steps, outcome_record, summary
+from sabounds.proofs_check.outcome_records import failing_steps, outcome_record, summary
 from sabounds.proofs_check.verdict import Settings
 from sabounds.errors import UserError
 from sabounds.progress import progress_bar

@@ -97,7 +97,7 @@ def heatmap_figure(task: str, t: dict):
 
 def write_study(result: dict, folder: Path, options) -> None:
     """Every file into ``folder`` (an empty folder the caller created)."""
-    from sabounds.plots import _save
+    from sabounds.render.plots import _save
     folder = Path(folder)
     (folder / "study.json").write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     write_csv(result["runs"], folder / "runs.csv")

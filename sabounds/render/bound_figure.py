@@ -18,8 +18,8 @@ STYLE = {"ours_sum": ("ours, sum aggregation", "C0", "-"), "ours_rss": ("ours, r
 
 def bound_figure(analysis: BoundAnalysis, directory: Path, figures=None) -> list[Path]:
     """``bound_vs_n.<fmt>``: every bound against n (log10 of both, so nothing overflows), the target and the n needed;
-    formats and PNG resolution from ``figures`` (a ``sabounds.plots.FigureOptions``; default PNG, PDF and SVG)."""
-    from sabounds.plots import FigureOptions, _save
+    formats and PNG resolution from ``figures`` (a ``sabounds.render.plots.FigureOptions``; default PNG, PDF and SVG)."""
+    from sabounds.render.plots import FigureOptions, _save
     figures = figures or FigureOptions(("png", "pdf", "svg"))
     curve = analysis.curve
     fig, ax = plt.subplots(figsize=(7, 4.8), constrained_layout=True)

@@ -1,6 +1,6 @@
 """Figure file formats and PNG resolution: what ``--figure-format`` and ``--dpi`` accept, without matplotlib.
 
-Kept apart from ``sabounds.plots`` so that parsing the arguments of a command that draws nothing imports no
+Kept apart from ``sabounds.render.plots`` so that parsing the arguments of a command that draws nothing imports no
 plotting library (matplotlib takes ~0.4 s to import).
 """
 

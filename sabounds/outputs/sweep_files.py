@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Sequence
 
 from sabounds.numerics.proxies.sweep import METHOD_COLUMNS, ROW_COLUMNS
-from sabounds.user_text import csv_row, plot_text
+from sabounds.render.user_text import csv_row, plot_text
 
 FIT_COLUMNS = ("family", "quantity", "slope_L", "slope_N", "intercept", "points")
 FIGURE_FORMATS = ("png", "pdf", "svg")
@@ -72,8 +72,8 @@ def write_sweep_files(rows: Sequence[dict], fits, provenance: dict, directory: P
 
 
 def _options(figures):
-    """The figure options asked for (a ``sabounds.plots.FigureOptions``); by default PNG, PDF and SVG."""
-    from sabounds.plots import FigureOptions
+    """The figure options asked for (a ``sabounds.render.plots.FigureOptions``); by default PNG, PDF and SVG."""
+    from sabounds.render.plots import FigureOptions
     return figures or FigureOptions(FIGURE_FORMATS)
 
 

@@ -14,11 +14,11 @@ import sympy as sp
 from sabounds.numerics.expressions.bounded import bounded_evaluate
 from sabounds.proofs_check import deciders
 from sabounds.proofs_check.deciders import rng_for
-from sabounds.proofs_check.number_text import exact_str as _exact_str
-from sabounds.proofs_check.number_text import witness_number
-from sabounds.proofs_check.number_text import witness_of as _witness_of
+from sabounds.proofs_check.conjecture.number_text import exact_str as _exact_str
+from sabounds.proofs_check.conjecture.number_text import witness_number
+from sabounds.proofs_check.conjecture.number_text import witness_of as _witness_of
 from sabounds.proofs_check.search import adversarial_min
-from sabounds.proofs_check.tight import TIGHT
+from sabounds.proofs_check.conjecture.tight import TIGHT
 from sabounds.proofs_check.time_limit import TimeLimit, time_limit
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 from sabounds.theory.checks import Interval
@@ -296,19 +296,19 @@ class FreeForm:
         (``refuted`` there), else enclose the gap around the refined point (``unresolved`` when the enclosure reaches
         0).  ``(outcome, None, None, evaluations)``, or ``(None, refined gap, its point, evaluations)`` when the gap
         is certainly positive there (the caller reports ``verified`` with the refined gap)."""
-        from sabounds.proofs_check import tight as T
+        from sabounds.proofs_check.conjecture import tight
         dps = settings.precision
         g, _ = self._gap()
         left = max(0.2, self.budget - (time.monotonic() - start))
         try:
             with time_limit(left), mpmath.workdps(dps):
-                value, point, evaluations = T.refine(lambda pt: self._relative_gap(pt, dps), found.point, self.domain, dps)
+                value, point, evaluations = tight.refine(lambda pt: self._relative_gap(pt, dps), found.point, self.domain, dps)
         except TimeLimit:
             return Outcome.unresolved(method, f"smallest gap {mpmath.nstr(found.value, 8)} (relative to max(|lhs|, |rhs|, "
                                       "1)) is small and its refinement did not finish within the safety time limit: a "
                                       "strict relation tight somewhere cannot be verified from samples"), None, None, 0
         evaluations += found.evaluations
-        exact = T.tight_point(g, point, self.domain, dps, max(0.2, min(2.0, self.budget - (time.monotonic() - start))))
+        exact = tight.tight_point(g, point, self.domain, dps, max(0.2, min(2.0, self.budget - (time.monotonic() - start))))
         if exact is not None:
             witness = {str(s): witness_number(v) if v.is_Rational else str(v) for s, v in exact.items()}
             witness.update({f"{s}_float": float(sp.N(v, 20)) for s, v in exact.items() if not v.is_Rational})
@@ -317,7 +317,7 @@ class FreeForm:
                            f"sympy shows rhs - lhs = {g} is exactly 0 at {', '.join(f'{s} = {v}' for s, v in exact.items())}, "
                            f"so the strict relation fails there (the refined search reached gap {mpmath.nstr(value, 6)} "
                            f"relative to max(|lhs|, |rhs|, 1))"), None, None, evaluations
-        enclosure = T.enclosure_near(g, point, self.domain, dps)
+        enclosure = tight.enclosure_near(g, point, self.domain, dps)
         with mpmath.workdps(dps):
             if enclosure is not None:
                 if enclosure[0] > 0:

@@ -22,7 +22,7 @@ from sabounds.numerics.proxies.growth import depth_growths  # noqa: E402
 from sabounds.numerics.proxies.model_analysis import TYPES, ModelAnalysis  # noqa: E402
 from sabounds.numerics.proxies.scaling import ScalingResult  # noqa: E402
 from sabounds.numerics.log_real import finite_or_log  # noqa: E402
-from sabounds.figure_formats import FORMATS, FigureOptions, parse_formats  # noqa: E402,F401
+from sabounds.render.figure_formats import FORMATS, FigureOptions, parse_formats  # noqa: E402,F401
 
 TYPE_LABELS = {"QK": r"$QK_h$", "V_tilde": r"$\tilde V_h$", "M_in": r"$M_{\mathrm{in}}$", "M_out": r"$M_{\mathrm{out}}$"}
 QUANTITY_LABELS = {"ours": r"$\mathrm{ours}$", "edelman": r"$\mathrm{edelman}$"}
@@ -152,7 +152,7 @@ def analysis_figures(analysis: ModelAnalysis, directory: Path, options: FigureOp
 
 
 def _short(model: str) -> str:
-    from sabounds.user_text import plot_text
+    from sabounds.render.user_text import plot_text
     return plot_text(Path(model).name or model)
 
 

@@ -1,5 +1,5 @@
 """The files of an analysis or a scaling run: tables as CSV and, on request, figures.  Callers write them into
-a ``sabounds.atomic.atomic_directory`` so that an error never leaves a half-written folder behind."""
+a ``sabounds.outputs.atomic.atomic_directory`` so that an error never leaves a half-written folder behind."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ import csv
 from pathlib import Path
 from typing import Sequence
 
-from sabounds.atomic import fault_point
-from sabounds.user_text import csv_row
+from sabounds.outputs.atomic import fault_point
+from sabounds.render.user_text import csv_row
 from sabounds.numerics.proxies.model_analysis import ModelAnalysis
 from sabounds.numerics.proxies.scaling import ScalingResult
 
 
 def write_csv(path: Path, header: Sequence[str], rows) -> None:
-    """A CSV table; text cells that a spreadsheet would run as formulas are neutralised (``sabounds.user_text``)."""
+    """A CSV table; text cells that a spreadsheet would run as formulas are neutralised (``sabounds.render.user_text``)."""
     fault_point("writing")
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
@@ -24,7 +24,7 @@ def write_csv(path: Path, header: Sequence[str], rows) -> None:
 
 def write_analysis_files(analysis: ModelAnalysis, directory: Path, plots: bool = False, figures=None) -> list[Path]:
     """``model.csv``, ``matrices.csv``, ``totals.csv`` (and, with ``plots``, three figures in the formats of
-    ``figures``, a ``sabounds.plots.FigureOptions``; PNG by default) in ``directory``."""
+    ``figures``, a ``sabounds.render.plots.FigureOptions``; PNG by default) in ``directory``."""
     record = analysis.to_json()
     directory = Path(directory)
     model = record["model"]
@@ -39,7 +39,7 @@ def write_analysis_files(analysis: ModelAnalysis, directory: Path, plots: bool =
     write_csv(directory / "totals.csv", ["quantity", "value"], totals)
     written = [directory / n for n in ("model.csv", "matrices.csv", "totals.csv")]
     if plots:
-        from sabounds import plots as figures_module
+        from sabounds.render import plots as figures_module
         written += figures_module.analysis_figures(analysis, directory, figures or figures_module.FigureOptions())
     return written
 
@@ -59,6 +59,6 @@ def write_scaling_files(result: ScalingResult, directory: Path, plots: bool = Tr
                                          "factor_per_layer", "rss_power", "rss_exponential")] for g in growth])
     written = [directory / "scaling.csv", directory / "fits.csv", directory / "growth.csv"]
     if plots:
-        from sabounds import plots as figures_module
+        from sabounds.render import plots as figures_module
         written += figures_module.scaling_figure(result, directory, figures or figures_module.FigureOptions())
     return written
