@@ -188,7 +188,7 @@ def fake_build_report(folder, model_dir, settings, advance, figures=None):
 
 
 def patch_report() -> None:
-    import sabounds.commands.report as command
+    import sabounds.full_report.files as command
     command.build_report = fake_build_report
 
 

@@ -94,7 +94,7 @@ def test_conjecture_json_equals_the_command(capsys):
     cli = json.loads(capsys.readouterr().out)
     api = sabounds.conjecture("gelu-lipschitz", value="1.13")
     assert _without_seconds(api.json) == _without_seconds(cli) and api.verdict == "proved"
-    with pytest.raises(InputError, match="needs --value"):
+    with pytest.raises(InputError, match="needs a proposed value"):
         sabounds.conjecture("gelu-lipschitz")
 
 

@@ -245,7 +245,7 @@ def test_choice_is_a_coordinate_minimum_and_interior_where_it_pays():
 
 
 def test_doubling_precision_changes_no_printed_verdict_digit():
-    from sabounds.commands.bound import report_lines
+    from sabounds.render.bound_text import bound_text_lines as report_lines
     model = random_model(1)
     lines = []
     for dps in (30, 60):

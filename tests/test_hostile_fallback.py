@@ -16,7 +16,7 @@ from sabounds.cli import main
 @pytest.fixture
 def fallback(monkeypatch):
     """The report command with a fast fake computation and without ``RENAME_EXCHANGE``."""
-    import sabounds.commands.report as command
+    import sabounds.full_report.files as command
     monkeypatch.setattr(command, "build_report", fake_build_report)
     monkeypatch.setattr(swap, "_renameat2", lambda src, dst, flags: False)
 

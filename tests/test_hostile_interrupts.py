@@ -43,7 +43,7 @@ def _in_process(target, run, fault, monkeypatch, capsys):
 
 @pytest.fixture
 def fast_report(monkeypatch):
-    import sabounds.commands.report as command
+    import sabounds.full_report.files as command
     monkeypatch.setattr(command, "build_report", fake_build_report)
 
 

@@ -9,7 +9,9 @@ import subprocess
 import pytest
 
 from sabounds.cli import main
-from sabounds.commands.derivation import DERIVATIONS  # the catalog plus attention and whole_bound
+from sabounds.api import derivations
+
+DERIVATIONS = derivations()  # the catalog plus attention and whole_bound
 from sabounds.theory.latex_text import justification_latex, math_to_tex
 from sabounds.theory.printer import LATEX_PREAMBLE, derivation_latex, statement_latex, standalone
 

@@ -9,23 +9,12 @@ from __future__ import annotations
 
 import argparse
 
+from sabounds.api import derivation, derivations
 from sabounds.errors import UserError
-from sabounds.theory.catalog import DERIVATIONS as _CATALOG
-from sabounds.theory.printer import derivation_latex, derivation_text, standalone
-
-
-def _printable() -> dict:
-    """Every derivation ``verify`` checks: the catalog, plus the attention constant and the whole bound."""
-    from sabounds.theory import attention_lipschitz, whole_bound
-    return {**_CATALOG, "attention": attention_lipschitz.derivation, "whole_bound": whole_bound.derivation}
-
-
-DERIVATIONS = _printable()
-"""What ``sabounds derivation NAME`` accepts and docs/derivations.md lists, by id."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("name", choices=sorted(DERIVATIONS), help="which derivation")
+    parser.add_argument("name", choices=sorted(derivations()), help="which derivation")
     parser.add_argument("--format", choices=("text", "latex"), default="text")
     parser.add_argument("--standalone", action="store_true",
                         help="with --format latex: a complete document (preamble of docs/preamble.tex included)")
@@ -34,17 +23,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     if args.standalone and args.format != "latex":
         raise UserError("--standalone needs --format latex")
-    d = DERIVATIONS[args.name]()
-    if args.format == "latex":
-        body = derivation_latex(d) + (f"\n\n\\noindent {latex_note(d.notes)}\n" if d.notes else "")
-        print(standalone(body) if args.standalone else body)
-    else:
-        print(derivation_text(d))
-        if d.notes:
-            print(d.notes)
+    result = derivation(args.name)
+    print(result.latex(args.standalone) if args.format == "latex" else result.text)
     return 0
-
-
-def latex_note(text: str) -> str:
-    from sabounds.theory.latex_text import justification_latex
-    return "{\\small " + justification_latex(text) + "}"

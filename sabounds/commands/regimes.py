@@ -9,13 +9,12 @@ import argparse
 import json
 import sys
 
-from sabounds.errors import UserError
-from sabounds.render.regime_tables import json_data, latex_table, markdown
-from sabounds.theory.architecture import ARCHITECTURES
-from sabounds.theory.regimes import REGIMES, table
+from sabounds.api import regimes
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from sabounds.theory.architecture import ARCHITECTURES
+    from sabounds.theory.regimes import REGIMES
     parser.add_argument("--format", choices=("md", "latex", "json"), default="md", help="output format (default md)")
     parser.add_argument("--regime", metavar="NAME", help=f"only this regime: {', '.join(REGIMES)}")
     parser.add_argument("--architecture", default="single_head", metavar="NAME",
@@ -23,16 +22,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    if args.regime is not None and args.regime not in REGIMES:
-        raise UserError(f"unknown regime {args.regime!r}; choose from {', '.join(REGIMES)}")
-    if args.architecture not in ARCHITECTURES:
-        raise UserError(f"unknown architecture {args.architecture!r}; choose from {', '.join(ARCHITECTURES)}")
-    results = table((args.regime,) if args.regime else None, ARCHITECTURES[args.architecture]())
+    result = regimes(args.regime, args.architecture)
     if args.format == "json":
-        json.dump(json_data(results), sys.stdout, indent=2)
+        json.dump(result.json, sys.stdout, indent=2)
         sys.stdout.write("\n")
     elif args.format == "latex":
-        print(latex_table(results))
+        print(result.latex)
     else:
-        print(markdown(results))
+        print(result.markdown)
     return 0

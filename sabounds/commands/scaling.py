@@ -16,21 +16,10 @@ from rich.table import Table
 from sabounds.numerics.checkpoints.reader import CheckpointError
 from sabounds.numerics.proxies.scaling import plan_scaling, scaling
 from sabounds.checkpoint_names import checkpoint_label
-from sabounds.commands.analyze import add_common_arguments, figure_options, model_dir_or_default
+from sabounds.arguments import add_common_arguments, depth_list, figure_options, model_dir_or_default
 from sabounds.errors import UserError
 from sabounds.numerics.log_real import dumps
 from sabounds.progress import progress_bar
-
-
-def depth_list(text: str) -> list[int]:
-    """``1,2,4``: positive integers separated by single commas (an empty item is a typo, not a skip)."""
-    try:
-        depths = [int(t) for t in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated positive integers, got {text!r}") from None
-    if not depths or min(depths) < 1:
-        raise argparse.ArgumentTypeError(f"expected comma-separated positive integers, got {text!r}")
-    return depths
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

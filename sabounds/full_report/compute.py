@@ -100,7 +100,7 @@ BOUND_SETTING = {"n": 10**9, "delta": 0.05, "margin": 1.0}
 def whole_bound(spectra, checkpoint):
     """The whole bound of the measured layers (the same numbers as ``sabounds bound`` with ``BOUND_SETTING``);
     None for a family whose layer departs from BERT's (the bound is reconstructed for that layer only)."""
-    from sabounds.bound_api import config_tokens
+    from sabounds.api._bound import config_tokens
     from sabounds.numerics.bound.analysis import analyze_bound
     from sabounds.numerics.bound.slots import build_model
     from sabounds.numerics.bound.source import layer_inputs

@@ -38,7 +38,7 @@ def write_tables(data: ReportData, folder: Path, figures=None) -> None:
     _write_json(folder / "scaling" / "scaling.json", data.scaling.to_json())
     _write_json(folder / "provenance.json", provenance(data))
     if data.bound is not None:
-        from sabounds.commands.bound import write_files
+        from sabounds.outputs.bound_files import write_files
         (folder / "bound").mkdir()
         write_files(data.bound, folder / "bound", _with_png(figures))
 

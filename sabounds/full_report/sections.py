@@ -10,7 +10,7 @@ import mpmath
 
 from sabounds import __version__
 from sabounds.checkpoint_names import checkpoint_label, is_bundled
-from sabounds.commands.analyze import summary_lines
+from sabounds.render.analysis_text import summary_lines
 from sabounds.full_report.compute import BOUND_SETTING, ReportData, provenance
 from sabounds.full_report.html import code_block
 from sabounds.full_report.wording import CLAIM_VARIABLE, claim_conditions, condition_words, growth_law
@@ -38,12 +38,12 @@ def bound_section(data: ReportData) -> list[str]:
     if data.bound is None:
         return ["## The whole bound", "", "Not computed: the whole bound is reconstructed for the BERT layer only, and this "
                 "model's layer departs from it (see the model analysis).", ""]
-    from sabounds.commands.bound import report_lines
+    from sabounds.render.bound_text import bound_text_lines
     s = BOUND_SETTING
     return ["## The whole bound", "",
             f"`sabounds bound --n {s['n']:.0e} --delta {s['delta']} --margin {s['margin']}` on this model (reconstructed "
             "Theorem 3.1 and Edelman et al. through the same margin bound; `bound/bound.json`):", "",
-            "```", *map(plain, report_lines(data.bound)), "```", "", "![whole bound against n](bound/bound_vs_n.png)", ""]
+            "```", *map(plain, bound_text_lines(data.bound)), "```", "", "![whole bound against n](bound/bound_vs_n.png)", ""]
 
 
 def _claims(data: ReportData) -> list[tuple[Check, Outcome]]:

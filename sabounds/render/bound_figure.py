@@ -16,11 +16,8 @@ STYLE = {"ours_sum": ("ours, sum aggregation", "C0", "-"), "ours_rss": ("ours, r
          "edelman": ("Edelman et al. (2022)", "C1", "--")}
 
 
-def bound_figure(analysis: BoundAnalysis, directory: Path, figures=None) -> list[Path]:
-    """``bound_vs_n.<fmt>``: every bound against n (log10 of both, so nothing overflows), the target and the n needed;
-    formats and PNG resolution from ``figures`` (a ``sabounds.render.plots.FigureOptions``; default PNG, PDF and SVG)."""
-    from sabounds.render.plots import FigureOptions, _save
-    figures = figures or FigureOptions(("png", "pdf", "svg"))
+def bound_axes(analysis: BoundAnalysis):
+    """The figure: every bound against n (log10 of both, so nothing overflows), the target and the n needed."""
     curve = analysis.curve
     fig, ax = plt.subplots(figsize=(7, 4.8), constrained_layout=True)
     x = [float(mpmath.log10(n)) for n in curve.ns]
@@ -36,4 +33,12 @@ def bound_figure(analysis: BoundAnalysis, directory: Path, figures=None) -> list
     ax.set(xlabel=r"$\log_{10} n$ (samples)", ylabel=r"$\log_{10}$ of the bound on the risk",
            title=rf"Whole bound against $n$ ($\delta = {s.delta}$, margin $\gamma = {s.margin}$; dots: $n$ needed)")
     ax.legend()
-    return _save(fig, Path(directory), "bound_vs_n", figures)
+    return fig
+
+
+def bound_figure(analysis: BoundAnalysis, directory: Path, figures=None) -> list[Path]:
+    """``bound_vs_n.<fmt>`` (:func:`bound_axes`); formats and PNG resolution from ``figures`` (a
+    ``sabounds.render.plots.FigureOptions``; default PNG, PDF and SVG)."""
+    from sabounds.render.plots import FigureOptions, _save
+    figures = figures or FigureOptions(("png", "pdf", "svg"))
+    return _save(bound_axes(analysis), Path(directory), "bound_vs_n", figures)

@@ -5,15 +5,15 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from sabounds.study.grids import RunSpec
-from sabounds.study.measures import baseline_measures, bound_measures, proxy_measures
+from sabounds.training_study.grids import RunSpec
+from sabounds.training_study.measures import baseline_measures, bound_measures, proxy_measures
 
 
 def _margin_facts(trained) -> tuple[float, float]:
     """(largest embedded training token norm B, fraction of training points with margin below ``MARGIN``)."""
     import torch
 
-    from sabounds.study.measures import MARGIN
+    from sabounds.training_study.measures import MARGIN
     model, data = trained.model, trained.data
     x = torch.from_numpy(data.x_train)
     y = torch.from_numpy(data.y_train).long()
@@ -30,8 +30,8 @@ def run_point(spec: RunSpec | dict, checkpoint: str | Path | None = None) -> dic
     """Train ``spec`` and measure it: ``{"spec", "record", "measures", "p_profile", "settings"}`` (floats and
     strings only, so that two processes give byte-identical JSON).  ``checkpoint``: also save the trained weights
     there as a safetensors folder ``sabounds analyze`` reads."""
-    from sabounds.study.model import export, matrices, save_checkpoint
-    from sabounds.study.training import train
+    from sabounds.training_study.model import export, matrices, save_checkpoint
+    from sabounds.training_study.training import train
     spec = spec if isinstance(spec, RunSpec) else RunSpec(**spec)
     trained = train(spec)
     weights = export(trained.model)

@@ -17,9 +17,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from sabounds.study.grids import RunSpec
-from sabounds.study.model import Encoder, export
-from sabounds.study.tasks import Data, make_data
+from sabounds.training_study.grids import RunSpec
+from sabounds.training_study.model import Encoder, export
+from sabounds.training_study.tasks import Data, make_data
 
 BATCH = 32
 STOP_LOSS = 0.01

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sabounds.study.measures import MEASURES
+from sabounds.training_study.measures import MEASURES
 
 
 def fmt(x, digits: int = 2) -> str:

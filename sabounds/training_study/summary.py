@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import math
 
-from sabounds.study.grids import AXES, RunSpec
-from sabounds.study.measures import MEASURES
-from sabounds.study.statistics import rank_measure
-from sabounds.study.tasks import TASKS
-from sabounds.study.training import CONVERGED_ERROR  # noqa: F401  (re-exported: the rule's threshold)
+from sabounds.training_study.grids import AXES, RunSpec
+from sabounds.training_study.measures import MEASURES
+from sabounds.training_study.statistics import rank_measure
+from sabounds.training_study.tasks import TASKS
+from sabounds.training_study.training import CONVERGED_ERROR  # noqa: F401  (re-exported: the rule's threshold)
 
 GAPS = ("gap_error", "gap_loss")
 

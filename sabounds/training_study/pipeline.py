@@ -6,10 +6,10 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from sabounds.study.grids import GRID_NOTES, grid
-from sabounds.study.runner import RunCache, run_grid
-from sabounds.study.summary import clean, rank_tasks, run_rows
-from sabounds.study.training import CONVERGED_ERROR, STOP_LOSS
+from sabounds.training_study.grids import GRID_NOTES, grid
+from sabounds.training_study.runner import RunCache, run_grid
+from sabounds.training_study.summary import clean, rank_tasks, run_rows
+from sabounds.training_study.training import CONVERGED_ERROR, STOP_LOSS
 
 RULE = (f"A run converged when its final training error is at most {CONVERGED_ERROR:g}; runs that did not converge "
         "or failed are listed and excluded from every statistic of their task.")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from sabounds.study.grids import RunSpec
+from sabounds.training_study.grids import RunSpec
 
 CACHE_FOLDER = "study"
 RESULT_MODULES = ("tasks.py", "model.py", "training.py", "measures.py", "run.py")
@@ -47,7 +47,7 @@ def code_version() -> str:
 
 @functools.lru_cache(maxsize=256)
 def _data_parts(task: str, size: int, noise: float, tokens: int, data_seed: int) -> tuple[bytes, ...]:
-    from sabounds.study.tasks import make_data
+    from sabounds.training_study.tasks import make_data
     data = make_data(task, size, noise, tokens, data_seed)
     return tuple(a.tobytes() + str((a.dtype, a.shape)).encode()
                  for a in (data.x_train, data.y_train, data.x_test, data.y_test))
@@ -97,7 +97,7 @@ class RunCache:
 
 def _task(spec_json: dict) -> dict:
     """The Dask task: one run (imports torch in the worker)."""
-    from sabounds.study.run import run_point
+    from sabounds.training_study.run import run_point
     return run_point(spec_json)
 
 

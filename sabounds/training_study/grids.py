@@ -114,7 +114,7 @@ GRID_NOTES = {"default": "star design, 2 values per axis, 3 seeds", "star5": "st
 
 def grid(name: str, tasks=None) -> list[RunSpec]:
     """The runs of the named grid for ``tasks`` (all by default); ValueError for an unknown name or task."""
-    from sabounds.study.tasks import TASKS
+    from sabounds.training_study.tasks import TASKS
     tasks = TASKS if tasks is None else tuple(tasks)
     bad = [t for t in tasks if t not in TASKS]
     if bad or not tasks:
