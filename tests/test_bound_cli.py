@@ -98,7 +98,7 @@ def test_api_equals_cli_json_and_matches_analyze(tmp_path, capsys):
     import sabounds
     from bert_files import config, random_weights, write_model
     from sabounds.numerics.bound.slots import PUBLISHED, rhos
-    from sabounds.numerics.bound.source import model_from_checkpoint
+    from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint
     from sabounds.numerics.proxies.model_analysis import analyze_model
 
     directory = write_model(tmp_path / "m", random_weights(seed=3), config(max_position_embeddings=64))

@@ -21,7 +21,7 @@ from typing import Callable
 
 import sympy as sp
 
-from sabounds.theory import edelman as E
+from sabounds.theory import edelman as edelman_theory
 from sabounds.theory.architecture import SPECTRAL, Architecture, single_head
 from sabounds.theory.asymptotics import Domain, Growth, compare, growth, minimise_over_p
 from sabounds.theory.joint import Joint, joint
@@ -194,9 +194,9 @@ def ours(arch: Architecture, regime: Regime, alpha: AlphaModel, p_: sp.Expr, bra
 
 def edelman(arch: Architecture, regime: Regime, alpha: AlphaModel) -> sp.Expr:
     """The Edelman et al. (2022) theory form in this regime."""
-    terms = sp.Add(*(count * E.slot_term(gamma_e * alpha_l, regime.two_one(d_out, sp.Min(d_in, d_out)))
+    terms = sp.Add(*(count * edelman_theory.slot_term(gamma_e * alpha_l, regime.two_one(d_out, sp.Min(d_in, d_out)))
                      for count, d_in, d_out, _, gamma_e in _kinds(arch)))
-    return E.theory_form.subs({E.W_E: E.capacity(_layer_total(terms, alpha)), E.ell_E: E.edelman_log, E.Delta: Delta})
+    return edelman_theory.theory_form.subs({edelman_theory.W_E: edelman_theory.capacity(_layer_total(terms, alpha)), edelman_theory.ell_E: edelman_theory.edelman_log, edelman_theory.Delta: Delta})
 
 
 @dataclass(frozen=True)

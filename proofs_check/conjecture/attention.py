@@ -42,9 +42,9 @@ class AttentionLipschitz(ConstantFamily):
     claim_template: ClassVar[str] = "||f(X) - f(X')||_2->inf <= (1 + {value} ||W||_2) ||X - X'||_2->inf, rows of X, X' in the unit ball"
 
     def decide(self, settings: Settings, advance: Callable[[str], None] = quiet) -> Outcome:
-        from sabounds.theory import attention_lipschitz as AL
+        from sabounds.theory import attention_lipschitz
         value = sp.Rational(self.value)
-        proof = [(step.name, deciders.decide(step, settings, f"attention.{step.name}")) for step in AL.derivation()
+        proof = [(step.name, deciders.decide(step, settings, f"attention.{step.name}")) for step in attention_lipschitz.derivation()
                  if type(step.check).__name__ != "Premise"]
         advance("derivation decided")
         weak = [f"{name}: {o.verdict}" for name, o in proof if o.verdict not in (Verdict.PROVED,)]
@@ -53,13 +53,13 @@ class AttentionLipschitz(ConstantFamily):
         advance("search done")
         cross = (f"count-bounded search (structured candidates, {settings.samples} random starts per shape, evolution "
                  f"strategy, seed {settings.seed}): largest empirical constant {search_best:.6f} in {search_evals} evaluations")
-        if value >= AL.constant:
+        if value >= attention_lipschitz.constant:
             if weak:
                 return Outcome.unresolved("derivation attention", f"steps not proved: {', '.join(weak)}; {cross}")
             if search_best > float(value) + 1e-9:
                 return Outcome.unresolved("derivation attention vs search", f"the search exceeds the proved constant; {cross}")
             return Outcome(Verdict.PROVED, "derivation attention (sabounds.theory.attention_lipschitz): hand proof of c <= 2, "
-                           "every step decided", None, search_evals, relative_margin(value, AL.constant),
+                           "every step decided", None, search_evals, relative_margin(value, attention_lipschitz.constant),
                            None, f"steps: {steps}; premise: value_term (convex combination); {cross}")
         witness, detail = self._tight_witness(value, settings)
         advance("witness certified")

@@ -12,7 +12,7 @@ import sympy as sp
 from sabounds.numerics.bound.analysis import BoundAnalysis, analyze_bound
 from sabounds.numerics.bound.compiled import constants_key
 from sabounds.numerics.bound.slots import VARIANTS
-from sabounds.numerics.bound.source import model_from_checkpoint
+from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint
 from sabounds.numerics.bound.whole import Setting
 from sabounds.api._common import model_or_default
 from sabounds.errors import InputError

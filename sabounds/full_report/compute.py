@@ -103,7 +103,7 @@ def whole_bound(spectra, checkpoint):
     from sabounds.api._bound import config_tokens
     from sabounds.numerics.bound.analysis import analyze_bound
     from sabounds.numerics.bound.slots import build_model
-    from sabounds.numerics.bound.source import layer_inputs
+    from sabounds.numerics.bound.checkpoint_inputs import layer_inputs
     from sabounds.numerics.bound.whole import Setting
     if not checkpoint.shape.published:
         return None
