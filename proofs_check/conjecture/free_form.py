@@ -213,6 +213,25 @@ class FreeForm:
 
     def decide(self, settings: Settings, advance: Callable[[str], None] = _quiet) -> Outcome:
         start = time.monotonic()
+        early = self._exact_routes(settings)
+        if isinstance(early, Outcome):
+            return early
+        dps = settings.precision
+        rng = rng_for(str(self.relation), settings)
+        try:
+            with time_limit(max(0.1, self.budget - (time.monotonic() - start))), mpmath.workdps(dps):
+                found = adversarial_min(lambda pt: self._relative_gap(pt, dps), self.domain, settings.samples, rng,
+                                        structured=True)
+        except ValueError as exc:
+            return Outcome.unresolved("adversarial search", f"no point of the domain could be evaluated ({exc})")
+        except TimeLimit:
+            return Outcome.unresolved("adversarial search", f"the count-bounded search ({settings.samples} starts) did not "
+                                      f"finish within the safety time limit of {self.budget:g} s; no verdict is given "
+                                      "from a partial search")
+        return self._from_search(found, settings, start, why=early)
+
+    def _exact_routes(self, settings: Settings) -> Outcome | str:
+        """A closed form, sympy's sign inference, then interval branch and bound: their verdict, or why none."""
         if not self.domain:
             closed = self._closed()
             if closed is not None:
@@ -221,7 +240,6 @@ class FreeForm:
         if proof is not None:
             return Outcome(Verdict.PROVED, "sympy sign inference", detail=proof + (f" on the box {self._box()}" if self.domain else ""))
         dps = settings.precision
-        _, strict = self._gap()
         certified = None
         if self.domain:
             try:
@@ -236,19 +254,13 @@ class FreeForm:
                 exact = {s: certified.exact[str(s)] for s in self.domain}
                 return Outcome(Verdict.REFUTED, "interval arithmetic (mpmath.iv): certified violation", 30, certified.boxes,
                                self._margin_at(exact, dps), _witness_of(exact), certified.reason)
-        why = (certified.reason if certified is not None else "interval arithmetic ran out of its time share") \
+        return (certified.reason if certified is not None else "interval arithmetic ran out of its time share") \
             if self.domain else "no variables to box"
-        rng = rng_for(str(self.relation), settings)
-        try:
-            with time_limit(max(0.1, self.budget - (time.monotonic() - start))), mpmath.workdps(dps):
-                found = adversarial_min(lambda pt: self._relative_gap(pt, dps), self.domain, settings.samples, rng,
-                                        structured=True)
-        except ValueError as exc:
-            return Outcome.unresolved("adversarial search", f"no point of the domain could be evaluated ({exc})")
-        except TimeLimit:
-            return Outcome.unresolved("adversarial search", f"the count-bounded search ({settings.samples} starts) did not "
-                                      f"finish within the safety time limit of {self.budget:g} s; no verdict is given "
-                                      "from a partial search")
+
+    def _from_search(self, found, settings: Settings, start: float, why: str) -> Outcome:
+        """The verdict of an adversarial search: a re-checked violation, unresolved, or verified evidence."""
+        dps = settings.precision
+        _, strict = self._gap()
         method = ("adversarial search (exact structured candidates: ends, 0, +-1, integers, simple rationals; random "
                   "starts; pattern search) at mpmath precision")
         undefined = (f"; {found.undefined} of {found.evaluations} candidate points were undefined (non-real, "

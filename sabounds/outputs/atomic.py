@@ -120,6 +120,31 @@ def _finish_marker(partial: Path, record: dict) -> None:
     write_marker(partial, record)
 
 
+def _new_record(path: Path, old_marker: dict | None) -> dict:
+    """The marker of this run's folder for ``path`` (state ``writing``); refuses names of this pid already taken."""
+    for taken in (partial_name(path, os.getpid()), old_name(path, os.getpid())):
+        if os.path.lexists(taken):
+            raise UserError(f"{taken} exists (not made by this run); sabounds will not touch it: "
+                            "move it away or retry")
+    return {"sabounds_output": 1, "token": uuid.uuid4().hex, "pid": os.getpid(), "target": path.name,
+            "state": "writing", "replaces": old_marker.get("token") if old_marker else None, "files": []}
+
+
+def _make_partial(path: Path, record: dict) -> Path:
+    """Create this run's partial folder beside ``path`` with its marker (removed again if the marker fails)."""
+    partial = partial_name(path, os.getpid())
+    try:
+        partial.mkdir()
+    except OSError as exc:
+        raise UserError(f"cannot write in {path.parent}: {exc.strerror or exc}") from None
+    try:
+        write_marker(partial, record)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    return partial
+
+
 @contextmanager
 def atomic_directory(target: str | os.PathLike, force: bool = False,
                      protect: Iterable[str | os.PathLike] = ()) -> Iterator[Path]:
@@ -148,21 +173,9 @@ def atomic_directory(target: str | os.PathLike, force: bool = False,
             print(f"sabounds: {line}", file=sys.stderr)
         check_target(path, force, protect)  # again, under the lock
         existed = os.path.lexists(path)
-        old_marker = read_marker(path) if existed else None
-        for taken in (partial_name(path, os.getpid()), old_name(path, os.getpid())):
-            if os.path.lexists(taken):
-                raise UserError(f"{taken} exists (not made by this run); sabounds will not touch it: "
-                                "move it away or retry")
-        record = {"sabounds_output": 1, "token": uuid.uuid4().hex, "pid": os.getpid(), "target": path.name,
-                  "state": "writing",
-                  "replaces": old_marker.get("token") if old_marker else None, "files": []}
+        record = _new_record(path, read_marker(path) if existed else None)
         with interrupts.held():  # the folder is never without its marker (but after SIGKILL)
-            try:
-                partial_name(path, os.getpid()).mkdir()
-            except OSError as exc:
-                raise UserError(f"cannot write in {path.parent}: {exc.strerror or exc}") from None
-            partial = partial_name(path, os.getpid())
-            write_marker(partial, record)
+            partial = _make_partial(path, record)
         fault_point("partial-created")
         yield partial
         fault_point("written")
@@ -183,21 +196,29 @@ def atomic_directory(target: str | os.PathLike, force: bool = False,
     except BaseException as exc:
         if not swapped and partial is not None:  # made by our mkdir, so everything in it is ours
             shutil.rmtree(partial, ignore_errors=True)
-        if isinstance(exc, KeyboardInterrupt):
-            if swapped:
-                cleanup = _cleanup_after(path)
-                raise OutputInterrupted(f"{path} holds the new, complete report (the interrupt came after it was "
-                                        f"in place){cleanup}") from None
-            raise OutputInterrupted(f"no report written ({path} unchanged" + ("" if existed else ", not created")
-                                    + ")") from None
-        if isinstance(exc, OSError):
-            raise UserError(f"cannot write {path}: {exc.strerror or exc}; nothing written") from None
-        raise
+        replacement = _failure(exc, path, swapped, existed)
+        if replacement is None:
+            raise
+        raise replacement from None
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         if lock is not None:
             release(path, lock)
+
+
+def _failure(exc: BaseException, path: Path, swapped: bool, existed: bool) -> BaseException | None:
+    """What an exception inside :func:`atomic_directory` becomes: an interrupt says which report is at ``path``
+    now, a system error is a one-line refusal; None: ``exc`` itself."""
+    if isinstance(exc, KeyboardInterrupt):
+        if swapped:
+            cleanup = _cleanup_after(path)
+            return OutputInterrupted(f"{path} holds the new, complete report (the interrupt came after it was "
+                                     f"in place){cleanup}")
+        return OutputInterrupted(f"no report written ({path} unchanged" + ("" if existed else ", not created") + ")")
+    if isinstance(exc, OSError):
+        return UserError(f"cannot write {path}: {exc.strerror or exc}; nothing written")
+    return None
 
 
 def _cleanup_after(target: Path) -> str:
