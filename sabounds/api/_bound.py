@@ -6,16 +6,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import sympy as sp
-
-from sabounds.numerics.bound.analysis import BoundAnalysis, analyze_bound
-from sabounds.numerics.bound.compiled import constants_key
-from sabounds.numerics.bound.slots import VARIANTS
-from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint
-from sabounds.numerics.bound.whole import Setting
 from sabounds.api._common import model_or_default
 from sabounds.errors import InputError
+
+if TYPE_CHECKING:  # sympy and the numerics load on the first call: ``import sabounds.api`` stays light
+    from sabounds.numerics.bound.analysis import BoundAnalysis
+    from sabounds.numerics.bound.whole import Setting
 
 DEFAULT_TOKENS = 512
 MAX_TOKENS = 10 ** 15  # far beyond any context length; the bound takes T into float64 arithmetic
@@ -106,6 +104,13 @@ def bound(model=None, *, n, delta: float, margin: float, input_norm: float = 1.0
     ``constants`` maps names of :data:`sabounds.theory.whole_bound.CONSTANTS` to exact values (numbers or decimal
     strings, taken as exact rationals).  Without ``model`` the bundled all-MiniLM-L6-v2 (:func:`default_model`).
     """
+    import sympy as sp
+
+    from sabounds.numerics.bound.analysis import analyze_bound
+    from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint
+    from sabounds.numerics.bound.compiled import constants_key
+    from sabounds.numerics.bound.slots import VARIANTS
+    from sabounds.numerics.bound.whole import Setting
     from sabounds.numerics.checkpoints.errors import CheckpointError
     try:
         exact = {k: sp.Rational(str(v)) for k, v in (constants or {}).items()}

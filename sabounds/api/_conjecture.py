@@ -7,12 +7,13 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
-
-import sympy as sp
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from sabounds.api._common import check_settings
 from sabounds.errors import InputError
+
+if TYPE_CHECKING:
+    import sympy as sp
 
 MAX_SAMPLES, MAX_PRECISION, MAX_SECONDS = 100_000, 1000, 60
 
