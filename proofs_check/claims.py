@@ -15,7 +15,7 @@ import sympy as sp
 
 from sabounds.proofs_check.registry import claim
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
-from sabounds.theory import regimes as R
+from sabounds.theory import regimes
 from sabounds.theory.asymptotics import Domain, Growth, compare
 from sabounds.theory.thm31 import L as L_sym, proxy_summand, rho, slot_coefficient, slot_coefficient_sharp, maurey_coefficient
 from sabounds.theory.thm41 import M, N, p
@@ -48,8 +48,8 @@ QUOTES = {
 HOLDS, UP_TO_LOG, FAILS = "holds", "holds up to log factors (O~)", "fails"
 
 
-def _table() -> tuple[R.RegimeResult, ...]:
-    return R.table()
+def _table() -> tuple[regimes.RegimeResult, ...]:
+    return regimes.table()
 
 
 def _text(g: Growth) -> str:

@@ -19,7 +19,7 @@ from sabounds.numerics.expressions.evaluate import evaluate
 from sabounds.proofs_check.interval import BOX_BUDGET, BoxResult, NotEnclosable, describe_box, prove_on_box
 from sabounds.proofs_check.search import adversarial_min, from_unit
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
-from sabounds.theory import checks as C
+from sabounds.theory import checks
 from sabounds.theory.derivation import Step
 
 
@@ -121,13 +121,13 @@ def assumed_domain(symbols) -> dict | None:
     out = {}
     for s_ in sorted(symbols, key=str):
         if s_.is_integer and s_.is_positive:
-            out[s_] = C.Interval(1, 50, integer=True)
+            out[s_] = checks.Interval(1, 50, integer=True)
         elif s_.is_positive:
-            out[s_] = C.Interval(sp.Rational(1, 10), 10, log=True)
+            out[s_] = checks.Interval(sp.Rational(1, 10), 10, log=True)
         elif s_.is_nonnegative:
-            out[s_] = C.Interval(0, 10)
+            out[s_] = checks.Interval(0, 10)
         elif s_.is_real:
-            out[s_] = C.Interval(-10, 10)
+            out[s_] = checks.Interval(-10, 10)
         else:
             return None
     return out
@@ -358,7 +358,7 @@ def _golden_min(f: Callable, lo: mpmath.mpf, hi: mpmath.mpf, iterations: int) ->
 
 def decide_minimum(step: Step, settings: Settings, key: str) -> Outcome:
     """Direct minimisation of the objective (golden section on log r, or an integer scan) against the closed form."""
-    spec: C.Minimum = step.check
+    spec: checks.Minimum = step.check
     value, objective = step.statement.lhs, step.statement.rhs
     dps = settings.precision
     rng = rng_for(key, settings)
@@ -402,12 +402,12 @@ def decide_matrix_relation(step: Step, settings: Settings, key: str) -> Outcome:
 
 
 DECIDERS: dict[type, Callable[[Step, Settings, str], Outcome]] = {
-    C.Definition: decide_definition,
-    C.Identity: decide_identity,
-    C.Inequality: decide_inequality,
-    C.Limit: decide_limit,
-    C.MatrixRelation: decide_matrix_relation,
-    C.Minimum: decide_minimum,
+    checks.Definition: decide_definition,
+    checks.Identity: decide_identity,
+    checks.Inequality: decide_inequality,
+    checks.Limit: decide_limit,
+    checks.MatrixRelation: decide_matrix_relation,
+    checks.Minimum: decide_minimum,
 }
 
 

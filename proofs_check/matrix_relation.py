@@ -12,7 +12,7 @@ from sabounds.numerics.testbeds.random_matrices import draw, token_matrix
 from sabounds.proofs_check.deciders import gap_of, rng_for
 from sabounds.proofs_check.search import from_unit
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
-from sabounds.theory import checks as C
+from sabounds.theory import checks
 from sabounds.theory.derivation import Step
 from sabounds.theory.matrix_atoms import W, X
 
@@ -24,10 +24,10 @@ def _with_extremal_tokens(x: np.ndarray, w: np.ndarray, rng: np.random.Generator
     return np.vstack([x, bound * (u * rng.choice((-1.0, 1.0), size=u.shape[1])).T])
 
 
-def _concrete(iv: C.Interval, matrices: dict) -> C.Interval:
+def _concrete(iv: checks.Interval, matrices: dict) -> checks.Interval:
     """An interval whose bounds may involve matrix atoms (e.g. ``r <= D(W)``), evaluated on the drawn matrices."""
     lo, hi = (substitute_atoms(e, matrices) for e in (iv.lo, iv.hi))
-    return C.Interval(lo, hi, iv.integer, iv.log)
+    return checks.Interval(lo, hi, iv.integer, iv.log)
 
 
 UNIT_ROUNDOFF = float(np.finfo(float).eps) / 2
@@ -46,7 +46,7 @@ def matrix_tolerance(d: int, p_min: float | None) -> float:
     return 4 * d * UNIT_ROUNDOFF * ((1 / p_min if p_min else 1.0) + 2)
 
 
-def _tight_sample(rng: np.random.Generator, i: int, spec: C.MatrixRelation) -> tuple[np.ndarray, np.ndarray, int]:
+def _tight_sample(rng: np.random.Generator, i: int, spec: checks.MatrixRelation) -> tuple[np.ndarray, np.ndarray, int]:
     """An exactly tight case (diagonal, so its float64 SVD is exact): ``W = diag(1, .., 1, 0, ..)`` with k ones
     (k = 1, then d, then random), split rank r = k - 1, unit tokens: the Theorem 4.1 tail steps hold with equality
     there (the singular-value and rank bounds at every k, the Schatten bound at k = 1, the truncation bound via the
@@ -61,7 +61,7 @@ def _tight_sample(rng: np.random.Generator, i: int, spec: C.MatrixRelation) -> t
 def decide_matrix_relation(step: Step, settings: Settings, key: str) -> Outcome:
     """Random matrices of the spec's families, and every fourth sample an exactly tight diagonal one; the tolerance
     is ``matrix_tolerance`` (float64 SVD backward error), derived per sample from its size."""
-    spec: C.MatrixRelation = step.check
+    spec: checks.MatrixRelation = step.check
     relation = step.statement
     _, strict = gap_of(relation)
     small, large = ((relation.lhs, relation.rhs) if isinstance(relation, (sp.LessThan, sp.StrictLessThan))

@@ -26,7 +26,7 @@ import sympy as sp
 
 from sabounds.proofs_check.deciders import decide
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
-from sabounds.theory import checks as C
+from sabounds.theory import checks
 from sabounds.theory.derivation import Derivation, Step
 
 _LESS = (sp.LessThan, sp.StrictLessThan)
@@ -83,7 +83,7 @@ def fine_mutants(step: Step) -> list[Mutant]:
     Scalar inequalities with slack are not given fine mutants: tightening a side with slack by 1e-12 is an equivalent
     mutant (still true), which no decider can refute."""
     rel = step.statement
-    if isinstance(step.check, (C.Definition, C.Premise)) or not isinstance(rel, sp.Rel):
+    if isinstance(step.check, (checks.Definition, checks.Premise)) or not isinstance(rel, sp.Rel):
         return []
     out = []
     if isinstance(rel, sp.Eq):
@@ -97,7 +97,7 @@ def fine_mutants(step: Step) -> list[Mutant]:
             new = power.func(power.base, sp.Add(power.exp, FINE, evaluate=False), evaluate=False)
             out.append(Mutant(step.name, "fine_exponent", put(side.xreplace({power: new}))))
         return out
-    if isinstance(step.check, C.MatrixRelation):
+    if isinstance(step.check, checks.MatrixRelation):
         less = isinstance(rel, _LESS)
         small, large = (rel.lhs, rel.rhs) if less else (rel.rhs, rel.lhs)
         if large != 0:
@@ -114,7 +114,7 @@ def mutate(step: Step) -> list[Mutant]:
     point it is evaluated at is mutated instead), and an inequality's constant mutant subtracts half the sides'
     total size from the larger side, which makes any inequality false wherever it is tight."""
     rel = step.statement
-    if isinstance(step.check, (C.Definition, C.Premise)) or not isinstance(rel, sp.Rel):
+    if isinstance(step.check, (checks.Definition, checks.Premise)) or not isinstance(rel, sp.Rel):
         return []
     out = []
     if isinstance(rel, sp.Eq):
@@ -176,7 +176,7 @@ def counted_apart(derivations: Iterable[Derivation]) -> list[str]:
     out = []
     for d in derivations:
         for s in d:
-            if isinstance(s.check, (C.Definition, C.Premise)):
+            if isinstance(s.check, (checks.Definition, checks.Premise)):
                 out.append(f"{d.id}.{s.name} ({type(s.check).__name__.lower()})")
             elif not mutate(s):
                 out.append(f"{d.id}.{s.name} (no relation to mutate: the statement is {s.statement})")

@@ -16,7 +16,7 @@ import sympy as sp
 from sabounds.numerics.expressions.evaluate import evaluate
 from sabounds.proofs_check.registry import claim
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
-from sabounds.theory import regimes as R
+from sabounds.theory import regimes
 from sabounds.theory.joint import _piece_of
 from sabounds.theory.thm41 import N, p
 
@@ -43,7 +43,7 @@ def _values(expr: sp.Expr, var: str) -> dict:
 
 def _fit(expr: sp.Expr, var: sp.Symbol, g) -> tuple[bool, dict]:
     """Whether the numeric slope (or rate) of ``expr`` in ``var`` agrees with the growth ``g``; the evaluations."""
-    e = R._for_growth(expr)
+    e = regimes._for_growth(expr)
     vals = _values(e, var.name)
     if g.exponential:
         v1 = mpmath.mpf(200)
@@ -63,7 +63,7 @@ def _fit(expr: sp.Expr, var: sp.Symbol, g) -> tuple[bool, dict]:
         "symbolic_slope": mpmath.nstr(expected, 8), "symbolic": f"power {g.power}, log power {g.log_power}"}
 
 
-def _entries(r: R.RegimeResult, arch):
+def _entries(r: regimes.RegimeResult, arch):
     """(label, closed form at one p, growth in L, growth in N) for Edelman and every form of ours at each p."""
     ed = r.bounds["edelman"]
     yield "edelman", ed.expr, ed.depth.best, ed.width.best
@@ -71,16 +71,16 @@ def _entries(r: R.RegimeResult, arch):
         b = r.bounds[key]
         agg, route = key.split("_")[1], "sharp" if key.endswith("sharp") else "crude"
         for v in P_VALUES:
-            expr = R.ours(arch, r.regime, r.alpha, v, R._branch(r.regime, v), agg, route)
+            expr = regimes.ours(arch, r.regime, r.alpha, v, regimes._branch(r.regime, v), agg, route)
             yield f"{key} at p = {v}", expr, _piece_of(b.depth.by_piece, v), _piece_of(b.width.by_piece, v)
 
 
 def _decide(name: str, alpha: str) -> Outcome:
-    arch = R.single_head()
-    r = R.named_result(name, alpha)
+    arch = regimes.single_head()
+    r = regimes.named_result(name, alpha)
     failing, checked = [], 0
     for label, expr, g_depth, g_width in _entries(r, arch):
-        for var, g in ((R.L, g_depth), (N, g_width)):
+        for var, g in ((regimes.L, g_depth), (N, g_width)):
             ok, record = _fit(expr, var, g)
             checked += 1
             if not ok:
@@ -110,6 +110,6 @@ def _register(name: str, alpha: str) -> None:
           "growth fits of the closed forms")(decide)
 
 
-for _name in R.REGIMES:
-    for _alpha in R.ALPHAS:
+for _name in regimes.REGIMES:
+    for _alpha in regimes.ALPHAS:
         _register(_name, _alpha)

@@ -177,7 +177,7 @@ SIGNALS = ["INT", "TERM", "KILL"]
 
 def fake_build_report(folder, model_dir, settings, advance, figures=None):
     """A fast stand-in for the report's computation (the tables and folder layout are the real writers')."""
-    from sabounds.output_files import write_csv
+    from sabounds.outputs.files import write_csv
     run = os.environ.get("SABOUNDS_TEST_RUN", "?")
     (folder / "analysis").mkdir()
     for i in range(4):
@@ -188,15 +188,15 @@ def fake_build_report(folder, model_dir, settings, advance, figures=None):
 
 
 def patch_report() -> None:
-    import sabounds.commands.report as command
+    import sabounds.full_report.files as command
     command.build_report = fake_build_report
 
 
 def cli_with_fault(fault: str | None, *argv: str, fake_report: bool = False, exchange: bool = True) -> list[str]:
     """The command line of a child ``sabounds *argv`` whose test code arms ``fault`` (see
-    ``sabounds.atomic.arm_fault``), optionally with :func:`fake_build_report` and without ``RENAME_EXCHANGE``
+    ``sabounds.outputs.atomic.arm_fault``), optionally with :func:`fake_build_report` and without ``RENAME_EXCHANGE``
     (the two-rename fallback of other systems)."""
-    code = ("import sys; sys.path.insert(0, %r); import hostile; from sabounds import atomic; atomic.arm_fault(%r); "
+    code = ("import sys; sys.path.insert(0, %r); import hostile; from sabounds.outputs import atomic; atomic.arm_fault(%r); "
             "%s%s from sabounds.cli import main; sys.exit(main(sys.argv[1:]))"
             % (str(TESTS), fault, "hostile.patch_report();" if fake_report else "",
                "" if exchange else " hostile.without_rename_exchange();"))
@@ -212,8 +212,8 @@ def cli_with_ready_file(ready: Path, *argv: str) -> list[str]:
 
 def without_rename_exchange() -> None:
     """Make ``renameat2`` look unsupported, as on non-Linux systems and NFS: the swap takes two renames."""
-    from sabounds import atomic
-    atomic._renameat2 = lambda src, dst, flags: False
+    from sabounds.outputs import swap
+    swap._renameat2 = lambda src, dst, flags: False
 
 
 def run_report_subprocess(out: Path, cwd: Path, run: str, fault: str | None,

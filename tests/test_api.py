@@ -94,7 +94,7 @@ def test_conjecture_json_equals_the_command(capsys):
     cli = json.loads(capsys.readouterr().out)
     api = sabounds.conjecture("gelu-lipschitz", value="1.13")
     assert _without_seconds(api.json) == _without_seconds(cli) and api.verdict == "proved"
-    with pytest.raises(InputError, match="needs --value"):
+    with pytest.raises(InputError, match="needs a proposed value"):
         sabounds.conjecture("gelu-lipschitz")
 
 
@@ -104,3 +104,27 @@ def test_verify_json_equals_the_command(capsys):
     api = sabounds.verify(only="thm41.constant_*")
     assert [_without_seconds(r) for r in api.json["checks"]] == [_without_seconds(r) for r in cli["checks"]]
     assert api.summary == cli["summary"] and list(api.table["id"]) == [r["id"] for r in cli["checks"]]
+
+
+def test_derivation_text_and_latex_equal_the_command(capsys):
+    assert main(["derivation", "attention"]) == 0
+    assert sabounds.derivation("attention").text + "\n" == capsys.readouterr().out
+    assert main(["derivation", "attention", "--format", "latex"]) == 0
+    assert sabounds.derivation("attention").latex() + "\n" == capsys.readouterr().out
+    assert len(sabounds.derivation("attention").to_frame()) == len(sabounds.derivation("attention").steps)
+    with pytest.raises(InputError, match="unknown derivation"):
+        sabounds.derivation("nope")
+
+
+def test_default_model_is_the_bundled_folder():
+    folder = sabounds.default_model()
+    assert (folder / "config.json").is_file() and (folder / "model.safetensors").is_file()
+
+
+def test_bound_refuses_bad_settings_in_library_words_before_reading_weights(tmp_path):
+    with pytest.raises(InputError, match="delta must lie in"):
+        sabounds.bound(tmp_path / "missing", n=10**9, delta=2, margin=1.0)
+    with pytest.raises(InputError, match="no such file or directory|not found|does not exist"):
+        sabounds.bound(tmp_path / "missing", n=10**9, delta=0.05, margin=1.0)
+    with pytest.raises(InputError, match="a value applies to families"):
+        sabounds.conjecture("x <= 1", value="1", variables=["x:0:1"])

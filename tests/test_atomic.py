@@ -4,15 +4,15 @@ import os
 
 import pytest
 
-from sabounds import atomic
-from sabounds.atomic import MARKER, OutputInterrupted, atomic_directory, read_marker, remove_stale_partials
+from sabounds.outputs import atomic, signals, swap
+from sabounds.outputs.atomic import MARKER, OutputInterrupted, atomic_directory, read_marker, remove_stale_partials
 from sabounds.errors import UserError
 
 
 def _mark(folder, **fields):
     """A marker as sabounds writes it on completion (with the sha256 and size of each listed file)."""
     import json
-    from sabounds.atomic import _hashes
+    from sabounds.outputs.marker import hashes as _hashes
     (folder / MARKER).write_text(json.dumps({"sabounds_output": 1, "state": "complete", **fields,
                                              "hashes": _hashes(folder, fields["files"])}))
 
@@ -134,10 +134,10 @@ def test_two_rename_fallback_replaces_and_a_kill_between_is_undone(tmp_path, mon
     """Without renameat2 the swap is two renames; the state a kill between them leaves (target missing, the old
     report at .out.old-PID, the new complete one at .out.partial-PID) is undone by the next run."""
     import json
-    import sabounds.atomic as atomic
+    import sabounds.outputs.atomic as atomic
     target = tmp_path / "out"
     _old_report(target)
-    monkeypatch.setattr(atomic, "_renameat2", lambda src, dst, flags: False)
+    monkeypatch.setattr(swap, "_renameat2", lambda src, dst, flags: False)
     with atomic_directory(target, force=True) as part:
         (part / "new.txt").write_text("new")
     assert _visible(target) == ["new.txt"] and sorted(p.name for p in tmp_path.iterdir()) == ["out"]
@@ -155,7 +155,7 @@ def test_two_rename_fallback_replaces_and_a_kill_between_is_undone(tmp_path, mon
 
 def test_leftover_of_a_finished_swap_is_removed_as_finished(tmp_path):
     import json
-    import sabounds.atomic as atomic
+    import sabounds.outputs.atomic as atomic
     target = tmp_path / "out"
     _old_report(target)
     token = read_marker(target)["token"]
@@ -180,7 +180,7 @@ def _lock(tmp_path):
 @pytest.mark.parametrize("kind", ["text", "empty", "link", "folder", "fifo"])
 def test_a_lock_named_thing_sabounds_did_not_write_is_refused_and_kept(tmp_path, kind):
     """Through ``_acquire`` itself (the checks before any work refuse most of these earlier)."""
-    from sabounds.atomic import _acquire
+    from sabounds.outputs.lock import acquire as _acquire
     lock = _lock(tmp_path)
     (tmp_path / "notes.txt").write_text("my notes")
     if kind == "text":
@@ -208,7 +208,7 @@ def test_a_lock_named_thing_sabounds_did_not_write_is_refused_and_kept(tmp_path,
 
 
 def test_a_lock_left_by_a_killed_run_is_taken_and_removed(tmp_path):
-    from sabounds.atomic import LOCK_SIGNATURE
+    from sabounds.outputs.lock import LOCK_SIGNATURE
     _lock(tmp_path).write_bytes(LOCK_SIGNATURE + b"pid 999999999\n")
     with atomic_directory(tmp_path / "out") as part:
         (part / "a.txt").write_text("x")
@@ -216,7 +216,7 @@ def test_a_lock_left_by_a_killed_run_is_taken_and_removed(tmp_path):
 
 
 def test_the_lock_appears_with_its_content_and_only_ours_is_removed(tmp_path):
-    from sabounds.atomic import LOCK_SIGNATURE, _acquire, _release
+    from sabounds.outputs.lock import LOCK_SIGNATURE, acquire as _acquire, release as _release
     fd = _acquire(tmp_path / "out")
     assert _lock(tmp_path).read_bytes().startswith(LOCK_SIGNATURE)
     assert sorted(p.name for p in tmp_path.iterdir()) == [".out.sabounds-lock"]  # no private file left
@@ -333,7 +333,7 @@ def test_an_interrupt_taken_by_another_thread_during_the_swap_comes_after_it(tmp
     stop = threading.Event()
     helper = threading.Thread(target=stop.wait, daemon=True)
     helper.start()
-    monkeypatch.setattr(atomic, "_fault", None)
+    monkeypatch.setattr(signals, "_fault", None)
     atomic.arm_fault("in-swap:INT")
     try:
         with pytest.raises(OutputInterrupted, match="holds the new, complete report"):

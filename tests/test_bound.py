@@ -13,7 +13,7 @@ from sabounds.numerics.bound.analysis import analyze_bound
 from sabounds.numerics.bound.compiled import compiled, constants_key
 from sabounds.numerics.bound.slots import PUBLISHED, TIGHT, LayerInput, build_model, shell, shell_cost
 from sabounds.numerics.bound.solve import bound_at, n_needed, proxy_break_even, whole_break_even
-from sabounds.numerics.bound.whole import Setting, evaluate, ours_sum, tables
+from sabounds.numerics.bound.whole import Setting, evaluate_model as evaluate, ours_sum, tables
 from sabounds.numerics.norms import norm_21
 from sabounds.numerics.proxies.published import minimise
 from sabounds.numerics.testbeds.random_stacks import bert_like_stack
@@ -253,7 +253,7 @@ def test_choice_is_a_coordinate_minimum_and_interior_where_it_pays():
 
 
 def test_doubling_precision_changes_no_printed_verdict_digit():
-    from sabounds.commands.bound import report_lines
+    from sabounds.render.bound_text import bound_text_lines as report_lines
     model = random_model(1)
     lines = []
     for dps in (30, 60):

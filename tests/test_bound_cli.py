@@ -38,7 +38,7 @@ def test_every_term_printed_and_summing_to_the_total(run):
     for key in ("ours_sum", "ours_rss", "edelman"):
         bound = record["variants"]["published"][key]
         lines = blocks[bound["label"]]
-        from sabounds.plain_text import plain  # the text speaks words (Vt), the JSON keeps identifiers (V_tilde)
+        from sabounds.render.plain_text import plain  # the text speaks words (Vt), the JSON keeps identifiers (V_tilde)
         for term in bound["terms"]:
             assert any(line.strip().startswith(plain(term["label"])) for line in lines), term["label"]
         values = [Decimal(line.split()[-1]) for line in lines
@@ -98,7 +98,7 @@ def test_api_equals_cli_json_and_matches_analyze(tmp_path, capsys):
     import sabounds
     from bert_files import config, random_weights, write_model
     from sabounds.numerics.bound.slots import PUBLISHED, rhos
-    from sabounds.numerics.bound.source import model_from_checkpoint
+    from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint
     from sabounds.numerics.proxies.model_analysis import analyze_model
 
     directory = write_model(tmp_path / "m", random_weights(seed=3), config(max_position_embeddings=64))

@@ -15,14 +15,15 @@ def _victim() -> str:
 
 
 def _views():
-    from sabounds.commands.docs import derivations_page
+    from sabounds.api import derivations
+    from sabounds.render.docs_pages import derivations_page
     from sabounds.proofs_check import mutants as MU
     from sabounds.proofs_check.registry import all_checks
     from sabounds.theory import regimes as R
     result = R.regime_result(R.frobenius(), R.ALPHAS["bounded"])
     return {"verify": {c.id.split(".")[0] for c in all_checks()},
             "mutants": {d.id for d in MU.derivations_audited()},
-            "derivation": set(catalog.derivations()),
+            "derivation": set(derivations()),
             "docs": {e.id for e in catalog.CATALOG if f"Id `{e.id}`" in derivations_page()} | {"__page__"},
             "regimes": set(result.bounds) | set(result.joints)}
 
@@ -40,7 +41,7 @@ def test_removing_an_entry_removes_it_everywhere(monkeypatch):
 
 def test_tags_select_views():
     data = {e.id for e in catalog.bounds()}
-    assert set(catalog.derivations("audited")) == {"thm41", "thm31", "edelman", "attention", "whole_bound"} | data
+    assert set(catalog.derivations("audited")) == {"thm41", "thm31", "edelman", "attention", "whole_bound", "whole_bound.families"} | data
     assert {e.id for e in catalog.CATALOG if "baseline" in e.tags} >= {"edelman"}
     assert all(e.id.startswith("arch.") for e in catalog.tagged("printable") if "audited" not in e.tags)
 

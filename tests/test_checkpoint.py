@@ -229,12 +229,12 @@ def test_outputs_are_written_whole_or_not_at_all(tmp_path, weights, capsys, monk
                                                     "p_opt_per_layer.png", "singular_value_decay.png", "totals.csv"]
     rc, err = _run_cli(["analyze", str(model), "--out", str(out)], capsys)
     assert rc == 2 and "exists" in err and "--force" in err
-    import sabounds.plots
+    import sabounds.render.plots
 
     def fail(*a, **k):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(sabounds.plots, "p_opt_per_layer", fail)
+    monkeypatch.setattr(sabounds.render.plots, "p_opt_per_layer", fail)
     with pytest.raises(RuntimeError):
         main(["analyze", str(model), "--out", str(tmp_path / "fresh"), "--plots"])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model", "results"]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from sabounds.cli import COMMANDS, build_parser, main
-from sabounds.commands.docs import MARKER, pages
+from sabounds.render.docs_pages import MARKER, pages
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -90,7 +90,7 @@ def test_docs_links_resolve():
 def test_claims_are_documented_with_the_codes_verdict_rule_and_their_own_method():
     """checks.md states the in-scope rule of ``_judge`` (not "refuted unless every condition holds") and each claim
     row names its own method (claims 3 and 4 once showed claim 1's regime-table text)."""
-    from sabounds.commands.docs import checks_page
+    from sabounds.render.docs_pages import checks_page
     page = checks_page()
     assert "holds under every condition" not in page and "in-scope condition" in page and "do not refute" in page
     rows = {line.split("`")[1]: line for line in page.splitlines() if line.startswith("| `claims.")}

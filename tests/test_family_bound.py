@@ -47,7 +47,7 @@ def test_family_whole_bound_is_finite_with_premises(family, folders, capsys):
 
 
 def test_llama_has_gqa_slots_per_query_head(folders):
-    from sabounds.numerics.bound.source import model_from_checkpoint
+    from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint
     model, _ = model_from_checkpoint(folders["llama"])
     per_layer = [s.type for s in model.slots if s.layer == 0]
     assert per_layer.count("QK") == per_layer.count("V_tilde") == 4  # 4 query heads share 2 key/value heads
@@ -59,7 +59,7 @@ def test_llama_has_gqa_slots_per_query_head(folders):
 def test_rho_is_analyze_extension_scale(family, folders):
     """Without dyadic rounding, ``rho_k L`` equals analyze's scale ``gamma alpha L`` for every matrix (two codes)."""
     from sabounds.numerics.bound.slots import PUBLISHED, rhos
-    from sabounds.numerics.bound.source import model_from_checkpoint
+    from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint
     from sabounds.numerics.proxies.model_analysis import analyze_model
     model, _ = model_from_checkpoint(folders[family])
     analysis = analyze_model(folders[family])
@@ -82,7 +82,7 @@ def _total(model, rms_floor=None):
 
 def test_mutants_change_the_number(folders, monkeypatch):
     from sabounds.numerics.bound import family as family_module
-    from sabounds.numerics.bound.source import model_from_checkpoint
+    from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint
     model, _ = model_from_checkpoint(folders["llama"])
     base = _total(model)
     no_gate = dataclasses.replace(model, slots=tuple(s for s in model.slots if s.type != "M_gate"),
@@ -143,7 +143,7 @@ def test_post_ln_family_path_with_gelu_is_berts_bookkeeping(tmp_path):
     from family_files import CONFIGS, raw_weights
     from sabounds.numerics.bound.family import Family
     from sabounds.numerics.bound.slots import VARIANTS, input_norms, rhos
-    from sabounds.numerics.bound.source import model_from_checkpoint
+    from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint
     write_model(tmp_path / "gelu", raw_weights("bert"), CONFIGS["bert"])
     write_model(tmp_path / "relu", raw_weights("bert"), dict(CONFIGS["bert"], hidden_act="relu"))
     bert, _ = model_from_checkpoint(tmp_path / "gelu")

@@ -143,7 +143,7 @@ def test_analyze_json_names_source_format_and_types(tmp_path, capsys):
 
 def test_provenance_records_the_file_sha256(tmp_path):
     import hashlib
-    from sabounds.provenance import checkpoint_digests
+    from sabounds.outputs.provenance import checkpoint_digests
     path, _ = write_pair(tmp_path, "gpt2")
     assert checkpoint_digests(path) == {path.name: hashlib.sha256(path.read_bytes()).hexdigest()}
 

@@ -86,7 +86,7 @@ def assert_inert(folder: Path) -> None:
 @pytest.fixture(scope="module")
 def report_data(tmp_path_factory):
     """The report's data for a tiny model, computed once (the checks left out: they hold no user string)."""
-    import sabounds.report as report
+    import sabounds.full_report.compute as report
     root = tmp_path_factory.mktemp("report-data")
     tiny_model(root / "model")
     with pytest.MonkeyPatch.context() as mp:
@@ -107,9 +107,10 @@ def _relabelled(data, model_dir: str):
 def _run(command: str, name: str, report_data, monkeypatch) -> None:
     out = "out"
     if command == "report":
-        import sabounds.report as report
+        import sabounds.full_report.compute as report
+        import sabounds.full_report.files as report_files
         monkeypatch.setattr(report, "all_checks", lambda: [])
-        monkeypatch.setattr(report, "compute", lambda model_dir, settings, advance: _relabelled(report_data, name))
+        monkeypatch.setattr(report_files, "compute", lambda model_dir, settings, advance: _relabelled(report_data, name))
         argv = ["report", "--model", name, "--out", out, "--precision", "15", "--samples", "1"]
     elif command == "sweep":
         argv = ["sweep", glob.escape(name), "--workers", "0", "--no-cache", "--out", out]  # SOURCE may be a glob
@@ -141,7 +142,7 @@ def test_a_figure_crafted_into_the_cache_never_reaches_sweep_out(tmp_path, monke
     """The cache folder is writable by whoever shares it: whatever it holds for a figure, the SVG is drawn anew."""
     import numpy as np
 
-    import sabounds.sweep_outputs as outputs
+    import sabounds.outputs.sweep_files as outputs
     from sabounds.numerics.cache import SpectraCache
     crafted = {fmt: np.frombuffer(b"<svg><script>alert(1)</script></svg>", dtype=np.uint8)
                for fmt in ("png", "pdf", "svg")}

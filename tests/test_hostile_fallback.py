@@ -8,17 +8,17 @@ import pytest
 
 from hostile import fake_build_report, run_report_subprocess
 from hostile_exposure import FALLBACK_STAGES, UNRELATED_TARGETS
-from sabounds import atomic
-from sabounds.atomic import read_marker, recover
+from sabounds.outputs import atomic, swap
+from sabounds.outputs.atomic import read_marker, recover
 from sabounds.cli import main
 
 
 @pytest.fixture
 def fallback(monkeypatch):
     """The report command with a fast fake computation and without ``RENAME_EXCHANGE``."""
-    import sabounds.commands.report as command
+    import sabounds.full_report.files as command
     monkeypatch.setattr(command, "build_report", fake_build_report)
-    monkeypatch.setattr(atomic, "_renameat2", lambda src, dst, flags: False)
+    monkeypatch.setattr(swap, "_renameat2", lambda src, dst, flags: False)
 
     def run(target, name):
         monkeypatch.setenv("SABOUNDS_TEST_RUN", name)

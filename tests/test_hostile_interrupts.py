@@ -1,5 +1,5 @@
 """``report --force`` over an existing report, interrupted at every stage of the write and the swap (SIGINT,
-SIGTERM, SIGKILL through ``sabounds.atomic.arm_fault``): afterwards exactly one complete report exists, old or new,
+SIGTERM, SIGKILL through ``sabounds.outputs.atomic.arm_fault``): afterwards exactly one complete report exists, old or new,
 the message says which, and the next run leaves no hidden folder.  Ctrl-C at start-up is one line.
 
 The report's computation is replaced by a fast writer (tests/hostile.py ``fake_build_report``) so that 27
@@ -16,8 +16,8 @@ import pytest
 
 from hostile import (INTERRUPT_STAGES, cli_with_ready_file, wait_for, NEW_AFTER, ROOT, SIGNALS, STARTUP_DELAYS, fake_build_report,
                      run_report_subprocess)
-from sabounds import atomic
-from sabounds.atomic import MARKER, read_marker
+from sabounds.outputs import atomic, signals
+from sabounds.outputs.atomic import MARKER, read_marker
 
 
 def _report_run(target):
@@ -34,7 +34,7 @@ def _in_process(target, run, fault, monkeypatch, capsys):
     """The same command in this process (INT and TERM are caught; KILL needs a child process)."""
     from sabounds.cli import main
     monkeypatch.setenv("SABOUNDS_TEST_RUN", run)
-    monkeypatch.setattr(atomic, "_fault", None)
+    monkeypatch.setattr(signals, "_fault", None)
     atomic.arm_fault(fault)
     rc = main(["report", "--out", str(target), "--force", "--precision", "15", "--samples", "1"])
     atomic.arm_fault(None)
@@ -43,7 +43,7 @@ def _in_process(target, run, fault, monkeypatch, capsys):
 
 @pytest.fixture
 def fast_report(monkeypatch):
-    import sabounds.commands.report as command
+    import sabounds.full_report.files as command
     monkeypatch.setattr(command, "build_report", fake_build_report)
 
 

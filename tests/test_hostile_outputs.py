@@ -11,7 +11,8 @@ import pytest
 
 from hostile import (OK, cli_with_fault, OUTPUT_CASES, OUTPUT_COMMANDS, REFUSALS_ONLY, REFUSE, ROOT, TESTS, output_argv, snapshot,
                      tiny_model, workspace)
-from sabounds.atomic import MARKER, _acquire, _release, read_marker
+from sabounds.outputs.atomic import MARKER, read_marker
+from sabounds.outputs.lock import acquire as _acquire, release as _release
 from sabounds.cli import main
 
 CASES = [(cmd, c) for c in OUTPUT_CASES for cmd in OUTPUT_COMMANDS if cmd not in REFUSALS_ONLY or c.expect == REFUSE]

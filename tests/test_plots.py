@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bert_files import config, random_weights, write_model
-from sabounds import plots
+from sabounds.render import plots
 from sabounds.cli import main
 from sabounds.numerics.proxies.growth import fit_depth_growth
 from sabounds.numerics.proxies.model_analysis import analyze_model

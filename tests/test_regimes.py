@@ -184,7 +184,7 @@ def test_growth_algebra_agrees_with_whole_expression_limit(name, bound, var):
 
 @lru_cache(maxsize=None)
 def _json_all():
-    from sabounds.regime_tables import json_data
+    from sabounds.render.regime_tables import json_data
     return json.loads(json.dumps(json_data(list(R.table()))))
 
 

@@ -98,7 +98,7 @@ def test_killed_report_leaves_only_a_partial_that_the_next_run_removes(tmp_path)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
     assert not out.exists()
-    from sabounds.atomic import remove_stale_partials
+    from sabounds.outputs.atomic import remove_stale_partials
     assert len(remove_stale_partials(out)) == 1
     assert list(tmp_path.iterdir()) == []
 
@@ -246,8 +246,8 @@ def test_no_path_of_this_machine_in_any_file(report):
 
 def test_reproduce_command_names_a_user_model_as_given_and_the_figure_options():
     import argparse
-    from sabounds.plots import FigureOptions
-    from sabounds.report import checkpoint_label, reproduce_section
+    from sabounds.render.plots import FigureOptions
+    from sabounds.full_report.sections import checkpoint_label, reproduce_section
     assert checkpoint_label("models/mine") == "models/mine"
     from sabounds.numerics.checkpoints.reader import default_model_dir
     assert checkpoint_label(default_model_dir()) == "all-MiniLM-L6-v2 (bundled)"
@@ -260,7 +260,7 @@ def test_reproduce_command_names_a_user_model_as_given_and_the_figure_options():
 
 def test_regime_table_prints_the_full_growth_law_with_readable_labels(report, capsys):
     """Each row's L and N columns equal those of ``sabounds regimes`` (log factors included); no code labels."""
-    from sabounds.report import _REGIME_BOUND_WORDS
+    from sabounds.full_report.sections import _REGIME_BOUND_WORDS
     main(["regimes"])
     per_variable = capsys.readouterr().out.split("\n\n")[0]  # the second table compares at one p (joint)
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in per_variable.splitlines()[2:]]
@@ -277,7 +277,7 @@ def test_regime_table_prints_the_full_growth_law_with_readable_labels(report, ca
 
 def test_html_style_keeps_wide_blocks_inside_the_page():
     """Static check (the browser test below measures): code blocks and tables scroll inside themselves."""
-    from sabounds.report import _HTML_STYLE
+    from sabounds.full_report.html import _HTML_STYLE
     style = _HTML_STYLE.replace("\n", "")
     assert re.search(r"pre\{[^}]*overflow-x:auto", style) and re.search(r"table\{[^}]*overflow-x:auto", style)
 

@@ -6,8 +6,8 @@ import pytest
 import sympy as sp
 
 from sabounds.cli import main
-from sabounds.commands.conjecture import exact_number
-from sabounds.proofs_check.conjecture import exact_text
+from sabounds.api._conjecture import exact_number
+from sabounds.proofs_check.conjecture.number_text import exact_text
 
 
 @pytest.mark.parametrize("argv", [
@@ -104,7 +104,7 @@ def test_figure_options_without_plots_are_refused_in_one_line(tmp_path, capsys):
 
 def test_an_unchanged_storage_aware_ours_says_unchanged():
     from types import SimpleNamespace
-    from sabounds.commands.analyze import storage_words
+    from sabounds.render.analysis_text import storage_words
     same = SimpleNamespace(ours=20573.03, published_ours=20573.03,
                            summary=lambda: "p_opt moves for 0 matrices; ours would be 20573.03 instead of 20573.03. Storage")
     assert "unchanged at 20573.03" in storage_words(same) and "instead of" not in storage_words(same)
@@ -114,7 +114,7 @@ def test_an_unchanged_storage_aware_ours_says_unchanged():
 
 def test_one_dpi_limit():
     from sabounds.limits import CAPS
-    from sabounds.plots import FigureOptions
+    from sabounds.render.plots import FigureOptions
     assert (CAPS["dpi"].low, CAPS["dpi"].high) == (30, 1200)
     FigureOptions(("png",), 30)
     with pytest.raises(ValueError, match="30..1200"):

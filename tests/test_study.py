@@ -12,9 +12,9 @@ torch = pytest.importorskip("torch", reason="sabounds study trains with torch (t
 pytest.importorskip("sklearn", reason="the digits task ships with scikit-learn (the `study` extra)")
 
 from sabounds.cli import main  # noqa: E402
-from sabounds.study.grids import BASE  # noqa: E402
-from sabounds.study.pipeline import run_study, table_digest  # noqa: E402
-from sabounds.study.run import run_point  # noqa: E402
+from sabounds.training_study.grids import BASE  # noqa: E402
+from sabounds.training_study.pipeline import run_study, table_digest  # noqa: E402
+from sabounds.training_study.run import run_point  # noqa: E402
 from test_sweep import _free_port, dask_cluster  # noqa: E402,F401  (the real scheduler and two workers)
 
 ONE_LAYER = replace(BASE["digits"], size=80, width=8, epochs=15)
@@ -88,8 +88,8 @@ def test_an_interrupted_study_resumes_from_its_cache(tmp_path):
 
 
 def test_a_corrupt_cache_entry_is_retrained(tmp_path):
-    from sabounds.study.grids import grid
-    from sabounds.study.runner import RunCache, run_key
+    from sabounds.training_study.grids import grid
+    from sabounds.training_study.runner import RunCache, run_key
     spec = grid("tiny", ["digits"])[0]
     cache = RunCache(tmp_path)
     cache.put(run_key(spec), {"spec": spec.to_json(), "forged": True})
@@ -142,8 +142,8 @@ def test_the_api_gives_the_command_json_as_tables(tmp_path):
 
 def test_an_unwritable_cache_costs_the_caching_not_the_runs(tmp_path):
     (tmp_path / "cache").write_text("a file where the cache folder should be")
-    from sabounds.study.grids import grid
-    from sabounds.study.runner import RunCache, run_grid
+    from sabounds.training_study.grids import grid
+    from sabounds.training_study.runner import RunCache, run_grid
     spec = replace(grid("tiny", ["digits"])[0], epochs=2)
     [outcome] = run_grid([spec], RunCache(tmp_path / "cache"), workers=0)
     assert isinstance(outcome, dict) and outcome["record"]["epochs_run"] == 2

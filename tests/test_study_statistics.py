@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("scipy", reason="the study's statistics use scipy (the `study` extra)")
 
-from sabounds.study.statistics import bootstrap_interval, granulated, kendall, rank_measure, sign_error  # noqa: E402
+from sabounds.training_study.statistics import bootstrap_interval, granulated, kendall, rank_measure, sign_error  # noqa: E402
 
 
 def _row(a, b, c, g, seed=0):
@@ -68,11 +68,11 @@ def test_a_missing_measure_leaves_that_run_out_for_that_measure_only():
 
 
 def test_non_converged_and_failed_runs_are_listed_and_excluded():
-    from sabounds.study.grids import BASE
-    from sabounds.study.summary import rank_tasks, run_rows
+    from sabounds.training_study.grids import BASE
+    from sabounds.training_study.summary import rank_tasks, run_rows
     from dataclasses import replace
     specs = [replace(BASE["digits"], seed=s) for s in range(3)]
-    measures = {m: float(i) for i, m in enumerate(__import__("sabounds.study.measures", fromlist=["x"]).MEASURES)}
+    measures = {m: float(i) for i, m in enumerate(__import__("sabounds.training_study.measures", fromlist=["x"]).MEASURES)}
     ok = {"record": {"converged": True, "gap_error": 0.1, "gap_loss": 0.2}, "measures": measures, "p_profile": {}}
     bad = {"record": {"converged": False, "gap_error": 0.5, "gap_loss": 0.2}, "measures": measures, "p_profile": {}}
     rows = run_rows(specs, [{"spec": specs[0].to_json(), **ok}, {"spec": specs[1].to_json(), **bad},

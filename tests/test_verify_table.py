@@ -42,7 +42,7 @@ def test_json_error_for_bad_settings():
 def test_a_narrow_terminal_drops_columns_instead_of_folding_them_into_slivers():
     """Real checks (long claims and methods) at 80 columns: once every column was 2-3 characters wide and the table
     6851 lines long; now each column is at least 12 wide (or its longest cell) and columns are left out instead."""
-    from sabounds.commands.verify import MIN_WIDTH, _column_widths
+    from sabounds.render.check_table import MIN_WIDTH, _column_widths
     proc = _verify("--only", "thm41.*", "--precision", "15", "--samples", "2", columns=80)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
@@ -55,13 +55,13 @@ def test_a_narrow_terminal_drops_columns_instead_of_folding_them_into_slivers():
 
 
 def test_fitting_table_gives_every_column_its_minimum_width():
-    from sabounds.commands.verify import _COLUMNS, MIN_WIDTH, fitting_table
+    from sabounds.render.check_table import _COLUMNS, MIN_WIDTH, fitting_table
     long = "a long method description that needs to fold over several lines " * 3
     records = [{"id": f"thm41.step_{i}", "verdict": "verified", "claim": long, "method": long,
                 "precision_digits": 50, "samples": 200, "seconds": 0.5} for i in range(5)]
     import io
     from rich.console import Console
-    from sabounds.commands.verify import _column_widths
+    from sabounds.render.check_table import _column_widths
     for width in (60, 80, 100, 140):
         table, dropped = fitting_table(records, width)
         probe = Console(width=width, file=io.StringIO(), color_system=None, record=True)

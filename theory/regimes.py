@@ -21,8 +21,8 @@ from typing import Callable
 
 import sympy as sp
 
-from sabounds.theory import edelman as E
-from sabounds.theory import symbols as S
+from sabounds.theory import edelman as edelman_theory
+from sabounds.theory import symbols
 from sabounds.theory.architecture import SPECTRAL, Architecture, single_head
 from sabounds.theory.asymptotics import Domain, Growth, compare, growth, minimise_over_p
 from sabounds.theory.joint import Joint, joint
@@ -195,9 +195,9 @@ def ours(arch: Architecture, regime: Regime, alpha: AlphaModel, p_: sp.Expr, bra
 
 def edelman(arch: Architecture, regime: Regime, alpha: AlphaModel) -> sp.Expr:
     """The Edelman et al. (2022) theory form in this regime."""
-    terms = sp.Add(*(count * E.slot_term(gamma_e * alpha_l, regime.two_one(d_out, sp.Min(d_in, d_out)))
+    terms = sp.Add(*(count * edelman_theory.slot_term(gamma_e * alpha_l, regime.two_one(d_out, sp.Min(d_in, d_out)))
                      for count, d_in, d_out, _, gamma_e in _kinds(arch)))
-    return E.theory_form.subs({E.W_E: E.capacity(_layer_total(terms, alpha)), E.ell_E: E.edelman_log, E.Delta: Delta})
+    return edelman_theory.theory_form.subs({edelman_theory.W_E: edelman_theory.capacity(_layer_total(terms, alpha)), edelman_theory.ell_E: edelman_theory.edelman_log, edelman_theory.Delta: Delta})
 
 
 @dataclass(frozen=True)
@@ -430,7 +430,7 @@ def slot_norms(regime: Regime, d_in: sp.Expr, d_out: sp.Expr) -> dict:
     ``w_21 <= two_one``, ``w_11 <= sqrt(d_in d_out) ||W||_F`` (Cauchy-Schwarz over the entries), ``s``."""
     D = sp.Min(d_in, d_out)
     frob_sq = regime.schatten(sp.Integer(2), D, sp.Integer(2))
-    return {S.F2: frob_sq, S.w_21: regime.two_one(d_out, D), S.w_11: sp.sqrt(d_in * d_out * frob_sq)}
+    return {symbols.F2: frob_sq, symbols.w_21: regime.two_one(d_out, D), symbols.w_11: sp.sqrt(d_in * d_out * frob_sq)}
 
 
 def bound_row(bound, arch: Architecture, regime: Regime, alpha: AlphaModel) -> BoundResult:
@@ -443,11 +443,11 @@ def bound_row(bound, arch: Architecture, regime: Regime, alpha: AlphaModel) -> B
 
     def term(d_in, d_out, gamma_e):
         rho_k = gamma_e * alpha_l if bound.propagation == "gamma_edelman" else alpha_l ** 0
-        return bound.term.subs(slot_norms(regime, d_in, d_out)).subs({S.rho: rho_k, S.d_in: d_in, S.d_out: d_out, S.s: s})
+        return bound.term.subs(slot_norms(regime, d_in, d_out)).subs({symbols.rho: rho_k, symbols.d_in: d_in, symbols.d_out: d_out, symbols.s: s})
 
     total = _layer_total(sp.Add(*(count * term(d_in, d_out, g_e) for count, d_in, d_out, _, g_e in kinds)), alpha)
     width = sp.Add(*(d_in * d_out for _, d_in, d_out, _, _ in kinds))
-    expr = bound.rademacher(total, bound.log_factor.subs({S.d_in: width, S.d_out: 1}, simultaneous=True))
+    expr = bound.rademacher(total, bound.log_factor.subs({symbols.d_in: width, symbols.d_out: 1}, simultaneous=True))
     grow = expr.subs(s, 1 + _c_s)  # a product of spectral norms grows with depth only for s > 1: growth taken there
     note = f"{bound.source}: {bound.title}" + (f" (kept symbolic: {bound.symbolic})" if bound.symbolic else "")
     note += "; exponents with s > 1" if expr.has(s) else ""

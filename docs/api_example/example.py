@@ -9,17 +9,16 @@ from pathlib import Path
 import numpy as np
 
 import sabounds
-from sabounds.numerics.checkpoints.reader import default_model_dir
 
-result = sabounds.analyze(default_model_dir(), layers=2)
+result = sabounds.analyze(sabounds.default_model(), layers=2)
 print(result.proxy, result.totals["ours"], result.totals["edelman"])
 print(result.table.groupby("type")[["rank", "p_opt"]].mean())
 
 # %% 2. The same weights as a dict of arrays: the same table
 from safetensors.numpy import load_file
 
-weights = load_file(str(default_model_dir() / "model.safetensors"))
-config = str(default_model_dir() / "config.json")
+weights = load_file(str(sabounds.default_model() / "model.safetensors"))
+config = str(sabounds.default_model() / "config.json")
 in_memory = sabounds.analyze(weights, config=config, layers=2)
 assert in_memory.table.equals(result.table)
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from sabounds.numerics.bound.slots import PUBLISHED, VARIANTS, Model, Variant
 from sabounds.numerics.bound.solve import BreakEven, NNeeded, n_needed, proxy_break_even, whole_break_even
-from sabounds.numerics.bound.whole import BoundValue, Setting, WholeBound, evaluate
+from sabounds.numerics.bound.whole import BoundValue, Setting, WholeBound, evaluate_model
 
 NAMES = ("ours_sum", "ours_rss", "edelman")
 
@@ -48,7 +48,7 @@ def bound_curve(model: Model, variant: Variant, setting: Setting, needed: dict[s
     """The bounds at ``points`` values of n, log-spaced from 10 to 100 times the largest n needed."""
     top = max([float(mpmath.log10(r.n)) for r in needed.values() if r.n is not None] or [3]) + 2
     ns = [mpmath.mpf(10) ** x for x in np.linspace(1, max(top, 3), points)]
-    at = [evaluate(model, variant, setting.at_n(n)) for n in ns]
+    at = [evaluate_model(model, variant, setting.at_n(n)) for n in ns]
     return Curve(ns, {name: [getattr(wb, name).total for wb in at] for name in NAMES})
 
 
@@ -57,7 +57,7 @@ def analyze_bound(model: Model, setting: Setting, target=1, variants: tuple[Vari
     """Bounds under every variant; n needed, break-even and (``curve_points`` > 0) the curve under the first."""
     with mpmath.workdps(setting.dps):
         target = mpmath.mpf(target)
-        bounds = {v.key: evaluate(model, v, setting) for v in variants}
+        bounds = {v.key: evaluate_model(model, v, setting) for v in variants}
         primary = variants[0]
         needed_by_variant = {v.key: {name: n_needed(model, v, setting, name, target) for name in NAMES} for v in variants}
         needed = needed_by_variant[primary.key]

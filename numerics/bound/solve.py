@@ -20,7 +20,7 @@ from sabounds.numerics.bound.compiled import compiled
 from sabounds.numerics.bound.slots import PUBLISHED, Model, Variant, rhos
 from sabounds.numerics.bound.whole import (BoundValue, Setting, Tables, _logsumexp, choose, edelman, edelman_only, log_sum_shares,
                                            objective_for, ours_rss, ours_sum, tables)
-from sabounds.theory import whole_bound as W
+from sabounds.theory import whole_bound
 from sabounds.theory.thm41 import M, N, p
 
 MAX_BRACKET_STEPS = 64
@@ -124,7 +124,7 @@ def _model_min(per_slot: list) -> tuple:
 def proxy_break_even(model: Model, dps: int = 30) -> BreakEven:
     """Published proxy: ``f_k = min_{p > 0} kappa S_p^{1/p} N^{(p+1)/p} / (r N)^{(p+2)/(2p)}``, ``kappa = gamma alpha L``
     from the unrounded norms with the published constants.  The model's factor is the smallest (the proxy is a sum)."""
-    f = sp.lambdify((W.scale, M, N, W.rank_, p), W.proxy_break_even, modules="mpmath")
+    f = sp.lambdify((whole_bound.scale, M, N, whole_bound.rank_, p), whole_bound.proxy_break_even, modules="mpmath")
     with mpmath.workdps(dps):
         kappas = [r * model.layers for r in rhos(model, PUBLISHED, rounded=False)]
         out = []

@@ -1,6 +1,6 @@
 """The whole bound on a model, term by term, with the per-matrix p chosen to minimise it [reconstructed].
 
-``evaluate(model, variant, setting)`` returns Theorem 3.1's bound under sum and rss aggregation and Edelman et al.
+``evaluate_model(model, variant, setting)`` returns Theorem 3.1's bound under sum and rss aggregation and Edelman et al.
 (2022)'s through the same margin bound (``sabounds.theory.whole_bound``).  p is chosen per slot on the grid by
 coordinate descent on float64 logarithms of the whole bound (Dudley and post hoc terms together), from two starts
 (every slot at p = 0, and every slot at its own Dudley minimiser); the chosen bound is then evaluated in mpmath at
@@ -364,7 +364,7 @@ def edelman(comp: Compiled, model: Model, variant: Variant, setting: Setting, t:
     return BoundValue("edelman", "Edelman et al. (2022), same margin bound", tuple(terms), None, None, parts)
 
 
-def evaluate(model: Model, variant: Variant, setting: Setting) -> WholeBound:
+def evaluate_model(model: Model, variant: Variant, setting: Setting) -> WholeBound:
     """Ours (sum and rss aggregation) and Edelman's, term by term, at ``setting``."""
     comp = compiled(setting.constants)
     t = tables(model, variant, setting, comp)

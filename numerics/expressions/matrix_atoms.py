@@ -13,7 +13,7 @@ import numpy as np
 import sympy as sp
 
 from sabounds.numerics.spectra import numerical_rank, schatten, singular_values
-from sabounds.theory import matrix_atoms as A
+from sabounds.theory import matrix_atoms as theory_atoms
 
 
 def _svd_parts(w: np.ndarray, r: int) -> tuple[np.ndarray, np.ndarray]:
@@ -56,15 +56,15 @@ def _split_residual(w: np.ndarray, r: int) -> float:
 
 
 _IMPLEMENTATIONS: dict[type, Callable[..., float]] = {
-    A.SingularValue: lambda w, i: _sigma(w, int(i)),
-    A.SchattenQuantity: lambda w, p: schatten(singular_values(w), float(p)),
-    A.Rank: lambda w: float(numerical_rank(singular_values(w))),
-    A.MinDim: lambda w: float(min(w.shape)),
-    A.TailFrobeniusSq: lambda w, r: float(np.sum(singular_values(w)[int(r):] ** 2)),
-    A.SplitResidual: lambda w, r: _split_residual(w, int(r)),
-    A.SpectralNorm: lambda w: float(singular_values(w)[0]) if min(w.shape) else 0.0,
-    A.RowNormMax: lambda x: float(np.max(np.linalg.norm(x, axis=1))),
-    A.TruncationError: lambda x, w, r: _truncation_error(x, w, int(r)),
+    theory_atoms.SingularValue: lambda w, i: _sigma(w, int(i)),
+    theory_atoms.SchattenQuantity: lambda w, p: schatten(singular_values(w), float(p)),
+    theory_atoms.Rank: lambda w: float(numerical_rank(singular_values(w))),
+    theory_atoms.MinDim: lambda w: float(min(w.shape)),
+    theory_atoms.TailFrobeniusSq: lambda w, r: float(np.sum(singular_values(w)[int(r):] ** 2)),
+    theory_atoms.SplitResidual: lambda w, r: _split_residual(w, int(r)),
+    theory_atoms.SpectralNorm: lambda w: float(singular_values(w)[0]) if min(w.shape) else 0.0,
+    theory_atoms.RowNormMax: lambda x: float(np.max(np.linalg.norm(x, axis=1))),
+    theory_atoms.TruncationError: lambda x, w, r: _truncation_error(x, w, int(r)),
 }
 
 
@@ -77,7 +77,7 @@ def _argument(arg: sp.Basic, bindings: Mapping):
     return float(value)
 
 
-def atom_value(atom: A.MatrixAtom, bindings: Mapping) -> float:
+def atom_value(atom: theory_atoms.MatrixAtom, bindings: Mapping) -> float:
     """The float64 value of one matrix atom under ``bindings`` (symbol -> ndarray or number)."""
     impl = _IMPLEMENTATIONS.get(type(atom))
     if impl is None:
@@ -87,7 +87,7 @@ def atom_value(atom: A.MatrixAtom, bindings: Mapping) -> float:
 
 def substitute_atoms(expr: sp.Basic, bindings: Mapping) -> sp.Basic:
     """``expr`` with every matrix atom replaced by its value and scalar symbols by theirs."""
-    atoms = expr.atoms(A.MatrixAtom)
+    atoms = expr.atoms(theory_atoms.MatrixAtom)
     values = {atom: sp.Float(atom_value(atom, bindings), 30) for atom in atoms}
     scalars = {k: v for k, v in bindings.items() if not isinstance(v, np.ndarray)}
     return expr.xreplace(values).subs(scalars)

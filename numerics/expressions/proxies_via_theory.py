@@ -17,7 +17,7 @@ import sympy as sp
 from sabounds.numerics.expressions.evaluate import evaluate_float
 from sabounds.numerics.norms import norm_21
 from sabounds.numerics.spectra import schatten_grid, singular_values
-from sabounds.theory import edelman as E
+from sabounds.theory import edelman as edelman_theory
 from sabounds.theory.architecture import Architecture
 from sabounds.theory.thm31 import L, grid_m, proxy_post_hoc, proxy_summand, rho
 from sabounds.theory.thm41 import M, N, p
@@ -91,5 +91,5 @@ def stack_proxies(layers: Sequence[Layer], arch: Architecture, width: int) -> St
                 value, p_best = slot_proxy(singular_values(w), gamma * alphas[i], n_layers, width, ps)
                 ours += value
                 p_opt.append((f"{i}.{kind.name}.{h}", p_best))
-                terms += float(evaluate_float(E.slot_term(E.rho_1, E.w_1), {E.rho_1: gamma_e * alphas[i], E.w_1: float(norm_21(np.asarray(w, dtype=float)))}))
-    return StackProxies(proxy_total(ours, n_layers), float(evaluate_float(E.proxy_form(E.xi), {E.xi: terms})), tuple(p_opt), alphas)
+                terms += float(evaluate_float(edelman_theory.slot_term(edelman_theory.rho_1, edelman_theory.w_1), {edelman_theory.rho_1: gamma_e * alphas[i], edelman_theory.w_1: float(norm_21(np.asarray(w, dtype=float)))}))
+    return StackProxies(proxy_total(ours, n_layers), float(evaluate_float(edelman_theory.proxy_form(edelman_theory.xi), {edelman_theory.xi: terms})), tuple(p_opt), alphas)

@@ -9,18 +9,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from decimal import Decimal
 
 import mpmath
 
-from sabounds.commands.analyze import model_dir_or_default, positive_float, positive_int
-from sabounds.errors import UserError
-
-SIG = 10
-"""Significant digits of a printed total."""
-GUARD = 2
-"""Extra decimals of the printed terms, so that their sum, rounded like the total, equals the printed total."""
+from sabounds.api import bound
+from sabounds.arguments import add_figure_arguments, figure_options, model_dir_or_default, positive_float, positive_int
+from sabounds.outputs.bound_files import write_files
 
 
 def probability(text: str) -> float:
@@ -90,146 +85,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="pre-LN premise: every normalisation input has rms >= RHO (default: none, eps alone)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--out", metavar="DIR", help="write bound.json, bound.txt and the figure bound_vs_n into the new DIR")
-    from sabounds.commands.analyze import add_figure_arguments
     add_figure_arguments(parser, default=("png", "pdf", "svg"))
     parser.add_argument("--force", action="store_true", help="replace DIR if it exists")
     parser.add_argument("--allow-pickle", action="store_true", help="read pytorch_model.bin through PyTorch's weights-only loader")
 
 
-def resolution(total) -> int:
-    """The exponent ``e`` of the printed unit ``10^e``: ``SIG`` significant digits of ``total``."""
-    top = 0 if total == 0 else int(mpmath.floor(mpmath.log10(abs(total))))
-    return top - (SIG - 1)
-
-
-def fixed(value, exponent: int) -> Decimal:
-    """``value`` rounded half-even to a multiple of ``10^exponent``, exactly as printed."""
-    text = mpmath.nstr(value, max(mpmath.mp.dps, 40), strip_zeros=False, min_fixed=-math.inf, max_fixed=math.inf)
-    return Decimal(text).quantize(Decimal(1).scaleb(exponent))
-
-
-def show(d: Decimal, exponent: int, top: int) -> str:
-    """``d`` (a multiple of ``10^exponent``) in fixed notation, or with the common power ``10^top`` of its total."""
-    if -3 <= top <= 9:
-        return f"{d:f}"
-    return f"{d.scaleb(-top).quantize(Decimal(1).scaleb(exponent - top)):f}e{top:+d}"
-
-
-def bound_lines(b) -> tuple[list[str], Decimal, Decimal, int]:
-    """The terms (at ``10^(e - GUARD)``) and the total (at ``10^e``); the sum of the printed terms rounded to ``10^e``."""
-    exponent = resolution(b.total)
-    top = exponent + SIG - 1
-    width = max(len(t.label) for t in b.terms) + 2
-    printed = [fixed(t.value, exponent - GUARD) for t in b.terms]
-    total = fixed(b.total, exponent)
-    lines = [f"  {t.label:<{width}} {show(v, exponent - GUARD, top):>26}" for t, v in zip(b.terms, printed)]
-    verdict = "VACUOUS (>= 1)" if b.vacuous else "not vacuous (< 1)"
-    lines.append(f"  {'total':<{width}} {show(total, exponent, top):>{26 - GUARD}}{'':{GUARD}}   {verdict}")
-    return lines, sum(printed, Decimal(0)).quantize(Decimal(1).scaleb(exponent)), total, top
-
-
-def sci(x, digits: int = 4) -> str:
-    return mpmath.nstr(x, digits, min_fixed=-4, max_fixed=6)
-
-
-def slot_name(model, i) -> str:
-    s = model.slots[i]
-    return f"layer {s.layer} {s.type}" + (f" head {s.head}" if s.head >= 0 else "")
-
-
-def report_lines(a) -> list[str]:
-    s, m = a.setting, a.model
-    consts = ", ".join(f"{k} = {v}" for k, v in s.constants)
-    lines = [f"Whole bound [reconstructed Theorem 3.1 and Edelman et al. (2022), same margin bound] on L = {m.layers}, "
-             f"N = {m.hidden}, H = {m.heads} ({m.K} matrices, grid m = {m.grid_m})",
-             f"n = {sci(s.n, 6)}, delta = {s.delta}, margin = {s.margin}, input norm B = {s.input_norm}, tokens T = {s.tokens}, "
-             f"empirical margin risk = {s.empirical}; constants: {consts}; mpmath {s.dps} digits",
-             f"each total printed to {SIG} significant digits and its terms to {GUARD} more decimals (half-even); "
-             "p chosen per matrix on P_m to minimise the whole bound", ""]
-    if m.family is not None:
-        lines += [f"Family {m.family.name}: the layer departs from BERT's; bound under these premises "
-                  "(derivation whole_bound.families):", *(f"  - {x}" for x in m.family.premises), ""]
-    primary = a.primary
-    lines.append(f"Variant: {primary.variant.label}")
-    for name in ("ours_sum", "ours_rss", "edelman"):
-        b = getattr(primary, name)
-        body, printed_sum, total, top = bound_lines(b)
-        lines += [f"{b.label}:", *body,
-                  f"  (sum of the printed terms, rounded to the total's {SIG} digits: {show(printed_sum, resolution(b.total), top)}, "
-                  + ("equal to the printed total" if printed_sum == total else
-                     f"NOT equal to the printed total (rounding of {len(b.terms)} terms)") + ")"]
-        if b.p_opt is not None:
-            zero = int((b.p_opt == 0).sum())
-            lines.append(f"  p_opt = 0 for {zero} of {m.K} matrices; post hoc price {sum(b.cost_parts.values()):.2f} nats "
-                         f"({', '.join(f'{k} {v:.2f}' for k, v in b.cost_parts.items())})")
-    lines += ["", f"Verdicts (target {sci(a.target)}; a [0, 1]-bounded loss makes any bound >= 1 vacuous):"]
-    for name in ("ours_sum", "ours_rss", "edelman"):
-        b, need = getattr(primary, name), a.needed[name]
-        lines.append(f"  {b.label}: {'vacuous' if b.vacuous else 'not vacuous'} at n = {sci(s.n)}; "
-                     + (f"below the target from n = {sci(need.n)}" if need.n is not None else need.note))
-    pb, wb = a.proxy_break_even, a.whole_break_even
-    lines += ["", "Break-even: the factor by which a matrix's scale must shrink before some p > 0 beats p = 0"]
-    for be, what in ((pb, "published proxy (gamma alpha L)"), (wb, f"whole bound, sum aggregation, n = {sci(s.n)} (rho_k)")):
-        known = sorted(f for f in be.per_slot if f is not None)
-        if be.model_factor is None:
-            lines.append(f"  {what}: no matrix can break even")
-            continue
-        lines.append(f"  {what}: model {sci(be.model_factor)} (set by {slot_name(m, be.model_slot)}); per matrix median "
-                     f"{sci(known[len(known) // 2])}, largest {sci(known[-1])}")
-    lines += ["", "Variants (tighter constants, same weights):"]
-    for key, wbv in a.bounds.items():
-        need = a.needed_by_variant[key]
-        lines.append(f"  {wbv.variant.label} [{wbv.variant.status}]:")
-        lines.append("    " + "; ".join(f"{name.replace('_', ' ')} {sci(getattr(wbv, name).total, 6)} (n needed "
-                                        f"{sci(need[name].n) if need[name].n is not None else need[name].note})"
-                                        for name in ("ours_sum", "ours_rss", "edelman")))
-    from sabounds.plain_text import plain
-    return [plain(line) for line in lines]
-
-
 def compute(args):
-    from sabounds.bound_api import bound
-    from sabounds.numerics.checkpoints.reader import CheckpointError
-    try:
-        return bound(model_dir_or_default(args.model_dir), n=args.n, delta=args.delta, margin=args.margin,
-                     input_norm=args.input_norm, tokens=args.tokens, target=args.target, empirical_risk=args.empirical_risk,
-                     constants=dict(args.constant), precision=args.precision, layers=args.layers,
-                     curve_points=17 if args.out is not None else 0, allow_pickle=args.allow_pickle,
-                     rms_floor=args.rms_floor)
-    except (CheckpointError, ValueError) as exc:
-        raise UserError(" ".join(str(exc).split())) from None
-    except OSError as exc:
-        raise UserError(f"cannot read the model ({exc.strerror or type(exc).__name__})") from None
+    return bound(model_dir_or_default(args.model_dir), n=args.n, delta=args.delta, margin=args.margin,
+                 input_norm=args.input_norm, tokens=args.tokens, target=args.target, empirical_risk=args.empirical_risk,
+                 constants=dict(args.constant), precision=args.precision, layers=args.layers,
+                 curve_points=17 if args.out is not None else 0, allow_pickle=args.allow_pickle,
+                 rms_floor=args.rms_floor)
 
 
 def run(args) -> int:
     if args.out is not None:
-        from sabounds.atomic import atomic_directory
-        from sabounds.commands.analyze import figure_options
+        from sabounds.outputs.atomic import atomic_directory
         protect = [model_dir_or_default(args.model_dir)]  # never write into, over or around the checkpoint
         figures = figure_options(args)
         with atomic_directory(args.out, force=args.force, protect=protect) as work:  # refuses before any work
-            analysis = compute(args)
-            write_files(analysis, work, figures)
+            result = compute(args)
+            write_files(result.analysis, work, figures)
     else:
-        analysis = compute(args)
+        result = compute(args)
     if args.json:
-        print(json.dumps(analysis.to_json(), indent=2))
+        print(json.dumps(result.to_json(), indent=2))
         return 0
-    print("\n".join(report_lines(analysis)))
+    print("\n".join(result.lines))
     if args.out is not None:
         print(f"wrote {args.out}")
     return 0
-
-
-def write_files(analysis, directory, figures=None) -> list:
-    """``bound.json``, ``bound.txt`` (what the command prints) and, with a curve, ``bound_vs_n.{png,pdf,svg}``."""
-    from pathlib import Path
-    directory = Path(directory)
-    (directory / "bound.json").write_text(json.dumps(analysis.to_json(), indent=2) + "\n", encoding="utf-8")
-    (directory / "bound.txt").write_text("\n".join(report_lines(analysis)) + "\n", encoding="utf-8")
-    written = [directory / "bound.json", directory / "bound.txt"]
-    if analysis.curve is not None:
-        from sabounds.bound_figure import bound_figure
-        written += bound_figure(analysis, directory, figures)
-    return written

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import argparse
 
+from sabounds.api import derivation, derivations
 from sabounds.errors import UserError
-from sabounds.theory.catalog import derivations
-from sabounds.theory.printer import derivation_latex, derivation_text, standalone
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,17 +23,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     if args.standalone and args.format != "latex":
         raise UserError("--standalone needs --format latex")
-    d = derivations()[args.name]()
-    if args.format == "latex":
-        body = derivation_latex(d) + (f"\n\n\\noindent {latex_note(d.notes)}\n" if d.notes else "")
-        print(standalone(body) if args.standalone else body)
-    else:
-        print(derivation_text(d))
-        if d.notes:
-            print(d.notes)
+    result = derivation(args.name)
+    print(result.latex(args.standalone) if args.format == "latex" else result.text)
     return 0
-
-
-def latex_note(text: str) -> str:
-    from sabounds.theory.latex_text import justification_latex
-    return "{\\small " + justification_latex(text) + "}"

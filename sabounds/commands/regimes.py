@@ -9,13 +9,12 @@ import argparse
 import json
 import sys
 
-from sabounds.errors import UserError
-from sabounds.regime_tables import json_data, latex_table, markdown
-from sabounds.theory.architecture import ARCHITECTURES
-from sabounds.theory.regimes import REGIMES, table
+from sabounds.api import regimes
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from sabounds.theory.architecture import ARCHITECTURES
+    from sabounds.theory.regimes import REGIMES
     parser.add_argument("--format", choices=("md", "latex", "json"), default="md", help="output format (default md)")
     parser.add_argument("--regime", metavar="NAME", help=f"only this regime: {', '.join(REGIMES)}")
     parser.add_argument("--architecture", default="single_head", metavar="NAME",
@@ -25,20 +24,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    if args.regime is not None and args.regime not in REGIMES:
-        raise UserError(f"unknown regime {args.regime!r}; choose from {', '.join(REGIMES)}")
-    if args.architecture not in ARCHITECTURES:
-        raise UserError(f"unknown architecture {args.architecture!r}; choose from {', '.join(ARCHITECTURES)}")
-    extra = ()
-    if args.bound is not None:
-        from sabounds.user_bound import load_bound
-        extra = (load_bound(args.bound),)
-    results = table((args.regime,) if args.regime else None, ARCHITECTURES[args.architecture](), extra)
+    result = regimes(args.regime, args.architecture, bound=args.bound)
     if args.format == "json":
-        json.dump(json_data(results), sys.stdout, indent=2)
+        json.dump(result.json, sys.stdout, indent=2)
         sys.stdout.write("\n")
     elif args.format == "latex":
-        print(latex_table(results))
+        print(result.latex)
     else:
-        print(markdown(results))
+        print(result.markdown)
     return 0

@@ -11,47 +11,33 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sabounds.numerics.checkpoints.reader import CheckpointError
-from sabounds.proofs_check.report import failing_steps, summary, summary_text
-from sabounds.atomic import OutputInterrupted, atomic_directory, check_target
-from sabounds.commands.analyze import add_figure_arguments, figure_options, model_dir_or_default
-from sabounds.commands.verify import settings_from
-from sabounds.errors import UserError
+from sabounds.api import report
+from sabounds.arguments import add_figure_arguments, add_settings_arguments, figure_options
+from sabounds.outputs.atomic import OutputInterrupted
 from sabounds.progress import progress_bar
-from sabounds.report import build_report, stage_sizes
+from sabounds.proofs_check.outcome_records import summary_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", metavar="DIR", help="checkpoint folder (default: the bundled all-MiniLM-L6-v2)")
     parser.add_argument("--out", metavar="DIR", default="report", help="report folder (default: ./report)")
     parser.add_argument("--force", action="store_true", help="replace an existing report folder")
-    parser.add_argument("--precision", type=int, default=50, metavar="D", help="mpmath digits (default 50)")
-    parser.add_argument("--samples", type=int, default=200, metavar="K", help="random draws per numeric check (default 200)")
-    parser.add_argument("--seed", type=int, default=20260507, help="random seed (default %(default)s)")
+    add_settings_arguments(parser)
     add_figure_arguments(parser)
 
 
 def run(args) -> int:
-    settings = settings_from(args)
-    model_dir = model_dir_or_default(args.model)
-    figures = figure_options(args)
-    check_target(args.out, args.force, protect=[model_dir])
     try:
-        sizes = stage_sizes(model_dir)
-        with atomic_directory(args.out, force=args.force, protect=[model_dir]) as folder, \
-                progress_bar("report", total=sum(sizes.values())) as advance:
-            data = build_report(folder, model_dir, settings, advance, figures)
-    except (CheckpointError, ValueError) as exc:
-        raise UserError(str(exc)) from None
+        result = report(args.out, model=args.model, force=args.force, precision=args.precision, samples=args.samples,
+                        seed=args.seed, figures=figure_options(args),
+                        progress_bar=lambda total: progress_bar("report", total=total))
     except OutputInterrupted as exc:
         print(f"sabounds report: interrupted; {exc.message}", file=sys.stderr)
         return 130
     except KeyboardInterrupt:
         print(f"sabounds report: interrupted; no report written ({args.out} unchanged)", file=sys.stderr)
         return 130
-    except OSError as exc:
-        raise UserError(f"could not write the report ({exc.strerror or exc}); nothing written") from None
-    counts = summary(data.checks)
-    print(f"wrote {args.out}/report.md: {len(data.checks)} checks (" + summary_text(counts)
+    data = result.data
+    print(f"wrote {args.out}/report.md: {len(data.checks)} checks (" + summary_text(result.summary)
           + f"); ours = {data.analysis.ours:.8g}, edelman = {data.analysis.edelman:.6g}; {data.seconds:.0f} s")
-    return 1 if failing_steps(data.checks) else 0
+    return 1 if result.failing else 0

@@ -16,21 +16,10 @@ from rich.table import Table
 from sabounds.numerics.checkpoints.reader import CheckpointError
 from sabounds.numerics.proxies.scaling import plan_scaling, scaling
 from sabounds.checkpoint_names import checkpoint_label
-from sabounds.commands.analyze import add_common_arguments, figure_options, model_dir_or_default
+from sabounds.arguments import add_common_arguments, depth_list, figure_options, model_dir_or_default
 from sabounds.errors import UserError
 from sabounds.numerics.log_real import dumps
 from sabounds.progress import progress_bar
-
-
-def depth_list(text: str) -> list[int]:
-    """``1,2,4``: positive integers separated by single commas (an empty item is a typo, not a skip)."""
-    try:
-        depths = [int(t) for t in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated positive integers, got {text!r}") from None
-    if not depths or min(depths) < 1:
-        raise argparse.ArgumentTypeError(f"expected comma-separated positive integers, got {text!r}")
-    return depths
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     dirs = args.model_dirs or [model_dir_or_default(None)]
     if args.out is not None:
-        from sabounds.atomic import check_target
+        from sabounds.outputs.atomic import check_target
         check_target(args.out, args.force, protect=dirs)
     try:
         plan = plan_scaling(dirs, args.depths, args.allow_pickle, args.mapping, args.architecture)
@@ -52,8 +41,8 @@ def run(args) -> int:
     except (CheckpointError, ValueError) as exc:
         raise UserError(str(exc)) from None
     if args.out is not None:
-        from sabounds.atomic import atomic_directory
-        from sabounds.output_files import write_scaling_files
+        from sabounds.outputs.atomic import atomic_directory
+        from sabounds.outputs.files import write_scaling_files
         with atomic_directory(args.out, force=args.force, protect=dirs) as work:
             write_scaling_files(result, work, figures=figure_options(args))
     if args.json:

@@ -13,14 +13,14 @@ from __future__ import annotations
 import argparse
 import json
 
-from sabounds.errors import UserError
+from sabounds.api import study
+from sabounds.arguments import add_figure_arguments, cache_dir_of, figure_options, non_negative_int
+from sabounds.progress import progress_bar
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from sabounds.commands.analyze import add_figure_arguments
-    from sabounds.commands.sweep import non_negative_int
-    from sabounds.study.grids import GRID_NOTES
-    from sabounds.study.tasks import TASKS
+    from sabounds.training_study.grids import GRID_NOTES
+    from sabounds.training_study.tasks import TASKS
     parser.add_argument("--grid", default="default", choices=tuple(GRID_NOTES),
                         help="; ".join(f"{k}: {v}" for k, v in GRID_NOTES.items()) + " (default %(default)s)")
     parser.add_argument("--tasks", metavar="T[,T]", help=f"comma-separated subset of {','.join(TASKS)} (default all)")
@@ -36,54 +36,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_figure_arguments(parser, default=("png", "pdf", "svg"))
 
 
-def _tasks(text: str | None):
-    from sabounds.study.tasks import TASKS
-    if text is None:
-        return None
-    tasks = [t.strip() for t in text.split(",") if t.strip()]
-    bad = [t for t in tasks if t not in TASKS]
-    if bad or not tasks:
-        raise UserError(f"--tasks: unknown task {', '.join(bad) or '(none)'}; choose among {', '.join(TASKS)}")
-    return list(dict.fromkeys(tasks))
-
-
 def run(args) -> int:
-    from importlib.util import find_spec
-    from sabounds.commands.sweep import _cache_dir, check_cache_dir
-    from sabounds.progress import progress_bar
-    missing = [m for m in ("torch", "sklearn", "scipy", "distributed") if find_spec(m) is None]
-    if missing:
-        raise UserError(f"sabounds study needs {', '.join(missing)}: pip install 'sabounds[study]'")
-    if args.scheduler is not None and args.workers is not None:
-        raise UserError("--workers sizes a local cluster; it cannot be combined with --scheduler")
-    if args.out is not None and not args.out.strip():
-        raise UserError("--out needs a folder name")
-    tasks = _tasks(args.tasks)
-    cache_dir = _cache_dir(args)
-    if args.out:
-        from sabounds.atomic import check_target
-        check_target(args.out, args.force, protect=[cache_dir] if cache_dir else [])
-    check_cache_dir(cache_dir, [], args.out)
-    from sabounds.commands.analyze import figure_options
-    options = figure_options(args)
-    from sabounds.study.grids import grid
-    from sabounds.study.pipeline import run_study
-    total = len(grid(args.grid, tasks))
-    with progress_bar("runs", total=total, enabled=not args.json) as advance:
-        try:
-            result = run_study(args.grid, tasks, args.workers, args.scheduler, cache_dir,
-                               on_done=lambda spec, outcome, cached: advance(spec.label()))
-        except OSError as exc:
-            raise UserError(f"cannot reach the Dask scheduler {args.scheduler}: {' '.join(str(exc).split())}") from None
-    if args.out:
-        from sabounds.atomic import atomic_directory
-        from sabounds.study.outputs import write_study
-        with atomic_directory(args.out, force=args.force, protect=[cache_dir] if cache_dir else []) as work:
-            write_study(result, work, options)
+    tasks = None if args.tasks is None else [t.strip() for t in args.tasks.split(",") if t.strip()]
+    result = study(args.grid, tasks=tasks, workers=args.workers, scheduler=args.scheduler, cache_dir=cache_dir_of(args),
+                   out=args.out, force=args.force, figures=figure_options(args),
+                   progress_bar=lambda total: progress_bar("runs", total=total, enabled=not args.json))
     if args.json:
-        print(json.dumps(result, indent=2, sort_keys=True))
+        print(json.dumps(result.json, indent=2, sort_keys=True))
         return 0
-    _print_tables(result, args.out)
+    _print_tables(result.json, args.out)
     return 0
 
 
@@ -91,7 +52,7 @@ def _print_tables(result: dict, out) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.markup import escape
-    from sabounds.study.outputs import HEADER, table_rows
+    from sabounds.training_study.outputs import HEADER, table_rows
     console = Console()
     for task, t in result["tasks"].items():
         table = Table(title=escape(f"{task}: {t['used']} of {t['runs']} runs used; gap = test - train error"))

@@ -1,0 +1,133 @@
+"""``sabounds.bound``: the whole bound (Theorem 3.1 [reconstructed], sum and rss aggregation) and Edelman et al.'s
+on a checkpoint's weights, term by term, with vacuity verdicts and the n each bound needs."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sabounds.api._common import model_or_default
+from sabounds.errors import InputError
+
+if TYPE_CHECKING:  # sympy and the numerics load on the first call: ``import sabounds.api`` stays light
+    from sabounds.numerics.bound.analysis import BoundAnalysis
+    from sabounds.numerics.bound.whole import Setting
+
+DEFAULT_TOKENS = 512
+MAX_TOKENS = 10 ** 15  # far beyond any context length; the bound takes T into float64 arithmetic
+
+
+def config_tokens(model_dir: str | Path) -> int:
+    """``max_position_embeddings`` of the checkpoint's config.json (512 when absent); ValueError above MAX_TOKENS."""
+    try:
+        value = json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8")).get("max_position_embeddings")
+    except (OSError, ValueError, AttributeError, TypeError):  # no folder (a dict or ONNX source), no config, not JSON
+        return DEFAULT_TOKENS
+    if isinstance(value, int) and value > MAX_TOKENS:
+        raise ValueError(f"{Path(model_dir) / 'config.json'}: field max_position_embeddings is "
+                         f"{'a ' + str(len(str(value))) + '-digit number' if value > 10 ** 30 else value}; at most "
+                         f"{MAX_TOKENS} tokens are accepted (pass --tokens T)")
+    return value if isinstance(value, int) and value > 0 else DEFAULT_TOKENS
+
+
+@dataclass(frozen=True)
+class Bound:
+    """``sabounds.bound``'s result.  ``analysis`` is the underlying ``BoundAnalysis``; ``primary`` the bound at the
+    published constants (``ours_sum``, ``ours_rss``, ``edelman``: each with ``terms``, ``total``, ``vacuous``),
+    ``needed`` the n at which each falls below the target, ``setting`` what it was computed at."""
+
+    analysis: BoundAnalysis = field(repr=False)
+
+    @property
+    def primary(self):
+        return self.analysis.primary
+
+    @property
+    def setting(self) -> Setting:
+        return self.analysis.setting
+
+    @property
+    def needed(self) -> dict:
+        return self.analysis.needed
+
+    @property
+    def lines(self) -> list[str]:
+        """What ``sabounds bound`` prints."""
+        from sabounds.render.bound_text import bound_text_lines
+        return bound_text_lines(self.analysis)
+
+    def to_json(self) -> dict:
+        """The record ``sabounds bound --json`` prints."""
+        return self.analysis.to_json()
+
+    def to_frame(self):
+        """One row per term of each bound of :attr:`primary`: bound, term, value (float)."""
+        from sabounds.api._common import frame
+        return frame([{"bound": name, "term": t.label, "value": float(t.value)}
+                      for name in ("ours_sum", "ours_rss", "edelman") for t in getattr(self.primary, name).terms])
+
+    def plot(self):
+        """The bounds against n (log-log), if the call asked for ``curve_points``."""
+        if self.analysis.curve is None:
+            raise InputError("no curve: call sabounds.bound with curve_points > 0")
+        from sabounds.render.bound_figure import bound_axes
+        return bound_axes(self.analysis)
+
+    def write(self, out, *, figures=None) -> list:
+        """``bound.json``, ``bound.txt`` and, with a curve, ``bound_vs_n`` figures into the existing folder ``out``."""
+        from sabounds.outputs.bound_files import write_files
+        return write_files(self.analysis, out, figures)
+
+
+def _check(delta, margin, input_norm, empirical_risk, exact, tokens) -> None:
+    if not (0 < delta < 1):
+        raise InputError(f"delta must lie in (0, 1), got {delta}")
+    for name, value in (("margin", margin), ("input_norm", input_norm)):
+        if not value > 0:
+            raise InputError(f"{name} must be positive, got {value}")
+    if not 0 <= empirical_risk <= 1:
+        raise InputError(f"empirical_risk must lie in [0, 1], got {empirical_risk}")
+    for k, v in exact.items():
+        if not v > 0:
+            raise InputError(f"constant {k} must be positive, got {v}")
+    if tokens is not None and not 0 < tokens <= MAX_TOKENS:
+        raise InputError(f"tokens must lie in 1..{MAX_TOKENS}, got {tokens if tokens < 10 ** 30 else 'more'}")
+
+
+def bound(model=None, *, n, delta: float, margin: float, input_norm: float = 1.0,
+          tokens: int | None = None, target=1, empirical_risk: float = 0.0, constants: dict | None = None,
+          precision: int = 30, layers: int | None = None, curve_points: int = 0, allow_pickle: bool = False,
+          rms_floor: float | None = None) -> Bound:
+    """The whole bound (Theorem 3.1, sum and rss aggregation) and Edelman et al.'s on a checkpoint's weights.
+
+    ``constants`` maps names of :data:`sabounds.theory.whole_bound.CONSTANTS` to exact values (numbers or decimal
+    strings, taken as exact rationals).  Without ``model`` the bundled all-MiniLM-L6-v2 (:func:`default_model`).  A
+    family whose layer departs from BERT's (GPT-2, LLaMA, ViT, ...) is bounded under the premises in
+    ``model.family.premises``; ``rms_floor`` is the pre-LN normalisation premise (every norm input has rms >= it).
+    """
+    import sympy as sp
+
+    from sabounds.numerics.bound.analysis import analyze_bound
+    from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint
+    from sabounds.numerics.bound.compiled import constants_key
+    from sabounds.numerics.bound.slots import VARIANTS
+    from sabounds.numerics.bound.whole import Setting
+    from sabounds.numerics.checkpoints.errors import CheckpointError
+    try:
+        exact = {k: sp.Rational(str(v)) for k, v in (constants or {}).items()}
+    except (TypeError, ValueError, sp.SympifyError) as exc:
+        raise InputError(f"constants must be numbers or decimal strings ({exc})") from None
+    _check(delta, margin, input_norm, empirical_risk, exact, tokens)
+    try:
+        built, info = model_from_checkpoint(model_or_default(model), layers, allow_pickle,
+                                            rms_floor=rms_floor)
+        setting = Setting(n=n, delta=delta, margin=margin, input_norm=input_norm,
+                          tokens=tokens or config_tokens(info["model_dir"]), empirical=empirical_risk,
+                          constants=constants_key(exact), dps=precision)
+        return Bound(analyze_bound(built, setting, target, VARIANTS, curve_points))
+    except (CheckpointError, ValueError) as exc:
+        raise InputError(" ".join(str(exc).split())) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the model ({exc.strerror or type(exc).__name__})") from None

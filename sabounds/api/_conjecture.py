@@ -1,0 +1,153 @@
+"""``sabounds.conjecture``: decide a built-in family's proposed constant or a user's scalar relation
+``"LHS <= RHS"`` over declared variables: proved, verified (numeric evidence), refuted (with a witness) or
+unresolved.  The text is parsed (``sabounds.theory.expression``), never evaluated as code."""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Sequence
+
+from sabounds.api._common import check_settings
+from sabounds.errors import InputError
+
+if TYPE_CHECKING:
+    import sympy as sp
+
+MAX_SAMPLES, MAX_PRECISION, MAX_SECONDS = 100_000, 1000, 60
+
+
+@dataclass(frozen=True)
+class Conjecture:
+    """``sabounds.conjecture``'s result: ``json`` as ``conjecture --json`` (verdict, method, witness, margin,
+    precision_digits, samples, claim, detail); ``seconds`` the time the decision took."""
+
+    json: dict = field(repr=False)
+    seconds: float = 0.0
+
+    @property
+    def verdict(self) -> str:
+        """One of proved, verified, refuted, unresolved."""
+        return self.json["verdict"]
+
+    @property
+    def witness(self):
+        return self.json["witness"]
+
+    def to_json(self) -> dict:
+        return self.json
+
+
+def exact_number(text: str, what: str) -> sp.Rational:
+    """A finite decimal (``1.13``, ``1e-3``) or a fraction (``113/100``) as the exact rational it spells
+    (``sabounds.theory.expression.exact_decimal``: the same reader and caps as a relation's literals)."""
+    from sabounds.theory.expression import ExpressionError, exact_decimal
+    try:
+        return exact_decimal(text, what)
+    except ExpressionError as exc:
+        raise InputError(str(exc)) from None
+
+
+def parse_value(text: str) -> sp.Rational:
+    """The proposed constant: a finite decimal or fraction as the exact rational it spells, |value| <= 1e100."""
+    f = exact_number(text, "the value")
+    if abs(f) > 10**100:
+        raise InputError(f"the value {text!r} exceeds 1e100 in absolute value")
+    return f
+
+
+def parse_variable(spec: str):
+    """``name:lo:hi`` with an optional ``:int`` or ``:log`` flag -> (symbol, interval); the bounds are the exact
+    rationals their decimal strings spell, never routed through a float."""
+    from sabounds.proofs_check.conjecture import declare
+    from sabounds.theory.expression import ExpressionError, check_name
+    parts = spec.split(":")
+    if len(parts) not in (3, 4) or (len(parts) == 4 and parts[3] not in ("int", "log")):
+        raise InputError(f"variable {spec!r}: expected NAME:LO:HI, optionally followed by :int or :log")
+    name = parts[0]
+    lo, hi = exact_number(parts[1], f"the lower bound of {name}"), exact_number(parts[2], f"the upper bound of {name}")
+    try:
+        check_name(name)
+        return declare(name, lo, hi, integer=parts[3:] == ["int"], log=parts[3:] == ["log"])
+    except (ExpressionError, ValueError) as exc:
+        raise InputError(f"variable {spec!r}: {exc}") from None
+
+
+def _family(target: str, value: str | None, variables: Sequence[str]):
+    from sabounds.proofs_check.conjecture import FAMILIES
+    if value is None:
+        raise InputError(f"family {target} needs a proposed value C")
+    ranges = {symbol.name: interval for symbol, interval in map(parse_variable, variables)}
+    try:
+        return FAMILIES[target].build(parse_value(value), ranges)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def _relation(target: str, variables: Sequence[str], time_limit: float):
+    from sabounds.proofs_check.conjecture import FreeForm
+    from sabounds.proofs_check.time_limit import TimeLimit, time_limit as limit
+    from sabounds.theory.expression import ExpressionError, parse_relation
+    domain = {}
+    for spec in variables:
+        symbol, interval = parse_variable(spec)
+        if symbol.name in {s.name for s in domain}:
+            raise InputError(f"variable {symbol.name} given twice")
+        domain[symbol] = interval
+    try:
+        with limit(time_limit):
+            relation = parse_relation(target, {s.name: s for s in domain})
+    except ExpressionError as exc:
+        raise InputError(str(exc)) from None
+    except TimeLimit:
+        raise InputError(f"the expression took longer than the time limit of {time_limit:g} s to parse") from None
+    unused = [s.name for s in domain if s not in relation.free_symbols]
+    if unused:
+        print(f"note: variable(s) {', '.join(unused)} do not occur in the relation", file=sys.stderr)
+    domain = {s: iv for s, iv in domain.items() if s in relation.free_symbols}
+    return FreeForm(relation, domain, budget=max(0.5, time_limit - 0.5), symbolic_seconds=min(1.0, time_limit / 4))
+
+
+def conjecture_from(target: str, value: str | None = None, variables: Sequence[str] = (), time_limit: float = 4.0):
+    """The family or free-form relation ``target`` names (all validation happens here, before deciding)."""
+    from sabounds.proofs_check.conjecture import FAMILIES
+    if target in FAMILIES:
+        return _family(target, value, variables)
+    if not any(op in target for op in "<>"):
+        raise InputError(f"unknown family {target!r}: choose from {', '.join(FAMILIES)}, "
+                         "or give a relation with <=, <, >= or >")
+    if value is not None:
+        raise InputError("a value applies to families; a relation states its constants itself")
+    if not (0 < time_limit <= MAX_SECONDS):
+        raise InputError(f"the time limit must lie in (0, {MAX_SECONDS}] seconds")
+    return _relation(target, variables, time_limit)
+
+
+def record(conjecture, outcome) -> dict:
+    """The JSON of one decision: verdict, method, witness, margin, precision_digits, samples, then claim and detail;
+    no timing (same seed, same bytes)."""
+    return {"verdict": outcome.verdict.value, "method": outcome.method, "witness": dict(outcome.witness or {}) or None,
+            "margin": outcome.margin, "precision_digits": outcome.precision_digits, "samples": outcome.samples,
+            "claim": conjecture.claim, "detail": outcome.detail}
+
+
+def conjecture(target: str, value: str | float | None = None, variables: Sequence[str] = (), *,
+               precision: int = 50, samples: int = 200, seed: int | None = None, time_limit: float = 4.0,
+               progress: Callable[[str], None] | None = None) -> Conjecture:
+    """Decide a built-in family's proposed constant (``value``) or a relation ``"LHS <= RHS"`` over ``variables``
+    (``"name:lo:hi"`` strings, optionally ``:int`` or ``:log``); ``progress(note)`` once per stage."""
+    proposed = conjecture_from(target, None if value is None else str(value), list(variables), time_limit)
+    settings = check_settings(precision, samples, seed)
+    if samples > MAX_SAMPLES or precision > MAX_PRECISION:
+        raise InputError(f"samples is limited to {MAX_SAMPLES} and precision to {MAX_PRECISION}")
+    start = time.perf_counter()
+    outcome = proposed.decide(settings, progress) if progress is not None else proposed.decide(settings)
+    return Conjecture(record(proposed, outcome), time.perf_counter() - start)
+
+
+def stage_plan(target: str) -> tuple[str, int]:
+    """The name of what ``target`` decides and how many progress stages it takes (for a progress bar)."""
+    from sabounds.proofs_check.conjecture import FAMILIES, FreeForm
+    kind = FAMILIES.get(target, FreeForm)
+    return kind.name, kind.stages

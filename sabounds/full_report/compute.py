@@ -1,0 +1,121 @@
+"""The report's numbers: every check, the regime tables, the model analysis, its depth scaling and the whole bound,
+computed once into a :class:`ReportData` (no formatting).  The numbers come from the same functions as the
+individual commands."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from sabounds import __version__
+from sabounds.checkpoint_names import checkpoint_label
+from sabounds.numerics.checkpoints.storage_info import storage_info
+from sabounds.numerics.proxies.model_analysis import ModelAnalysis, analyze_measured, measure_model, open_checkpoint
+from sabounds.numerics.proxies.scaling import ScalingResult, truncation_points, with_fits
+from sabounds.outputs.provenance import checkpoint_digests, package_versions, platform_line
+from sabounds.proofs_check.registry import Check, all_checks, run_all
+from sabounds.proofs_check.verdict import Outcome, Settings
+
+Advance = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """Everything the report states, as computed (no formatting)."""
+
+    checks: list[tuple[Check, Outcome]]
+    regimes: dict
+    regimes_markdown: str
+    analysis: ModelAnalysis
+    scaling: ScalingResult
+    model_dir: Path
+    settings: Settings
+    digests: dict[str, str]
+    versions: dict[str, str]
+    seconds: float
+    bound: object = None
+    """The whole bound (``sabounds.numerics.bound.analysis.BoundAnalysis``) at ``BOUND_SETTING``."""
+    source: dict | None = None
+    """Source format, stored tensor types and dequantization (``numerics.checkpoints.storage_info``)."""
+    figures: object = None
+    """The ``sabounds.render.plots.FigureOptions`` asked for (None: the defaults), repeated in the Reproduce command."""
+
+
+def stage_sizes(model_dir: Path) -> dict[str, int]:
+    """How many progress steps each stage takes: one per check, one for the regimes, one per layer read."""
+    second = second_trained_model(model_dir)
+    return {"checks": len(all_checks()), "regimes": 1, "bound": 1, "layers": open_checkpoint(model_dir).shape.layers
+            + (open_checkpoint(second).shape.layers if second is not None else 0)}
+
+
+def second_trained_model(model_dir: Path) -> Path | None:
+    """paraphrase-MiniLM-L3-v2 (ONNX) beside the bundled all-MiniLM-L6-v2, when both are the ones in use and installed:
+    the scaling study then shows two models trained at different depths beside the truncations."""
+    from sabounds.numerics.checkpoints.reader import CheckpointError, default_model_dir, minilm_l3_onnx
+    try:
+        if Path(model_dir).resolve() != default_model_dir().resolve():
+            return None
+        return minilm_l3_onnx()
+    except CheckpointError:
+        return None
+
+
+def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData:
+    """Run every stage; ``advance(note)`` is called once per progress step of :func:`stage_sizes`."""
+    from sabounds.render.regime_tables import json_data, markdown as regimes_markdown
+    from sabounds.theory.architecture import ARCHITECTURES
+    from sabounds.theory.regimes import table
+
+    start = time.perf_counter()
+    checks = run_all(all_checks(), settings, progress=lambda c, o: advance(c.id))
+    results = table(None, ARCHITECTURES["single_head"]())
+    regimes, table_md = json_data(results), regimes_markdown(results)
+    advance("regime tables")
+    checkpoint = open_checkpoint(model_dir)
+    measured = measure_model(checkpoint, None, lambda note: advance(f"reading {note}"))
+    analysis = analyze_measured(measured)
+    depth = checkpoint.shape.layers
+    depth_scaling = with_fits(truncation_points(checkpoint_label(model_dir), measured.layers, checkpoint.shape,
+                                                range(1, depth + 1)))
+    second = second_trained_model(model_dir)
+    if second is not None:  # fits stay those of the main model's truncations; the second model's points sit beside
+        other = open_checkpoint(second)
+        spectra = measure_model(other, None, lambda note: advance(f"reading {second.stem} {note}")).layers
+        extra = truncation_points(checkpoint_label(second), spectra, other.shape, range(1, other.shape.layers + 1))
+        depth_scaling = ScalingResult(depth_scaling.points + extra, depth_scaling.fits)
+    whole = whole_bound(measured.layers, checkpoint)
+    advance("whole bound")
+    return ReportData(checks, regimes, table_md, analysis, depth_scaling, Path(model_dir), settings,
+                      checkpoint_digests(model_dir), package_versions(), time.perf_counter() - start, whole,
+                      source=storage_info(checkpoint))
+
+
+BOUND_SETTING = {"n": 10**9, "delta": 0.05, "margin": 1.0}
+"""The report's whole bound: n = 1e9 samples, delta = 0.05, margin 1, B = 1, T = max_position_embeddings."""
+
+
+def whole_bound(spectra, checkpoint):
+    """The whole bound of the measured layers (the same numbers as ``sabounds bound`` with ``BOUND_SETTING``);
+    None for a family whose layer departs from BERT's (the bound is reconstructed for that layer only)."""
+    from sabounds.api._bound import config_tokens
+    from sabounds.numerics.bound.analysis import analyze_bound
+    from sabounds.numerics.bound.slots import build_model
+    from sabounds.numerics.bound.checkpoint_inputs import layer_inputs
+    from sabounds.numerics.bound.whole import Setting
+    if not checkpoint.shape.published:
+        return None
+    model = build_model(layer_inputs(spectra, checkpoint.shape.intermediate), checkpoint.shape.hidden)
+    return analyze_bound(model, Setting(**BOUND_SETTING, tokens=config_tokens(checkpoint.model_dir)), curve_points=17)
+
+
+def provenance(data: ReportData) -> dict:
+    return {"sabounds": __version__, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "platform": platform_line(), "versions": data.versions, "model": checkpoint_label(data.model_dir),
+            "checkpoint_sha256": data.digests, "source": getattr(data, "source", None),
+            "settings": {"precision_digits": data.settings.precision, "samples": data.settings.samples,
+                         "seed": data.settings.seed, "lphi": data.analysis.lphi, "grid_m": data.analysis.grid_m,
+                         "rank_tol": data.analysis.rank_tol},
+            "seconds": round(data.seconds, 1)}
