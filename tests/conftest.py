@@ -12,6 +12,8 @@ default_to_one_blas_thread()
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.support.dask_cluster import dask_cluster  # noqa: F401  (a fixture: a real scheduler and two workers)
+
 _HOSTILE = pytest.StashKey[int]()
 
 settings.register_profile("ci", max_examples=30, deadline=None, derandomize=True, print_blob=True,
@@ -22,12 +24,12 @@ settings.load_profile(os.environ.get("SABOUNDS_HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_collection_modifyitems(session, config, items):
-    config.stash[_HOSTILE] = sum(1 for item in items if item.path.name.startswith("test_hostile_"))
+    config.stash[_HOSTILE] = sum(1 for item in items if item.path.parent.name == "hostile")
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """The hostile suite counts its cases: ``hostile cases: N`` (those collected in this run)."""
     count = config.stash.get(_HOSTILE, 0)
     if count:
-        terminalreporter.write_line(f"hostile cases: {count} (collected from tests/test_hostile_*.py in this run; "
-                                    "per class: python tests/hostile.py)")
+        terminalreporter.write_line(f"hostile cases: {count} (collected from tests/hostile/ in this run; "
+                                    "per class: python -m tests.support.hostile)")
