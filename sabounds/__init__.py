@@ -30,6 +30,9 @@ def __getattr__(name: str):
     if name == "__version__":
         globals()["__version__"] = _installed_version()
         return globals()["__version__"]
+    if name == "default_model":  # the bundled all-MiniLM-L6-v2 folder (a Path), for sabounds.analyze
+        from sabounds.numerics.checkpoints.reader import default_model_dir
+        return default_model_dir
     if name == "bound":
         from sabounds.bound_api import bound
         return bound
@@ -40,4 +43,4 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_API) | {"__version__"})
+    return sorted(set(globals()) | set(_API) | {"__version__", "default_model"})
