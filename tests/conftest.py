@@ -33,3 +33,42 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if count:
         terminalreporter.write_line(f"hostile cases: {count} (collected from tests/hostile/ in this run; "
                                     "per class: python -m tests.support.hostile)")
+
+
+# --- expensive results shared by several files: computed once per test process -------------------------------
+
+QUICK = ("--precision", "20", "--samples", "10")
+"""The quick settings of the shared results: every check decided at 20 digits with 10 samples."""
+
+
+def _command_json(argv: list[str]) -> dict:
+    import contextlib
+    import io
+    import json
+
+    from sabounds.cli import main
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(argv) == 0, argv
+    return json.loads(out.getvalue())
+
+
+@pytest.fixture(scope="session")
+def quick_checks() -> dict:
+    """``sabounds verify --json`` at the quick settings: every check's outcome."""
+    return _command_json(["verify", "--json", *QUICK])
+
+
+@pytest.fixture(scope="session")
+def regime_tables() -> dict:
+    """``sabounds regimes --format json``: all five regimes under both alpha models, with the second route."""
+    return _command_json(["regimes", "--format", "json"])
+
+
+@pytest.fixture(scope="session")
+def quick_report(tmp_path_factory):
+    """One ``sabounds report`` folder at the quick settings (tests read it; none writes into it)."""
+    from sabounds.cli import main
+    out = tmp_path_factory.mktemp("report") / "report"
+    assert main(["report", "--out", str(out), *QUICK]) == 0
+    return out

@@ -28,8 +28,8 @@ def _run(capsys, *argv):
     return capsys.readouterr().out
 
 
-def test_json_lists_five_regimes_with_both_alphas(capsys):
-    data = json.loads(_run(capsys, "--format", "json"))
+def test_json_lists_five_regimes_with_both_alphas(regime_tables):
+    data = regime_tables
     pairs = {(r["name"], r["alpha"]) for r in data["regimes"]}
     assert pairs == {(n, a) for n in ALL for a in ("bounded", "exponential")}
     for r in data["regimes"]:
@@ -180,20 +180,14 @@ def test_growth_algebra_agrees_with_whole_expression_limit(name, bound, var):
     assert sp.limit(sp.log(expr) / sp.log(v), v, sp.oo) == exponent.best.power
 
 
-@lru_cache(maxsize=None)
-def _json_all():
-    from sabounds.regime_tables import json_data
-    return json.loads(json.dumps(json_data(list(R.table()))))
+def _entry(tables, name, alpha):
+    return next(r for r in tables["regimes"] if r["name"] == name and r["alpha"] == alpha)
 
 
-def _entry(name, alpha):
-    return next(r for r in _json_all()["regimes"] if r["name"] == name and r["alpha"] == alpha)
-
-
-def test_frobenius_bounded_pairs_trade_depth_for_width():
+def test_frobenius_bounded_pairs_trade_depth_for_width(regime_tables):
     """Issue 19: at every listed p and form, frobenius/bounded grows like L^a N^b with a + 2b = 5/2 (Edelman's
     3/2 + 2 * 1/2), so ours beats Edelman jointly only where N < L^2; one p never attains both infima."""
-    frob = _entry("frobenius", "bounded")
+    frob = _entry(regime_tables, "frobenius", "bounded")
     pairs = frob["joint"]["pairs"]
     assert len(pairs) >= 9 and {x["form"] for x in pairs} == {"rss", "rss, sharp tail"}
     for x in pairs:
@@ -205,24 +199,24 @@ def test_frobenius_bounded_pairs_trade_depth_for_width():
 
 
 @pytest.mark.parametrize("name", ["rank", "spectral"])
-def test_rank_and_spectral_beat_edelman_at_every_joint_growth(name):
+def test_rank_and_spectral_beat_edelman_at_every_joint_growth(name, regime_tables):
     for alpha in ("bounded", "exponential"):
-        assert _entry(name, alpha)["joint"]["ours_smaller_jointly"] == "every kappa > 0"
+        assert _entry(regime_tables, name, alpha)["joint"]["ours_smaller_jointly"] == "every kappa > 0"
 
 
-def test_power_law_width_infimum_is_reported_as_not_attained():
+def test_power_law_width_infimum_is_reported_as_not_attained(regime_tables):
     """For p in (1, 2) the sharp-tail width is N^(1/2) (log N)^(p/4): the infimum (log N)^(1/4) is not attained,
     and no interior point (3/8 at p = 3/2) is reported as the best."""
     for alpha in ("bounded", "exponential"):
-        width = _entry("power_law", alpha)["bounds"]["ours_best_p"]["width"]
+        width = _entry(regime_tables, "power_law", alpha)["bounds"]["ours_best_p"]["width"]
         assert (width["exponent"], width["log_power"], width["is_attained"]) == ("1/2", "1/4", False)
         assert "not attained" in width["attained"]
-        assert "3/8" not in json.dumps(_entry("power_law", alpha)["bounds"]["ours_best_p"])
+        assert "3/8" not in json.dumps(_entry(regime_tables, "power_law", alpha)["bounds"]["ours_best_p"])
     sharp = dict(_result("power_law", "bounded").bounds["ours_rss_sharp"].width.by_piece)["1<p<2"]
     assert sharp.log_power == p / 4 and sharp.power == sp.Rational(1, 2)
 
 
-def test_every_regime_has_joint_pairs_and_agreeing_routes():
-    for r in _json_all()["regimes"]:
+def test_every_regime_has_joint_pairs_and_agreeing_routes(regime_tables):
+    for r in regime_tables["regimes"]:
         assert r["joint"]["pairs"] and r["joint"]["pareto_optimal"], r["name"]
         assert r["joint"]["second_route"]["agrees"] is True, (r["name"], r["alpha"])

@@ -19,11 +19,10 @@ QUICK = ["--precision", "20", "--samples", "10"]
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def report(tmp_path_factory):
-    out = tmp_path_factory.mktemp("rep") / "report"
-    assert main(["report", "--out", str(out), *QUICK]) == 0
-    return out
+@pytest.fixture
+def report(quick_report):
+    """The session's report at the quick settings (tests/conftest.py)."""
+    return quick_report
 
 
 def _json_of(argv, capsys):
@@ -46,16 +45,16 @@ def test_report_files(report):
     assert set(prov["versions"]) >= {"sympy", "mpmath", "numpy", "sabounds"}
 
 
-def test_report_checks_equal_verify(report, capsys):
-    direct = _json_of(["verify", "--json", *QUICK], capsys)
+def test_report_checks_equal_verify(report, quick_checks):
+    direct = quick_checks
     saved = json.loads((report / "checks.json").read_text())
     strip = lambda recs: [{k: v for k, v in r.items() if k != "seconds"} for r in recs]  # noqa: E731
     assert strip(saved["checks"]) == strip(direct["checks"])
     assert saved["summary"] == direct["summary"]
 
 
-def test_report_regimes_equal_regimes_command(report, capsys):
-    assert json.loads((report / "regimes.json").read_text()) == _json_of(["regimes", "--format", "json"], capsys)
+def test_report_regimes_equal_regimes_command(report, regime_tables):
+    assert json.loads((report / "regimes.json").read_text()) == regime_tables
 
 
 def test_report_analysis_equals_analyze(report, capsys):
