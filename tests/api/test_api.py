@@ -23,6 +23,7 @@ def _without_seconds(record: dict) -> dict:
     return {k: v for k, v in record.items() if k != "seconds"}
 
 
+@pytest.mark.slow
 def test_import_sabounds_does_not_load_the_numerics():
     code = "import sys, sabounds; print(sorted(m for m in ('numpy', 'sympy', 'pandas', 'matplotlib') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -32,6 +33,7 @@ def test_import_sabounds_does_not_load_the_numerics():
         sabounds.no_such_thing  # noqa: B018
 
 
+@pytest.mark.slow
 def test_the_api_example_runs():
     done = subprocess.run([sys.executable, str(ROOT / "docs" / "api_example" / "example.py")], capture_output=True,
                           text=True, timeout=600)

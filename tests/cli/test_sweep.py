@@ -164,6 +164,7 @@ def test_bad_options_are_one_line_errors(models, capsys):
     assert exit_info.value.code == 2
 
 
+@pytest.mark.slow
 def test_sweep_on_a_real_scheduler_with_two_workers(models, tmp_path, capsys, dask_cluster):
     address, client = dask_cluster
     bad_json, nan_layer = _broken(tmp_path)
@@ -182,6 +183,7 @@ def test_sweep_on_a_real_scheduler_with_two_workers(models, tmp_path, capsys, da
     assert len(workers) == 2 and os.getpid() not in workers.values()
 
 
+@pytest.mark.slow
 def test_version_imports_neither_numpy_nor_sympy():
     code = ("import sys\nfrom sabounds.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in ('numpy', 'sympy', 'matplotlib', 'distributed') if m in sys.modules))")
@@ -192,6 +194,7 @@ def test_version_imports_neither_numpy_nor_sympy():
     assert "sympy" not in out and "distributed" not in out
 
 
+@pytest.mark.slow
 def test_version_read_at_start_up_is_the_installed_one():
     from importlib.metadata import version
 
@@ -201,6 +204,7 @@ def test_version_read_at_start_up_is_the_installed_one():
     assert out.stdout.strip() == f"sabounds {version('sabounds')}"
 
 
+@pytest.mark.slow
 def test_help_lists_every_command_without_importing_them():
     start = time.perf_counter()
     out = subprocess.run([sys.executable, "-m", "sabounds", "--help"], capture_output=True, text=True, check=True)

@@ -6,6 +6,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow  # child processes at several terminal widths
+
 
 def _verify(*args, columns=None):
     env = None

@@ -18,6 +18,8 @@ from tests.support.hostile import ROOT, TESTS, tiny_model, wait_for
 from tests.support.hostile_exposure import BAD_ADDRESSES, CLUSTER_INTERRUPT_DELAYS, PEERS
 from sabounds.cli import main
 
+pytestmark = pytest.mark.slow  # a Dask cluster and child processes per case
+
 
 @pytest.mark.parametrize("address", BAD_ADDRESSES, ids=[repr(a) for a in BAD_ADDRESSES])
 def test_a_bad_scheduler_address_is_one_line_before_any_work(address, tmp_path, capsys):

@@ -108,6 +108,7 @@ def bound_json(p, root):
     json.loads(p.stdout)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", DATA_CASES, ids=[c.id for c in DATA_CASES])
 def test_hostile_data(case, tmp_path):
     if case.needs and importlib.util.find_spec(case.needs) is None:
@@ -237,6 +238,7 @@ def secret_fifo(root):
     _special([root / CACHE / "secret"], "fifo")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CACHE_CASES, ids=[c.id for c in CACHE_CASES])
 def test_tampered_cache_never_changes_a_number(case, tmp_path):
     root = tmp_path / "w"

@@ -19,6 +19,8 @@ from tests.support.hostile import tiny_model
 from tests.support.hostile_exposure import ESCAPE_CASES, HOSTILE_NAMES
 from sabounds.cli import main
 
+pytestmark = pytest.mark.slow  # reports, sweeps and scalings of hostile names
+
 OWN_FIGURE = re.compile(r"(analysis|scaling|bound)/[a-z_]+\.png")
 FORMULA = ("=", "+", "-", "@", "\t", "\r")
 

@@ -10,6 +10,8 @@ import pytest
 from tests.support.hostile import ROOT, tiny_model
 from tests.support.hostile_exposure import FAULT_VALUES, HOOK_VARIABLES
 
+pytestmark = pytest.mark.slow  # child processes
+
 
 @pytest.mark.parametrize("variable,argv", HOOK_VARIABLES, ids=[f"{v}-{a[0]}" for v, a in HOOK_VARIABLES])
 def test_a_hook_variable_in_the_environment_touches_nothing(variable, argv, tmp_path):

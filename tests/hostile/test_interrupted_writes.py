@@ -19,6 +19,8 @@ from tests.support.hostile import (INTERRUPT_STAGES, cli_with_ready_file, wait_f
 from sabounds import atomic
 from sabounds.atomic import MARKER, read_marker
 
+pytestmark = pytest.mark.slow  # child processes interrupted at every stage
+
 
 def _report_run(target):
     marker = read_marker(target)

@@ -65,6 +65,7 @@ def test_a_held_lock_refuses_a_second_writer_in_one_line(root, capsys):
         _release(target, fd)
 
 
+@pytest.mark.slow
 def test_two_processes_to_one_out_exactly_one_wins(tmp_path):
     """Run A stops (SIGSTOP) holding the lock after creating its partial folder; run B is refused; A finishes."""
     tiny_model(tmp_path / "model")

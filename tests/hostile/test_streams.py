@@ -5,6 +5,8 @@ import pytest
 
 from tests.support.hostile import STREAM_COMMANDS, STREAM_CONDITIONS, run_with_stdout, tiny_model
 
+pytestmark = pytest.mark.slow  # child processes per stream condition
+
 
 @pytest.fixture(scope="module")
 def model(tmp_path_factory):

@@ -12,6 +12,8 @@ from sabounds import atomic
 from sabounds.atomic import read_marker, recover
 from sabounds.cli import main
 
+pytestmark = pytest.mark.slow  # child processes killed at each stage
+
 
 @pytest.fixture
 def fallback(monkeypatch):

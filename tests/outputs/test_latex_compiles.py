@@ -13,6 +13,8 @@ from sabounds.commands.derivation import DERIVATIONS  # the catalog plus attenti
 from sabounds.theory.latex_text import justification_latex, math_to_tex
 from sabounds.theory.printer import LATEX_PREAMBLE, derivation_latex, statement_latex, standalone
 
+pytestmark = pytest.mark.slow  # pdflatex
+
 pdflatex = shutil.which("pdflatex")
 needs_tex = pytest.mark.skipif(pdflatex is None, reason="no pdflatex here (apt-get install texlive-latex-base)")
 

@@ -15,6 +15,8 @@ from tests.support.hostile import wait_for
 
 from sabounds.cli import main
 
+pytestmark = pytest.mark.slow  # the full report, child processes and headless Chromium
+
 QUICK = ["--precision", "20", "--samples", "10"]
 ROOT = Path(__file__).resolve().parents[2]
 

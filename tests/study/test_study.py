@@ -17,6 +17,8 @@ from sabounds.study.pipeline import run_study, table_digest  # noqa: E402
 from sabounds.study.run import run_point  # noqa: E402
 from tests.support.dask_cluster import free_port  # noqa: E402
 
+pytestmark = pytest.mark.slow  # torch training and a Dask cluster
+
 ONE_LAYER = replace(BASE["digits"], size=80, width=8, epochs=15)
 
 
