@@ -62,7 +62,7 @@ def test_every_help_points_to_the_docs(command, capsys):
 
 
 def _shipped_text() -> list[tuple[Path, str]]:
-    files = [ROOT / "README.md", *DOCS.glob("*")]
+    files = [ROOT / "README.md", *DOCS.rglob("*")]
     for folder in ("sabounds", "theory", "numerics", "proofs_check"):
         files += (ROOT / folder).rglob("*.py")
     return [(f, f.read_text(encoding="utf-8")) for f in files if f.is_file()]
@@ -79,7 +79,7 @@ def test_nothing_names_a_file_a_clone_lacks():
 
 
 def test_docs_links_resolve():
-    for page in DOCS.glob("*.md"):
+    for page in DOCS.rglob("*.md"):
         for target in re.findall(r"\]\(([^)#:]+)\)", page.read_text()):
             assert (page.parent / target).exists(), (page.name, target)
     for target in re.findall(r"`(docs/[\w./]+)`", (ROOT / "README.md").read_text()):
@@ -106,3 +106,40 @@ def test_definitions_say_what_proves_and_state_each_tolerance():
     assert "interval arithmetic" in proved and "sympy" in proved
     assert "## Tolerances" in text and "(n + 1) 10^(2-D)" in text and "10^(5-D)" in text and "4 d u (1/p_min + 2)" in text
     assert "written `V_tilde` in tables" not in text
+
+
+def _build_site(config_file: Path, site: Path) -> None:
+    """``mkdocs build --strict``: any warning (a link to a missing page or anchor) aborts the build."""
+    mkdocs_config = pytest.importorskip("mkdocs.config")
+    from mkdocs.commands.build import build
+    config = mkdocs_config.load_config(config_file=str(config_file), strict=True, site_dir=str(site))
+    build(config)
+
+
+def test_user_guide_builds_in_strict_mode(tmp_path, capsys):
+    """The generated pages are current, then the site builds with --strict and has every page of the nav."""
+    assert main(["docs", "--out", str(DOCS), "--check"]) == 0, "a generated page is stale: run sabounds docs"
+    _build_site(ROOT / "mkdocs.yml", tmp_path / "site")
+    for page in ("index.html", "guide/report/index.html", "guide/reliability/index.html", "checks/index.html"):
+        assert (tmp_path / "site" / page).is_file(), page
+    assert (tmp_path / "site" / "examples" / "analyze.ipynb").is_file()
+
+
+def test_strict_build_fails_on_a_broken_link(tmp_path):
+    import shutil
+
+    from mkdocs.exceptions import Abort
+    shutil.copytree(DOCS, tmp_path / "docs")
+    page = tmp_path / "docs" / "guide" / "layout.md"
+    page.write_text(page.read_text() + "\nSee [a page that is gone](gone.md).\n")
+    (tmp_path / "mkdocs.yml").write_text((ROOT / "mkdocs.yml").read_text())
+    with pytest.raises(Abort):
+        _build_site(tmp_path / "mkdocs.yml", tmp_path / "site")
+
+
+def test_readme_is_short_and_its_links_resolve():
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) < 200
+    assert "make report" in text and "make test" in text
+    for target in re.findall(r"\]\(([^)#:]+)\)", text):
+        assert (ROOT / target).exists(), target
