@@ -27,6 +27,12 @@ def pytest_collection_modifyitems(session, config, items):
     config.stash[_HOSTILE] = sum(1 for item in items if item.path.parent.name == "hostile")
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    """Under pytest-xdist (``make test-fast``) the workers collect: count from a worker's list of test ids."""
+    node.config.stash[_HOSTILE] = sum(1 for i in ids if i.startswith("tests/hostile/"))
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """The hostile suite counts its cases: ``hostile cases: N`` (those collected in this run)."""
     count = config.stash.get(_HOSTILE, 0)
