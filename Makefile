@@ -27,10 +27,11 @@ verify: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-# The quick lane while editing: every test not marked slow, spread over the cores (pytest-xdist).
+# The quick lane while editing: every test not marked slow, spread over the cores (pytest-xdist), a file per
+# worker so that a session fixture (the regime tables) is computed once.
 # `make test` stays the full suite (subprocesses, pdflatex, Chromium, Dask, training, the full report).
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow" -n auto $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "not slow" -n auto --dist loadfile $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) report .pytest_cache .hypothesis
