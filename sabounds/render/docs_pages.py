@@ -130,7 +130,7 @@ def latex_page() -> str:
         "`longtable` does not work in `twocolumn` documents (it stops with an error): put a derivation between "
         "`\\onecolumn` and `\\twocolumn`, or load `supertabular` and replace `longtable` by `supertabular*` "
         "(or `xtab`) in the output.", "",
-        "`tests/test_latex_compiles.py` compiles every output in exactly this preamble with `pdflatex` and fails on any "
+        "`tests/outputs/test_latex_compiles.py` compiles every output in exactly this preamble with `pdflatex` and fails on any "
         "overfull box, float too large for its page, or character missing from the font.", "",
         "```latex", LATEX_PREAMBLE.rstrip(), "```", ""])
 

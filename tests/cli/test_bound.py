@@ -1,0 +1,122 @@
+"""``sabounds bound`` on the bundled checkpoint: every term printed, terms sum to the total, verdicts; bad input."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import pytest
+
+from sabounds.cli import main
+
+DONE_WHEN = ["bound", "--n", "1000000000", "--delta", "0.05", "--margin", "1"]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """One run with --out: bound.txt holds exactly the printed report, bound.json the numbers."""
+    out = tmp_path_factory.mktemp("bound") / "out"
+    assert main([*DONE_WHEN, "--out", str(out)]) == 0
+    return out
+
+
+def _blocks(text: str) -> dict[str, list[str]]:
+    blocks, name = {}, None
+    for line in text.splitlines():
+        if line.endswith(":") and not line.startswith(" "):
+            name = line[:-1]
+            blocks[name] = []
+        elif name and line.startswith("  "):
+            blocks[name].append(line)
+    return blocks
+
+
+def test_every_term_printed_and_summing_to_the_total(run):
+    text = (run / "bound.txt").read_text()
+    record = json.loads((run / "bound.json").read_text())
+    blocks = _blocks(text)
+    for key in ("ours_sum", "ours_rss", "edelman"):
+        bound = record["variants"]["published"][key]
+        lines = blocks[bound["label"]]
+        from sabounds.render.plain_text import plain  # the text speaks words (Vt), the JSON keeps identifiers (V_tilde)
+        for term in bound["terms"]:
+            assert any(line.strip().startswith(plain(term["label"])) for line in lines), term["label"]
+        values = [Decimal(line.split()[-1]) for line in lines
+                  if any(line.strip().startswith(plain(t["label"])) for t in bound["terms"])]
+        total_line = next(line for line in lines if line.strip().startswith("total"))
+        total = Decimal(total_line.split()[1])
+        assert len(values) == len(bound["terms"])
+        assert sum(values).quantize(total) == total
+        assert "equal to the printed total" in next(line for line in lines if "sum of the printed terms" in line)
+        assert ("VACUOUS" in total_line) == bound["vacuous"]
+        assert abs(float(total) / bound["total"] - 1) < 1e-9
+
+
+def test_verdicts_and_break_even_printed(run):
+    text = (run / "bound.txt").read_text()
+    record = json.loads((run / "bound.json").read_text())
+    assert "Verdicts" in text and "below the target from n = " in text and "Break-even" in text
+    for key in ("ours_sum", "ours_rss", "edelman"):
+        assert record["n_needed"][key]["n"] > 1e9  # every bound is vacuous at n = 1e9 on this checkpoint
+        assert record["variants"]["published"][key]["vacuous"]
+    assert record["break_even"]["proxy"]["model_factor"] > 1
+    assert record["break_even"]["whole_bound"]["model_factor"] > 1
+    assert record["setting"]["tokens"] == 512
+    for fmt in ("png", "pdf", "svg"):
+        assert (run / f"bound_vs_n.{fmt}").stat().st_size > 1000
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--n", "1e9", "--delta", "1.5", "--margin", "1"], "delta"),
+    (["--n", "many", "--delta", "0.05", "--margin", "1"], "--n"),
+    (["--n", "1e9", "--delta", "0.05", "--margin", "-1"], "margin"),
+    (["--n", "1e9", "--delta", "0.05", "--margin", "1", "--constant", "c_X=2"], "constant"),
+    (["--n", "1e9", "--delta", "0.05", "--margin", "1", "--constant", "c_D=-2"], "constant"),
+    (["--n", "1e9", "--delta", "0.05", "--margin", "1", "--constant", "c_D=nan"], "constant"),
+])
+def test_bad_arguments_are_one_line_errors(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["bound", *argv])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err
+
+
+def test_missing_model_and_existing_out_are_one_line_errors(tmp_path, capsys):
+    assert main(["bound", str(tmp_path / "nothing"), "--n", "1e9", "--delta", "0.05", "--margin", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "nothing" in err
+    out = tmp_path / "exists"
+    out.mkdir()
+    (out / "mine.txt").write_text("keep")
+    assert main([*DONE_WHEN, "--out", str(out)]) == 2
+    assert (out / "mine.txt").read_text() == "keep" and len(list(out.iterdir())) == 1
+
+
+def test_api_equals_cli_json_and_matches_analyze(tmp_path, capsys):
+    """``sabounds.bound`` (lazy attribute) gives the CLI's JSON; its slots are analyze's matrices (rank, scale)."""
+    import sabounds
+    from tests.support.bert_files import config, random_weights, write_model
+    from sabounds.numerics.bound.slots import PUBLISHED, rhos
+    from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint
+    from sabounds.numerics.proxies.model_analysis import analyze_model
+
+    directory = write_model(tmp_path / "m", random_weights(seed=3), config(max_position_embeddings=64))
+    api = sabounds.bound(directory, n=10**6, delta=0.05, margin=0.5, precision=20)
+    assert main(["bound", str(directory), "--n", "1e6", "--delta", "0.05", "--margin", "0.5", "--precision", "20", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(api.to_json()))
+    assert api.setting.tokens == 64
+    model, _ = model_from_checkpoint(directory)
+    analysis = analyze_model(directory)
+    kappa = [float(r) * model.layers for r in rhos(model, PUBLISHED, rounded=False)]
+    for slot, k, m in zip(model.slots, kappa, analysis.matrices):
+        assert (slot.layer, slot.type, slot.rank) == (m.layer, m.type, m.rank)
+        assert k == pytest.approx(m.scale, rel=1e-12)
+
+
+def test_distilbert_is_the_bert_layer_and_is_bounded(tmp_path, capsys):
+    from tests.support.family_files import write_family
+    directory = tmp_path / "distilbert"
+    write_family(directory, "distilbert")
+    assert main(["bound", str(directory), "--n", "1e6", "--delta", "0.05", "--margin", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["variants"]["published"]["ours_sum"]["total"] > 0

@@ -1,0 +1,151 @@
+"""``sabounds study`` end to end on tiny grids: a run's measures equal ``sabounds analyze`` and ``sabounds bound`` on
+its saved checkpoint, a run is deterministic, a real Dask scheduler with two workers on 127.0.0.1 gives the
+in-process table, an interrupted study resumes from its cache, and bad input is one line with exit status 2."""
+
+import json
+import math
+from dataclasses import replace
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="sabounds study trains with torch (the `study` extra)")
+pytest.importorskip("sklearn", reason="the digits task ships with scikit-learn (the `study` extra)")
+
+from sabounds.cli import main  # noqa: E402
+from sabounds.training_study.grids import BASE  # noqa: E402
+from sabounds.training_study.pipeline import run_study, table_digest  # noqa: E402
+from sabounds.training_study.run import run_point  # noqa: E402
+from tests.support.dask_cluster import free_port  # noqa: E402
+
+pytestmark = pytest.mark.slow  # torch training and a Dask cluster
+
+ONE_LAYER = replace(BASE["digits"], size=80, width=8, epochs=15)
+
+
+def _without_time(result: dict) -> dict:
+    return {**result, "record": {k: v for k, v in result["record"].items() if k != "train_seconds"}}
+
+
+def test_a_one_layer_run_measures_what_analyze_and_bound_read_from_its_checkpoint(tmp_path, capsys):
+    import mpmath
+
+    import sabounds
+    result = run_point(ONE_LAYER, checkpoint=tmp_path / "ckpt")
+    assert main(["analyze", str(tmp_path / "ckpt"), "--json"]) == 0
+    totals = json.loads(capsys.readouterr().out)["totals"]
+    assert result["measures"]["ours_sum"] == math.log(totals["ours"])
+    assert result["measures"]["edelman"] == math.log(totals["edelman"])
+    s = result["settings"]
+    b = sabounds.bound(tmp_path / "ckpt", n=ONE_LAYER.size, delta=0.05, margin=1.0, input_norm=s["input_norm"],
+                       tokens=8, empirical_risk=s["empirical_margin_risk"]).primary
+    for name, value in (("bound_ours_sum", b.ours_sum), ("bound_ours_rss", b.ours_rss), ("bound_edelman", b.edelman)):
+        assert result["measures"][name] == float(mpmath.log(value.total))
+    assert result["p_profile"]["matrices"] == 6 and result["p_profile"]["proxy"] == "published"
+
+
+def test_a_pre_ln_run_is_read_as_the_extension_and_has_no_whole_bound(tmp_path, capsys):
+    result = run_point(replace(ONE_LAYER, layout="pre"), checkpoint=tmp_path / "ckpt")
+    assert main(["analyze", str(tmp_path / "ckpt"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["proxy"] == "extension" and result["p_profile"]["proxy"] == "extension"
+    assert result["measures"]["ours_sum"] == math.log(out["totals"]["ours"])
+    assert result["measures"]["bound_ours_sum"] is None
+
+
+def test_a_run_is_deterministic_and_records_its_errors():
+    first, second = run_point(ONE_LAYER), run_point(ONE_LAYER)
+    assert _without_time(first) == _without_time(second)
+    r = first["record"]
+    assert r["gap_error"] == r["test_error"] - r["train_error"] and r["converged"] == (r["train_error"] <= 0.01)
+    assert r["n_train"] == 80 and r["n_test"] == 500
+
+
+@pytest.mark.slow
+def test_a_real_scheduler_with_two_workers_gives_the_in_process_table(dask_cluster, tmp_path):  # noqa: F811
+    address, client = dask_cluster
+    local = run_study("tiny", ["digits"], workers=0, cache_dir=None)
+    remote = run_study("tiny", ["digits"], scheduler=address, cache_dir=tmp_path / "cache")
+    assert table_digest(local) == table_digest(remote) and remote["timing"]["trained"] == 6
+    executed = client.run(lambda dask_worker: dask_worker.state.executed_count)
+    assert sum(executed.values()) == 6 and min(executed.values()) > 0
+
+
+@pytest.mark.slow
+def test_an_interrupted_study_resumes_from_its_cache(tmp_path):
+    seen = []
+
+    def stop_after_two(spec, outcome, cached):
+        seen.append(spec)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_study("tiny", ["digits"], workers=0, cache_dir=tmp_path / "cache", on_done=stop_after_two)
+    resumed = run_study("tiny", ["digits"], workers=0, cache_dir=tmp_path / "cache")
+    assert resumed["timing"] == {**resumed["timing"], "cached": 2, "trained": 4}
+    again = run_study("tiny", ["digits"], workers=0, cache_dir=tmp_path / "cache")
+    assert again["timing"]["cached"] == 6 and table_digest(again) == table_digest(resumed)
+    fresh = run_study("tiny", ["digits"], workers=0, cache_dir=None)
+    assert table_digest(fresh) == table_digest(resumed)
+
+
+def test_a_corrupt_cache_entry_is_retrained(tmp_path):
+    from sabounds.training_study.grids import grid
+    from sabounds.training_study.runner import RunCache, run_key
+    spec = grid("tiny", ["digits"])[0]
+    cache = RunCache(tmp_path)
+    cache.put(run_key(spec), {"spec": spec.to_json(), "forged": True})
+    path = cache.path(run_key(spec))
+    path.write_text(path.read_text().replace('"forged": true', '"forged": false'))
+    assert cache.get(run_key(spec)) is None
+
+
+def test_the_command_writes_every_output(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("SABOUNDS_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "out"
+    assert main(["study", "--grid", "tiny", "--tasks", "digits", "--workers", "0", "--out", str(out),
+                 "--figure-format", "png,svg"]) == 0
+    names = {p.name for p in out.iterdir()}
+    assert {"study.json", "runs.csv", "table.md", "scatter_digits.png", "scatter_digits.svg",
+            "granulated_digits.png", "granulated_digits.svg"} <= names
+    data = json.loads((out / "study.json").read_text())
+    assert len(data["runs"]) == 6 and "ours_sum" in (out / "table.md").read_text()
+    assert "digits" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [
+    ["study", "--tasks", "digits,nope"], ["study", "--grid", "nope"], ["study", "--workers", "1", "--scheduler", "x"],
+    ["study", "--workers", "-1"], ["study", "--out", " "], ["study", "--cache-dir", "FILE"],
+    pytest.param(["study", "--tasks", "digits", "--grid", "tiny", "--workers", "0", "--scheduler", "tcp://127.0.0.1:1"],
+                 marks=pytest.mark.slow)])
+def test_bad_input_is_one_line_and_exit_2(argv, tmp_path, capsys):
+    (tmp_path / "FILE").write_text("x")
+    argv = [str(tmp_path / "FILE") if a == "FILE" else a for a in argv]
+    if "--scheduler" in argv and argv[-1].endswith(":1"):
+        argv = [a for a in argv if a not in ("--workers", "0")]
+        argv[argv.index("tcp://127.0.0.1:1")] = f"tcp://127.0.0.1:{free_port()}"
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_the_api_gives_the_command_json_as_tables(tmp_path):
+    import sabounds.api
+    result = sabounds.api.study("tiny", tasks=["digits"], workers=0)
+    assert len(result.runs) == 6 and set(result.ranking["task"]) == {"digits"}
+    result.write(tmp_path / "out", formats=("svg",))
+    assert (tmp_path / "out" / "scatter_digits.svg").is_file()
+    with pytest.raises(sabounds.api.InputError):
+        sabounds.api.study("nope")
+
+
+def test_an_unwritable_cache_costs_the_caching_not_the_runs(tmp_path):
+    (tmp_path / "cache").write_text("a file where the cache folder should be")
+    from sabounds.training_study.grids import grid
+    from sabounds.training_study.runner import RunCache, run_grid
+    spec = replace(grid("tiny", ["digits"])[0], epochs=2)
+    [outcome] = run_grid([spec], RunCache(tmp_path / "cache"), workers=0)
+    assert isinstance(outcome, dict) and outcome["record"]["epochs_run"] == 2
