@@ -183,7 +183,8 @@ def checks_section(data: ReportData) -> list[str]:
     return lines + [""]
 
 
-_REGIME_BOUND_WORDS = {"edelman": "Edelman et al.", "ours_sum": "ours: sum aggregation",
+_REGIME_BOUND_WORDS = {"edelman": "Edelman et al.", "trauger_tewari": "Trauger and Tewari",
+                       "ours_sum": "ours: sum aggregation",
                        "ours_rss": "ours: rss aggregation", "ours_sum_sharp": "ours: sum aggregation, sharp tail",
                        "ours_rss_sharp": "ours: rss aggregation, sharp tail",
                        "ours_best_p_crude": "ours: better aggregation, crude tail", "ours_best_p": "ours: best of the four"}

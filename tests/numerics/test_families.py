@@ -215,7 +215,7 @@ def test_gpt2_without_the_score_scale_is_refused(tmp_path, capsys):
 def test_a_mapping_pointing_at_a_layernorm_takes_its_bias(tmp_path):
     """mlp_norm = a LayerNorm's weight: its bias (same name, .bias) enters the radius sqrt(N) max|g| + ||b||."""
     from sabounds.numerics.proxies.layer_factors import token_norm
-    weights = raw_weights_with_bias = __import__("family_files").raw_weights("llama", seed=1)
+    weights = raw_weights_with_bias = __import__("tests.support.family_files", fromlist=["raw_weights"]).raw_weights("llama", seed=1)
     bias = np.full(16, 0.5, np.float32)
     raw_weights_with_bias["model.layers.0.post_attention_layernorm.bias"] = bias
     source = open_checkpoint(weights, config=CONFIGS["llama"])
