@@ -26,7 +26,7 @@ verify: $(STAMP)
 
 # Every test, a file per worker on every core (pytest-xdist), so that a session fixture is computed once per worker.
 test: $(STAMP)
-	$(BIN)/python -m pytest -n auto --dist loadfile $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n auto --dist loadfile --durations=25 $(PYTEST_ARGS)
 
 # The quick lane while editing: every test not marked slow, spread over the cores (pytest-xdist), a file per
 # worker so that a session fixture (the regime tables) is computed once.

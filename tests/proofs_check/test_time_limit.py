@@ -1,0 +1,102 @@
+"""``time_limit`` holds against the code it interrupts: a swallowing ``except``, nesting, and leaves no timer behind."""
+
+from __future__ import annotations
+
+import signal
+import time
+
+import pytest
+import sympy as sp
+
+from sabounds.proofs_check.time_limit import TimeLimit, time_limit
+
+
+def _swallowing_loop(seconds: float) -> int:
+    """Library code that catches everything it can: each interruption it sees is counted and ignored."""
+    swallowed = 0
+    end = time.monotonic() + seconds
+    while True:
+        try:
+            if time.monotonic() > end:
+                return swallowed
+            sum(range(1000))
+        except Exception:  # noqa: BLE001  (the point of the test)
+            swallowed += 1
+
+
+def test_an_except_exception_in_the_interrupted_code_does_not_swallow_the_limit():
+    start = time.monotonic()
+    with pytest.raises(TimeLimit):
+        with time_limit(0.2):
+            _swallowing_loop(5.0)
+    assert time.monotonic() - start < 2.0
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_an_interruption_caught_by_name_is_raised_again():
+    """Code that catches ``TimeLimit`` itself and goes on is interrupted again (the timer re-fires) until it leaves."""
+    caught = 0
+    start = time.monotonic()
+    with pytest.raises(TimeLimit):
+        with time_limit(0.1):
+            while time.monotonic() - start < 5.0:
+                try:
+                    while time.monotonic() - start < 5.0:
+                        pass
+                except TimeLimit:
+                    caught += 1
+                    if caught == 3:
+                        raise
+    assert caught == 3 and time.monotonic() - start < 2.0
+
+
+def test_an_inner_limit_keeps_the_outer_one():
+    """The inner block ends normally; the outer limit (0.4 s) still interrupts the loop that follows."""
+    start = time.monotonic()
+    with pytest.raises(TimeLimit):
+        with time_limit(0.4):
+            with time_limit(5.0):
+                pass
+            while time.monotonic() - start < 5.0:
+                pass
+    assert 0.3 < time.monotonic() - start < 2.0
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_an_inner_limit_never_outlasts_the_outer_one():
+    start = time.monotonic()
+    with pytest.raises(TimeLimit):
+        with time_limit(0.3):
+            try:
+                with time_limit(60.0):
+                    while time.monotonic() - start < 5.0:
+                        pass
+            except TimeLimit:
+                pass
+            while time.monotonic() - start < 5.0:
+                pass
+    assert time.monotonic() - start < 2.0
+
+
+def test_sympy_factor_of_a_huge_exponent_is_interrupted():
+    """The case that hung a CI run: ``factor`` of ``1 - 2 exp(-400000 (x - 31/100)^2)`` builds polynomials of degree
+    ~4e5 in exp(x); the limit must stop it whatever state sympy's caches are in (three tries, a warm cache)."""
+    x = sp.Symbol("x", real=True)
+    g = 1 - 2 * sp.exp(-400000 * (x - sp.Rational(31, 100)) ** 2)
+    for _ in range(3):
+        start = time.monotonic()
+        try:
+            with time_limit(0.3):
+                sp.factor(g)
+        except TimeLimit:
+            pass
+        assert time.monotonic() - start < 2.0
+
+
+def test_no_limit_off_the_main_thread_says_so():
+    import threading
+    seen = []
+    worker = threading.Thread(target=lambda: seen.append(time_limit(1.0).__enter__()))
+    worker.start()
+    worker.join()
+    assert seen == [False]
