@@ -31,6 +31,15 @@ from sabounds.theory.derivation import Derivation, Step
 
 _LESS = (sp.LessThan, sp.StrictLessThan)
 _GREATER = (sp.GreaterThan, sp.StrictGreaterThan)
+_MUTABLE = (sp.Eq, *_LESS, *_GREATER)
+
+
+def _mutable(step: Step) -> sp.Basic | None:
+    """The step's relation when the operators apply to it: an identity or an inequality of a checked step (not a
+    definition or premise, not ``!=``, not an expression sympy evaluated to True on construction); else None."""
+    if isinstance(step.check, (checks.Definition, checks.Premise)) or not isinstance(step.statement, _MUTABLE):
+        return None
+    return step.statement
 
 
 @dataclass(frozen=True)
@@ -82,8 +91,8 @@ def fine_mutants(step: Step) -> list[Mutant]:
     - matrix relations (attained with equality): the larger side times ``1 - 1e-12``.
     Scalar inequalities with slack are not given fine mutants: tightening a side with slack by 1e-12 is an equivalent
     mutant (still true), which no decider can refute."""
-    rel = step.statement
-    if isinstance(step.check, (checks.Definition, checks.Premise)) or not isinstance(rel, sp.Rel):
+    rel = _mutable(step)
+    if rel is None:
         return []
     out = []
     if isinstance(rel, sp.Eq):
@@ -113,8 +122,8 @@ def mutate(step: Step) -> list[Mutant]:
     Equivalent mutants are avoided by construction: a side that is structurally 0 is not scaled or negated (the
     point it is evaluated at is mutated instead), and an inequality's constant mutant subtracts half the sides'
     total size from the larger side, which makes any inequality false wherever it is tight."""
-    rel = step.statement
-    if isinstance(step.check, (checks.Definition, checks.Premise)) or not isinstance(rel, sp.Rel):
+    rel = _mutable(step)
+    if rel is None:
         return []
     out = []
     if isinstance(rel, sp.Eq):
@@ -171,15 +180,16 @@ def audit(derivations: Iterable[Derivation], settings: Settings, operators: tupl
 
 
 def counted_apart(derivations: Iterable[Derivation]) -> list[str]:
-    """Every step not mutated, with why: definitions, premises, and statements that are no relation (sympy
-    evaluated them on construction, e.g. to True), so no step leaves the audit unmentioned."""
+    """Every step not mutated, with why: definitions, premises, and statements that are neither an identity nor an
+    inequality (``!=``, or evaluated by sympy on construction, e.g. to True), so no step leaves the audit unmentioned."""
     out = []
     for d in derivations:
         for s in d:
             if isinstance(s.check, (checks.Definition, checks.Premise)):
                 out.append(f"{d.id}.{s.name} ({type(s.check).__name__.lower()})")
             elif not mutate(s):
-                out.append(f"{d.id}.{s.name} (no relation to mutate: the statement is {s.statement})")
+                out.append(f"{d.id}.{s.name} (neither an identity nor an inequality to mutate: the statement is "
+                           f"{s.statement})")
     return out
 
 
