@@ -31,6 +31,8 @@ from sabounds.theory.derivation import Derivation, Step
 
 _LESS = (sp.LessThan, sp.StrictLessThan)
 _GREATER = (sp.GreaterThan, sp.StrictGreaterThan)
+_MUTABLE = (sp.Eq, *_LESS, *_GREATER)
+"""The relations the operators apply to: identities and inequalities (not ``!=``)."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,16 @@ FINE = sp.Rational(1, 10**12)
 """The relative size of a fine mutant: a constant times 1 +- 1e-12, an exponent plus 1e-12."""
 
 
+def _mutants(step: Step, identity: Callable[[str, sp.Expr, sp.Expr], list[Mutant]],
+             inequality: Callable[[Step, sp.Basic], list[Mutant]]) -> list[Mutant]:
+    """The one guard of the audit: ``identity(name, lhs, rhs)`` for an identity, ``inequality(step, rel)`` for an
+    inequality, nothing for a definition, a premise, a ``!=`` or a statement sympy evaluated on construction."""
+    rel = step.statement
+    if isinstance(step.check, (checks.Definition, checks.Premise)) or not isinstance(rel, _MUTABLE):
+        return []
+    return identity(step.name, rel.lhs, rel.rhs) if isinstance(rel, sp.Eq) else inequality(step, rel)
+
+
 def fine_mutants(step: Step) -> list[Mutant]:
     """Mutants off by 1e-12 (issue: tolerances must come from error analysis, so they must die):
 
@@ -82,29 +94,32 @@ def fine_mutants(step: Step) -> list[Mutant]:
     - matrix relations (attained with equality): the larger side times ``1 - 1e-12``.
     Scalar inequalities with slack are not given fine mutants: tightening a side with slack by 1e-12 is an equivalent
     mutant (still true), which no decider can refute."""
-    rel = step.statement
-    if isinstance(step.check, (checks.Definition, checks.Premise)) or not isinstance(rel, sp.Rel):
-        return []
+    return _mutants(step, _fine_identity, _fine_inequality)
+
+
+def _fine_identity(name: str, lhs: sp.Expr, rhs: sp.Expr) -> list[Mutant]:
     out = []
-    if isinstance(rel, sp.Eq):
-        lhs, rhs = rel.lhs, rel.rhs
-        if rhs != 0:
-            for name, factor in (("fine_up", 1 + FINE), ("fine_down", 1 - FINE)):
-                out.append(Mutant(step.name, name, sp.Eq(lhs, sp.Mul(factor, rhs, evaluate=False), evaluate=False)))
-        side, put = (rhs, lambda new: sp.Eq(lhs, new, evaluate=False)) if rhs != 0 else (lhs, lambda new: sp.Eq(new, rhs, evaluate=False))
-        power = _first_power(side) if not isinstance(side, sp.Limit) else None
-        if power is not None:
-            new = power.func(power.base, sp.Add(power.exp, FINE, evaluate=False), evaluate=False)
-            out.append(Mutant(step.name, "fine_exponent", put(side.xreplace({power: new}))))
-        return out
-    if isinstance(step.check, checks.MatrixRelation):
-        less = isinstance(rel, _LESS)
-        small, large = (rel.lhs, rel.rhs) if less else (rel.rhs, rel.lhs)
-        if large != 0:
-            out.append(Mutant(step.name, "fine_down", type(rel)(*((small, sp.Mul(1 - FINE, large, evaluate=False)) if less
-                                                               else (sp.Mul(1 - FINE, large, evaluate=False), small)),
-                                                            evaluate=False)))
+    if rhs != 0:
+        for operator, factor in (("fine_up", 1 + FINE), ("fine_down", 1 - FINE)):
+            out.append(Mutant(name, operator, sp.Eq(lhs, sp.Mul(factor, rhs, evaluate=False), evaluate=False)))
+    side, put = (rhs, lambda new: sp.Eq(lhs, new, evaluate=False)) if rhs != 0 else (lhs, lambda new: sp.Eq(new, rhs, evaluate=False))
+    power = _first_power(side) if not isinstance(side, sp.Limit) else None
+    if power is not None:
+        new = power.func(power.base, sp.Add(power.exp, FINE, evaluate=False), evaluate=False)
+        out.append(Mutant(name, "fine_exponent", put(side.xreplace({power: new}))))
     return out
+
+
+def _fine_inequality(step: Step, rel: sp.Basic) -> list[Mutant]:
+    if not isinstance(step.check, checks.MatrixRelation):
+        return []
+    less = isinstance(rel, _LESS)
+    small, large = (rel.lhs, rel.rhs) if less else (rel.rhs, rel.lhs)
+    if large == 0:
+        return []
+    tightened = sp.Mul(1 - FINE, large, evaluate=False)
+    sides = (small, tightened) if less else (tightened, small)
+    return [Mutant(step.name, "fine_down", type(rel)(*sides, evaluate=False))]
 
 
 def mutate(step: Step) -> list[Mutant]:
@@ -113,36 +128,37 @@ def mutate(step: Step) -> list[Mutant]:
     Equivalent mutants are avoided by construction: a side that is structurally 0 is not scaled or negated (the
     point it is evaluated at is mutated instead), and an inequality's constant mutant subtracts half the sides'
     total size from the larger side, which makes any inequality false wherever it is tight."""
-    rel = step.statement
-    if isinstance(step.check, (checks.Definition, checks.Premise)) or not isinstance(rel, sp.Rel):
-        return []
-    out = []
-    if isinstance(rel, sp.Eq):
-        lhs, rhs = rel.lhs, rel.rhs
-        put = lambda new: sp.Eq(lhs, new, evaluate=False)  # noqa: E731
-        if rhs == 0:
-            out.append(Mutant(step.name, "constant", put(sp.Rational(1, 10))))
-            power = _first_power(lhs)
-            if power is not None:
-                new = power.func(power.base, sp.Mul(sp.Rational(11, 10), power.exp, evaluate=False), evaluate=False)
-                out.append(Mutant(step.name, "exponent", sp.Eq(lhs.xreplace({power: new}), rhs, evaluate=False)))
-            return out
-        out.append(Mutant(step.name, "constant", put(sp.Mul(sp.Rational(11, 10), rhs, evaluate=False))))
-        out.append(Mutant(step.name, "sign", put(sp.Mul(-1, rhs, evaluate=False))))
-        power = _first_power(rhs)
+    return _mutants(step, _identity_mutants, _inequality_mutants)
+
+
+def _identity_mutants(name: str, lhs: sp.Expr, rhs: sp.Expr) -> list[Mutant]:
+    put = lambda new: sp.Eq(lhs, new, evaluate=False)  # noqa: E731
+    if rhs == 0:
+        out = [Mutant(name, "constant", put(sp.Rational(1, 10)))]
+        power = _first_power(lhs)
         if power is not None:
             new = power.func(power.base, sp.Mul(sp.Rational(11, 10), power.exp, evaluate=False), evaluate=False)
-            out.append(Mutant(step.name, "exponent", put(rhs.xreplace({power: new}))))
-        if isinstance(rhs, sp.Mul) and len(rhs.args) >= 2:
-            moving = [f for f in rhs.args if f.free_symbols]
-            if moving:
-                rest = [f for f in rhs.args if f is not moving[0]]
-                out.append(Mutant(step.name, "factor", put(sp.Mul(*rest, evaluate=False))))
+            out.append(Mutant(name, "exponent", sp.Eq(lhs.xreplace({power: new}), rhs, evaluate=False)))
         return out
+    out = [Mutant(name, "constant", put(sp.Mul(sp.Rational(11, 10), rhs, evaluate=False))),
+           Mutant(name, "sign", put(sp.Mul(-1, rhs, evaluate=False)))]
+    power = _first_power(rhs)
+    if power is not None:
+        new = power.func(power.base, sp.Mul(sp.Rational(11, 10), power.exp, evaluate=False), evaluate=False)
+        out.append(Mutant(name, "exponent", put(rhs.xreplace({power: new}))))
+    if isinstance(rhs, sp.Mul) and len(rhs.args) >= 2:
+        moving = [f for f in rhs.args if f.free_symbols]
+        if moving:
+            rest = [f for f in rhs.args if f is not moving[0]]
+            out.append(Mutant(name, "factor", put(sp.Mul(*rest, evaluate=False))))
+    return out
+
+
+def _inequality_mutants(step: Step, rel: sp.Basic) -> list[Mutant]:
     less = isinstance(rel, _LESS)
     strict = isinstance(rel, (sp.StrictLessThan, sp.StrictGreaterThan))
     small, large = (rel.lhs, rel.rhs) if less else (rel.rhs, rel.lhs)
-    out.append(Mutant(step.name, "sign", sp.StrictGreaterThan(small, large, evaluate=False)))
+    out = [Mutant(step.name, "sign", sp.StrictGreaterThan(small, large, evaluate=False))]
     if small != 0 and large != 0:
         shifted = sp.Add(large, sp.Mul(sp.Rational(-1, 2), sp.Add(sp.Abs(small), sp.Abs(large), evaluate=False),
                                        evaluate=False), evaluate=False)
@@ -171,15 +187,16 @@ def audit(derivations: Iterable[Derivation], settings: Settings, operators: tupl
 
 
 def counted_apart(derivations: Iterable[Derivation]) -> list[str]:
-    """Every step not mutated, with why: definitions, premises, and statements that are no relation (sympy
-    evaluated them on construction, e.g. to True), so no step leaves the audit unmentioned."""
+    """Every step not mutated, with why: definitions, premises, and statements that are neither an identity nor an
+    inequality (``!=``, or evaluated by sympy on construction, e.g. to True), so no step leaves the audit unmentioned."""
     out = []
     for d in derivations:
         for s in d:
             if isinstance(s.check, (checks.Definition, checks.Premise)):
                 out.append(f"{d.id}.{s.name} ({type(s.check).__name__.lower()})")
             elif not mutate(s):
-                out.append(f"{d.id}.{s.name} (no relation to mutate: the statement is {s.statement})")
+                out.append(f"{d.id}.{s.name} (neither an identity nor an inequality to mutate: the statement is "
+                           f"{s.statement})")
     return out
 
 

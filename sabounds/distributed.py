@@ -1,4 +1,5 @@
-"""Run layer tasks on Dask's distributed scheduler: a private local cluster sized to the machine, or an existing one.
+"""Run layer tasks (and the study's runs) on Dask's distributed scheduler: a private local cluster sized to the
+machine, or an existing one.
 
 Tasks whose verified cache entry exists are answered in this process first (no weights read, no cluster started),
 so a rerun or a resumed sweep only sends what is missing.  Each remaining task is one Dask task; a task that raises
@@ -29,17 +30,27 @@ def run_tasks(tasks: Sequence[LayerTask], workers: int | None = None, scheduler:
               on_done: Callable[[LayerTask, LayerResult | BaseException], None] | None = None
               ) -> list[LayerResult | BaseException]:
     """Results in task order: cached ones locally, the rest on Dask (``workers = 0``: in this process, serially)."""
-    results: list[LayerResult | BaseException | None] = [None] * len(tasks)
+    report = None if on_done is None else (lambda i, outcome, cached: on_done(tasks[i], outcome))
+    return run_cached(measure_task, tasks, cached_results(tasks), workers, scheduler, report)
 
-    def finish(i: int, outcome) -> None:
+
+def run_cached(function: Callable, items: Sequence, hits: Sequence, workers: int | None, scheduler: str | None,
+               on_done: Callable[[int, object, bool], None] | None = None) -> list:
+    """``function(item)`` (or its exception) per item in item order, ``hits[i]`` where it is not None: the cached
+    ones answered here first (``on_done(i, hit, True)``), the rest in this process serially (``workers == 0`` and
+    no ``scheduler``) or one Dask task each (``on_done(i, outcome, False)`` as each finishes).  ``function`` must be
+    importable by the workers.  The sweep's layers and the study's runs both go through here."""
+    results: list = [None] * len(items)
+
+    def finish(i: int, outcome, cached: bool = False) -> None:
         results[i] = outcome
         if on_done is not None:
-            on_done(tasks[i], outcome)
+            on_done(i, outcome, cached)
 
     pending = []
-    for i, hit in enumerate(cached_results(tasks)):
+    for i, hit in enumerate(hits):
         if hit is not None:
-            finish(i, hit)
+            finish(i, hit, True)
         else:
             pending.append(i)
     if not pending:
@@ -47,11 +58,12 @@ def run_tasks(tasks: Sequence[LayerTask], workers: int | None = None, scheduler:
     if workers == 0 and scheduler is None:
         for i in pending:
             try:
-                finish(i, measure_task(tasks[i]))
-            except Exception as exc:
-                finish(i, exc)
+                outcome = function(items[i])
+            except Exception as exc:  # the task's own error; an error of on_done is the caller's, not the task's
+                outcome = exc
+            finish(i, outcome)
         return results
-    _run_on_dask([tasks[i] for i in pending], pending, workers, scheduler, finish)
+    _run_on_dask(function, [items[i] for i in pending], pending, workers, scheduler, finish)
     return results
 
 
@@ -123,7 +135,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _run_on_dask(tasks, positions, workers, scheduler, finish, function=measure_task) -> None:
+def _run_on_dask(function, tasks, positions, workers, scheduler, finish) -> None:
     try:
         import cryptography  # noqa: F401  (the local cluster's temporary certificate)
         from distributed import as_completed
@@ -153,9 +165,3 @@ def _run_on_dask(tasks, positions, workers, scheduler, finish, function=measure_
         if cluster is not None:
             cluster.close()
 
-
-def map_tasks(function: Callable, items: Sequence, positions: Sequence[int], workers: int | None, scheduler: str | None,
-              finish: Callable[[int, object], None]) -> None:
-    """``finish(position, function(item) or its exception)`` for each item, one Dask task each, on the sweep's
-    cluster (local by default, or ``scheduler``); ``function`` must be importable by the workers."""
-    _run_on_dask(list(items), list(positions), workers, scheduler, finish, function)

@@ -4,6 +4,8 @@ A list file names one source a line (``#`` comments; paths relative to the list 
 a list file of at most ``MAX_LIST_BYTES``, lines of at most ``MAX_LINE_CHARS``, lists nested at most
 ``MAX_LIST_DEPTH`` deep, at most ``MAX_SOURCES`` sources and glob matches in all.  A list that names itself,
 directly or through others, is a cycle (one line naming it), and a glob walks past folders it may not read.
+A SOURCE (or a list's line) that exists is read literally even when it holds ``*``, ``?`` or ``[``; only a name
+that does not exist is a glob pattern, and a list file's own folder is never part of a pattern.
 """
 
 from __future__ import annotations
@@ -36,9 +38,12 @@ def _is_source(path: str) -> bool:
         return False
 
 
-def _glob(pattern: str) -> list[str]:
+def _glob(pattern: str, root: str | None) -> list[str]:
+    """The folders and model files ``pattern`` matches, sorted; ``root``: the folder a relative pattern is taken
+    in (a list file's folder, never itself read as a pattern), None for the current folder."""
     try:
-        found = list(itertools.islice((p for p in glob.iglob(pattern) if _is_source(p)), MAX_SOURCES + 1))
+        matches = (str(Path(root) / p) if root else p for p in glob.iglob(pattern, root_dir=root))
+        found = list(itertools.islice((p for p in matches if _is_source(p)), MAX_SOURCES + 1))
     except (OSError, ValueError, RecursionError) as exc:
         raise SourceListError(f"{shown(pattern)}: the pattern cannot be expanded ({exc})") from None
     if len(found) > MAX_SOURCES:
@@ -46,6 +51,13 @@ def _glob(pattern: str) -> list[str]:
     if not found:
         raise SourceListError(f"{shown(pattern)}: the pattern matches no folder")
     return sorted(found)
+
+
+def _exists(path: str) -> bool:
+    try:
+        return os.path.lexists(path)
+    except (OSError, ValueError):  # a NUL byte, a name too long: it does not exist as typed
+        return False
 
 
 def _is_list_file(item: str) -> bool:
@@ -84,7 +96,9 @@ def _read_list(item: str) -> list[str]:
 
 def expand_sources(items: Sequence[str]) -> list[str]:
     """Checkpoints from folders and model files (``.onnx``, ...), globs (folders and model files they match, sorted)
-    and text files listing any of these; order kept, repeats dropped."""
+    and text files listing any of these; order kept, repeats dropped.  A name that exists is taken literally, glob
+    characters and all (a file ``a[1].safetensors``, a folder ``x*``); a pattern expands only where no such path
+    exists."""
     out: list[str] = []
     _expand(items, out, [], {}, [0])
     seen: set[str] = set()
@@ -92,25 +106,28 @@ def expand_sources(items: Sequence[str]) -> list[str]:
 
 
 def _expand(items: Sequence[str], out: list[str], chain: list[str], lists: dict[str, list[str]],
-            visited: list[int]) -> None:
-    """Append the sources of ``items`` to ``out``; ``chain``: the list files being expanded; ``lists``: those read;
-    ``visited``: a one-element count of the names looked at, capped so that lists naming lists stay linear."""
+            visited: list[int], root: str | None = None) -> None:
+    """Append the sources of ``items`` to ``out``; ``chain``: the list files being expanded; ``lists``: those read
+    (their lines as written); ``visited``: a one-element count of the names looked at, capped so that lists naming
+    lists stay linear; ``root``: the folder relative items are taken in (a list file's), None for the current one.
+    A name that exists is read as it is written; only one that does not exist and holds ``*``, ``?`` or ``[`` is a
+    pattern."""
     for item in items:
         visited[0] += 1
         if len(out) > MAX_SOURCES or visited[0] > 10 * MAX_SOURCES:
             raise SourceListError(f"the SOURCES and their lists name more than {MAX_SOURCES} sources in all")
-        if GLOB_CHARS & set(item):
-            out += _glob(item)
-        elif _is_list_file(item):
-            real = os.path.realpath(item)
+        path = str(Path(root) / item) if root else item
+        if not _exists(path) and GLOB_CHARS & set(item):
+            out += _glob(item, root)
+        elif _is_list_file(path):
+            real = os.path.realpath(path)
             if real in chain:
                 cycle = " -> ".join(shown(p) for p in chain[chain.index(real):] + [real])
-                raise SourceListError(f"{shown(item)}: the lists of checkpoints name each other in a cycle ({cycle})")
+                raise SourceListError(f"{shown(path)}: the lists of checkpoints name each other in a cycle ({cycle})")
             if len(chain) >= MAX_LIST_DEPTH:
-                raise SourceListError(f"{shown(item)}: lists of checkpoints nested more than {MAX_LIST_DEPTH} deep")
+                raise SourceListError(f"{shown(path)}: lists of checkpoints nested more than {MAX_LIST_DEPTH} deep")
             if real not in lists:
-                base = Path(item).parent
-                lists[real] = [str(p if Path(p).is_absolute() else base / p) for p in _read_list(item)]
-            _expand(lists[real], out, chain + [real], lists, visited)
+                lists[real] = _read_list(path)
+            _expand(lists[real], out, chain + [real], lists, visited, os.path.dirname(path) or None)
         else:
-            out.append(item)
+            out.append(path)

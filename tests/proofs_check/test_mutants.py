@@ -70,3 +70,15 @@ def test_fine_mutants_of_every_audited_theorem_die():
     assert len(results) > 100 and [m.step for m in results if not m.killed] == []
     matrix_steps = {m.step for m in results if m.step.startswith("thm41.t") and m.operator == "fine_down"}
     assert {"thm41.tail_singular_value", "thm41.truncation_error"} <= matrix_steps
+
+
+def test_a_relation_the_operators_do_not_apply_to_gets_no_mutant_and_is_listed_apart():
+    """One guard decides what is mutated (``mutate`` and ``fine_mutants`` alike): a checked ``!=`` is no identity and
+    no inequality, so "flipping" or shifting it would make a meaningless mutant; it is counted apart, with why."""
+    from sabounds.theory import checks
+    from sabounds.theory.derivation import Derivation, Step
+    x = sp.Symbol("x", positive=True)
+    unequal = Step("unequal", sp.Ne(x + 1, x, evaluate=False), "shifted", checks.Inequality({x: checks.Interval(1, 2)}))
+    assert MU.mutate(unequal) == [] and MU.fine_mutants(unequal) == []
+    apart = MU.counted_apart([Derivation("toy", "a toy", (unequal,))])
+    assert apart == ["toy.unequal (neither an identity nor an inequality to mutate: the statement is Ne(x + 1, x))"]

@@ -48,6 +48,8 @@ CLUSTER_INTERRUPT_DELAYS = [0.3, 0.5, 0.7]  # seconds after the cluster starts s
 
 EARLY_OUT = {"under-a-file": "afile/out", "deep-under-a-file": "afile/a/b/out", "under-a-dangling-link": "dangling/out"}
 EARLY_OUT_COMMANDS = ["report", "sweep", "analyze", "scaling", "bound"]
+SPECIAL_OUT = {"proc": "/proc/sabounds-out", "proc-self": "/proc/self/sabounds-out", "proc-sys": "/proc/sys/sabounds-out",
+               "sysfs": "/sys/sabounds-out", "sysfs-deep": "/sys/kernel/sabounds/out"}  # kernel file systems, not storage
 
 
 def counts() -> dict[str, int]:
@@ -58,4 +60,5 @@ def counts() -> dict[str, int]:
                 len(ESCAPE_CASES) + 1,
             "Dask: bad --scheduler addresses, non-Dask peers, private cluster, Ctrl-C while it starts":
                 len(BAD_ADDRESSES) + len(PEERS) + 1 + len(CLUSTER_INTERRUPT_DELAYS),
-            "--out checked before any work (path x command)": len(EARLY_OUT) * len(EARLY_OUT_COMMANDS)}
+            "--out checked before any work (path x command)": len(EARLY_OUT) * len(EARLY_OUT_COMMANDS),
+            "--out on a special file system, before any work (path x command)": len(SPECIAL_OUT) * len(EARLY_OUT_COMMANDS)}
