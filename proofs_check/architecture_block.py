@@ -17,7 +17,7 @@ import numpy as np
 
 from sabounds.numerics.checkpoints.source import open_source
 from sabounds.numerics.proxies.layer_factors import NormPremise, extension_factors, premise_for, token_norm
-from sabounds.numerics.proxies.model_analysis import measure_layer
+from sabounds.numerics.proxies.layer_measurement import measure_layer
 
 
 def normalise(x, weight, eps: float, bias=None, centre: bool = False):
