@@ -14,7 +14,7 @@ from sabounds.numerics.attention import attention_ratio, attention_ratio_mp, int
 from sabounds.proofs_check import deciders
 from sabounds.proofs_check.conjecture.base import quiet, matrix_list, relative_margin, ConstantFamily
 from sabounds.proofs_check.conjecture.number_text import exact_text
-from sabounds.proofs_check.deciders import rng_for
+from sabounds.proofs_check.sampling import rng_for
 from sabounds.proofs_check.search import adversarial_max_vector
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 
