@@ -98,6 +98,63 @@ def _gamma(v):
     return iv.mpf([GAMMA_MIN_BELOW, max(e.b for e in ends)])
 
 
+def _enclose_pow(expr: sp.Pow, box):
+    """``base^e``: an integer power directly (a negative one of an interval away from 0), a square root of an interval
+    in [0, oo), otherwise ``exp(e log base)`` for a base bounded away from 0."""
+    base, e = expr.args
+    if e.is_Integer:
+        b = enclose(base, box)
+        k = int(e)
+        if k >= 0:
+            return b**k
+        if b.a > 0 or b.b < 0:
+            return 1 / b**(-k)
+        raise NotEnclosable("negative power of an interval containing 0")
+    b = enclose(base, box)
+    if e == sp.Rational(1, 2):
+        if b.a < 0:
+            raise NotEnclosable("sqrt of an interval reaching below 0")
+        return iv.sqrt(b)
+    if not _positive(b):
+        raise NotEnclosable(f"non-integer power of a base not bounded away from 0: {base}")
+    return iv.exp(enclose(e, box) * iv.log(b))
+
+
+def _log(v):
+    if not _positive(v):
+        raise NotEnclosable("log of an interval not bounded away from 0")
+    return iv.log(v)
+
+
+def _abs(v):
+    if v.a >= 0:
+        return v
+    if v.b <= 0:
+        return -v
+    return iv.mpf([0, max(-v.a, v.b)])
+
+
+def _atan(v):
+    half_pi = mpmath.pi / 2
+    return _monotone(mpmath.atan, v, -half_pi * (1 + mpmath.eps), half_pi * (1 + mpmath.eps))
+
+
+_UNARY = (
+    (sp.exp, iv.exp),
+    (sp.sin, iv.sin),
+    (sp.cos, iv.cos),
+    (sp.erf, lambda v: _monotone(mpmath.erf, v, -1, 1)),
+    (sp.atan, _atan),
+    (sp.gamma, _gamma),
+    (sp.tanh, lambda v: 1 - 2 / (iv.exp(2 * v) + 1)),
+    (sp.log, _log),
+    (sp.Abs, _abs),
+    (sp.ceiling, lambda v: iv.mpf([mpmath.ceil(v.a), mpmath.ceil(v.b)])),
+    (sp.floor, lambda v: iv.mpf([mpmath.floor(v.a), mpmath.floor(v.b)])),
+)
+"""The one-argument functions with an interval extension, each applied to the enclosure of its argument."""
+
+
 def enclose(expr: sp.Expr, box: Mapping[sp.Symbol, object]):
     """An interval containing ``expr`` for every point of ``box`` (symbol -> ``iv.mpf`` interval)."""
     if expr.is_Symbol:
@@ -117,60 +174,14 @@ def enclose(expr: sp.Expr, box: Mapping[sp.Symbol, object]):
             out = out * enclose(a, box)
         return out
     if isinstance(expr, sp.Pow):
-        base, e = expr.args
-        if e.is_Integer:
-            b = enclose(base, box)
-            k = int(e)
-            if k >= 0:
-                return b**k
-            if b.a > 0 or b.b < 0:
-                return 1 / b**(-k)
-            raise NotEnclosable("negative power of an interval containing 0")
-        b = enclose(base, box)
-        if e == sp.Rational(1, 2):
-            if b.a < 0:
-                raise NotEnclosable("sqrt of an interval reaching below 0")
-            return iv.sqrt(b)
-        if not _positive(b):
-            raise NotEnclosable(f"non-integer power of a base not bounded away from 0: {base}")
-        return iv.exp(enclose(e, box) * iv.log(b))
-    if isinstance(expr, sp.exp):
-        return iv.exp(enclose(expr.args[0], box))
-    if isinstance(expr, sp.sin):
-        return iv.sin(enclose(expr.args[0], box))
-    if isinstance(expr, sp.cos):
-        return iv.cos(enclose(expr.args[0], box))
-    if isinstance(expr, sp.erf):
-        return _monotone(mpmath.erf, enclose(expr.args[0], box), -1, 1)
-    if isinstance(expr, sp.atan):
-        half_pi = mpmath.pi / 2
-        return _monotone(mpmath.atan, enclose(expr.args[0], box), -half_pi * (1 + mpmath.eps), half_pi * (1 + mpmath.eps))
-    if isinstance(expr, sp.gamma):
-        return _gamma(enclose(expr.args[0], box))
-    if isinstance(expr, sp.tanh):
-        return 1 - 2 / (iv.exp(2 * enclose(expr.args[0], box)) + 1)
-    if isinstance(expr, sp.log):
-        v = enclose(expr.args[0], box)
-        if not _positive(v):
-            raise NotEnclosable("log of an interval not bounded away from 0")
-        return iv.log(v)
+        return _enclose_pow(expr, box)
     if isinstance(expr, (sp.Max, sp.Min)):
         vals = [enclose(a, box) for a in expr.args]
         pick = max if isinstance(expr, sp.Max) else min
         return iv.mpf([pick(v.a for v in vals), pick(v.b for v in vals)])
-    if isinstance(expr, sp.Abs):
-        v = enclose(expr.args[0], box)
-        if v.a >= 0:
-            return v
-        if v.b <= 0:
-            return -v
-        return iv.mpf([0, max(-v.a, v.b)])
-    if isinstance(expr, sp.ceiling):
-        v = enclose(expr.args[0], box)
-        return iv.mpf([mpmath.ceil(v.a), mpmath.ceil(v.b)])
-    if isinstance(expr, sp.floor):
-        v = enclose(expr.args[0], box)
-        return iv.mpf([mpmath.floor(v.a), mpmath.floor(v.b)])
+    for kind, image in _UNARY:
+        if isinstance(expr, kind):
+            return image(enclose(expr.args[0], box))
     raise NotEnclosable(f"{type(expr).__name__}")
 
 
@@ -311,64 +322,86 @@ def _refute_at_centre(box, root, gap, strict, domain, integers, dps):
     return (exact, ge) if ge[1] < 0 or (strict and ge[1] <= 0) else None
 
 
+class _BestFirst:
+    """Best-first branch and bound of one rewriting's ``gap`` from its root box: the box whose enclosure reaches lowest is
+    split next, so bisection walks into a narrow violated region (a bump of radius 1e-3 in 4 variables takes ~40 levels)
+    instead of sweeping the box.  ``used`` counts enclosures; ``pending`` is set when the search stops unsettled."""
+
+    def __init__(self, gap, strict: bool, budget: int, logs: set, integers: set):
+        self.gap, self.strict, self.budget, self.logs, self.integers = gap, strict, budget, logs, integers
+        self.used, self.why, self.pending = 0, "", False
+
+    def bound(self, box):
+        """The enclosure of the gap on ``box`` (``None`` when it has no interval extension there)."""
+        self.used += 1
+        try:
+            return _ends(self.gap(_as_iv(box)))
+        except (NotEnclosable, ZeroDivisionError, ValueError, OverflowError) as exc:
+            self.why = str(exc) or type(exc).__name__
+            return None
+
+    def search(self, form: str, start: dict, refute, reasons: list):
+        """``refute(box)``'s certified violation at the first unsettled box where it finds one, else ``None`` (every box
+        settled, or ``pending`` with the reason appended to ``reasons`` when a box cannot be split)."""
+        tie = 0
+        heap = [(mpmath.ninf, 0, start, self.bound(start))]
+        while heap:
+            _, _, box, g = heapq.heappop(heap)
+            if self.used > self.budget // 2:
+                self.pending = True
+                return None
+            if g is not None and (g[0] > 0 or (not self.strict and g[0] >= 0)):
+                continue
+            found = refute(box) if refute is not None else None
+            if found is not None:
+                return found
+            halves = _split(box, self.logs, self.integers)
+            if halves is None:
+                self.pending = True
+                reasons.append(f"{form}: a sub-box could not be split further" + (f" ({self.why})" if g is None else ""))
+                return None
+            for half in halves:
+                gh = self.bound(half)
+                tie += 1
+                heapq.heappush(heap, (gh[0] if gh is not None else mpmath.ninf, tie, half, gh))
+        return None
+
+
+def _root_box(domain: Mapping[sp.Symbol, object], integers: set) -> dict:
+    """Each symbol's range as (lo, hi) mpf, rounded outwards (integer ranges to their integer ends)."""
+    root = {}
+    for s, d in domain.items():
+        lo, hi = _ends(enclose(sp.sympify(d.lo), {}))[0], _ends(enclose(sp.sympify(d.hi), {}))[1]
+        if s in integers:
+            lo, hi = mpmath.ceil(lo), mpmath.floor(hi)
+        root[s] = (lo, hi)
+    return root
+
+
 def prove_on_box(lhs: sp.Expr, rhs: sp.Expr, strict: bool, domain: Mapping[sp.Symbol, object],
                  budget: int = BOX_BUDGET, dps: int = 30) -> BoxResult:
     """Decide ``lhs <= rhs`` (``<`` when ``strict``) for every point of ``domain`` (symbol -> Interval) by branch and bound."""
     logs = {s for s, d in domain.items() if d.log}
     integers = {s for s, d in domain.items() if d.integer}
     with iv_digits(dps), mpmath.workdps(dps):
-        root = {}
-        for s, d in domain.items():
-            lo, hi = _ends(enclose(sp.sympify(d.lo), {}))[0], _ends(enclose(sp.sympify(d.hi), {}))[1]
-            if s in integers:
-                lo, hi = mpmath.ceil(lo), mpmath.floor(hi)
-            root[s] = (lo, hi)
+        root = _root_box(domain, integers)
         boxes, reasons = 0, []
         for form, gap, used_symbols, extra, may_refute in _gaps(lhs, rhs):
             start = {**{s: v for s, v in root.items() if s in used_symbols}, **extra}
-            used, pending, why, tie = 0, False, "", 0
-
-            def bound(box):
-                """The enclosure of the gap on ``box`` (``None`` when it has no interval extension there)."""
-                nonlocal used, why
-                used += 1
-                try:
-                    return _ends(gap(_as_iv(box)))
-                except (NotEnclosable, ZeroDivisionError, ValueError, OverflowError) as exc:
-                    why = str(exc) or type(exc).__name__
-                    return None
-
-            # best first: the box whose enclosure reaches lowest is split next, so bisection walks into a narrow
-            # violated region (a bump of radius 1e-3 in 4 variables takes ~40 levels) instead of sweeping the box
-            heap = [(mpmath.ninf, 0, start, bound(start))]
-            while heap:
-                _, _, box, g = heapq.heappop(heap)
-                if used > budget // 2:
-                    pending = True
-                    break
-                if g is not None and (g[0] > 0 or (not strict and g[0] >= 0)):
-                    continue
-                found = _refute_at_centre(box, root, gap, strict, domain, integers, dps) if may_refute else None
-                if found is not None:
-                    exact, ge = found
-                    return BoxResult(False, boxes + used, {str(s): float(v) for s, v in exact.items()},
-                                     f"{form} <= {mpmath.nstr(ge[1], 6)} {'< 0' if ge[1] < 0 else '(the strict relation needs > 0)'} "
-                                     f"at the witness, the centre of a sub-box found by best-first bisection (interval "
-                                     f"arithmetic, {dps} digits, at the witness's exact value)", form,
-                                     {str(s): v for s, v in exact.items()})
-                halves = _split(box, logs, integers)
-                if halves is None:
-                    pending = True
-                    reasons.append(f"{form}: a sub-box could not be split further" + (f" ({why})" if g is None else ""))
-                    break
-                for half in halves:
-                    gh = bound(half)
-                    tie += 1
-                    heapq.heappush(heap, (gh[0] if gh is not None else mpmath.ninf, tie, half, gh))
-            boxes += used
-            if not pending:
-                return BoxResult(True, boxes, None, f"all {used} sub-boxes have {form} {'>' if strict else '>='} 0 "
+            run = _BestFirst(gap, strict, budget, logs, integers)
+            refute = (lambda box: _refute_at_centre(box, root, gap, strict, domain, integers, dps)) if may_refute else None
+            found = run.search(form, start, refute, reasons)
+            if found is not None:
+                exact, ge = found
+                return BoxResult(False, boxes + run.used, {str(s): float(v) for s, v in exact.items()},
+                                 f"{form} <= {mpmath.nstr(ge[1], 6)} {'< 0' if ge[1] < 0 else '(the strict relation needs > 0)'} "
+                                 f"at the witness, the centre of a sub-box found by best-first bisection (interval "
+                                 f"arithmetic, {dps} digits, at the witness's exact value)", form,
+                                 {str(s): v for s, v in exact.items()})
+            boxes += run.used
+            if not run.pending:
+                return BoxResult(True, boxes, None, f"all {run.used} sub-boxes have {form} {'>' if strict else '>='} 0 "
                                  f"(mpmath.iv interval arithmetic, {dps} digits, branch and bound)", form)
-            if used > budget // 2:
-                reasons.append(f"{form}: not settled within {budget // 2} boxes" + (f" (last: {why})" if why else ""))
+            if run.used > budget // 2:
+                reasons.append(f"{form}: not settled within {budget // 2} boxes" + (f" (last: {run.why})" if run.why else ""))
         return BoxResult(None, boxes, None, "; ".join(dict.fromkeys(reasons)))
