@@ -72,7 +72,7 @@ class AttentionLipschitz(ConstantFamily):
     @staticmethod
     def _tight_witness(value: sp.Rational, settings: Settings):
         """The tight family's point with certified constant > value: ``(witness, detail)`` or ``(None, why)``."""
-        from sabounds.proofs_check.interval import iv, iv_digits
+        from sabounds.proofs_check.interval_enclosure import iv, iv_digits
         gap = 2 - value
         digits = int(mpmath.ceil(-mpmath.log10(mpmath.mpf(gap.p) / gap.q))) if gap < 1 else 0
         dps = max(30, digits + 25)
