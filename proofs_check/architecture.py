@@ -19,8 +19,8 @@ import sympy as sp
 from sabounds.numerics.checkpoints.layers import assemble
 from sabounds.numerics.proxies.layer_factors import activation_constant, extension_factors
 from sabounds.proofs_check.conjecture.base import ConstantFamily, quiet as _quiet
-from sabounds.proofs_check.deciders import rng_for
 from sabounds.proofs_check.registry import claim
+from sabounds.proofs_check.sampling import rng_for
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 from sabounds.theory.architecture import ACTIVATION_FORMS
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from sabounds.numerics.checkpoints.source import open_source
 from sabounds.numerics.proxies.layer_factors import NormPremise, extension_factors, premise_for, token_norm
-from sabounds.numerics.proxies.model_analysis import measure_layer
+from sabounds.numerics.proxies.layer_measurement import measure_layer
 
 
 def normalise(x, weight, eps: float, bias=None, centre: bool = False):
@@ -212,8 +212,8 @@ __all__ = ["hf_member", "Block", "NormPremise", "block_of", "hf_attention", "loc
 # --- Claims ----------------------------------------------------------------------------------------------------
 
 from sabounds.numerics.proxies import layer_factors as _lf  # noqa: E402
-from sabounds.proofs_check.deciders import rng_for  # noqa: E402
 from sabounds.proofs_check.registry import claim  # noqa: E402
+from sabounds.proofs_check.sampling import rng_for  # noqa: E402
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict  # noqa: E402
 
 RTOL = 1e-6

@@ -13,8 +13,8 @@ import numpy as np
 
 from sabounds.numerics.testbeds.random_matrices import FAMILIES, spectrum
 from sabounds.numerics.spectra import numerical_rank
-from sabounds.proofs_check.deciders import rng_for
 from sabounds.proofs_check.registry import claim
+from sabounds.proofs_check.sampling import rng_for
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 
 _DENSE = np.linspace(0.0, 2.0, 4001)

@@ -8,170 +8,27 @@ enclosure is ``< 0`` is a certified counterexample; otherwise the box is halved 
 (log coordinates for log-ranged symbols).  The budget is a count of boxes, never a time: the same input gives
 the same answer on any machine.  Fails (``None``) when the relation is tight somewhere on the box (the
 enclosures never clear 0), when the dimension is high for the budget, or on a function ``mpmath.iv`` lacks.
+The enclosures are ``sabounds.proofs_check.interval_enclosure``.
 """
 
 from __future__ import annotations
 
 import heapq
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Mapping
 
 import mpmath
 import sympy as sp
 
-iv = mpmath.iv
+from sabounds.proofs_check.interval_enclosure import (NotEnclosable, constant_interval, enclose, iv, iv_digits,
+                                                      strictly_positive)
+
+_const = constant_interval
+"""The former name, which ``conjecture/free_form.py`` imports from here."""
+
 
 BOX_BUDGET = 4000
 """Default number of boxes branch and bound may examine before it gives up (``None``)."""
-
-
-@contextmanager
-def iv_digits(dps: int):
-    """Run the body with ``mpmath.iv`` at ``dps`` digits (precision as a context, restored afterwards)."""
-    saved = iv.dps
-    iv.dps = dps
-    try:
-        yield
-    finally:
-        iv.dps = saved
-
-
-class NotEnclosable(Exception):
-    """The expression uses an operation without an interval extension here."""
-
-
-def _const(x: sp.Expr):
-    if x.is_Integer:
-        return iv.mpf(int(x))
-    if x.is_Rational:
-        return iv.mpf(int(x.p)) / iv.mpf(int(x.q))
-    if x is sp.pi:
-        return iv.pi
-    if x is sp.E:
-        return iv.e
-    if x.is_Float:
-        return iv.mpf(mpmath.mpf(x))
-    raise NotEnclosable(f"constant {x}")
-
-
-def _positive(v) -> bool:
-    return v.a > 0
-
-
-GAMMA_MIN_AT = mpmath.mpf("1.4616321449683623412626595423257213284681962040064")
-"""Where Gamma attains its minimum on (0, oo): decreasing before, increasing after."""
-GAMMA_MIN_BELOW = mpmath.mpf("0.88560319441088")
-"""A lower bound of that minimum, Gamma(1.46163...) = 0.8856031944108887..."""
-
-
-def _monotone(fn, v, floor=None, ceiling=None, decreasing: bool = False):
-    """The image of the interval ``v`` under a monotone ``fn``: its values at the ends, computed 10 digits beyond the
-    interval precision and widened outwards by ``10^-dps`` relative plus ``10^-(2 dps)`` absolute (mpmath's elementary
-    and special functions are accurate to a few ulps at the working precision), clipped to the range ``[floor,
-    ceiling]`` of ``fn``.  Mpmath.iv has no erf or atan (and ``iv.erf`` does not converge)."""
-    dps = iv.dps
-    with mpmath.workdps(dps + 10):
-        a, b = fn(mpmath.mpf(v.a)), fn(mpmath.mpf(v.b))
-        if decreasing:
-            a, b = b, a
-        slack = mpmath.mpf(10) ** (-dps)
-        lo = a - abs(a) * slack - slack ** 2
-        hi = b + abs(b) * slack + slack ** 2
-        if floor is not None:
-            lo = max(lo, floor)
-        if ceiling is not None:
-            hi = min(hi, ceiling)
-    return iv.mpf([lo, hi])
-
-
-def _gamma(v):
-    """Gamma on an interval of positive reals (decreasing up to its minimum at 1.4616..., increasing after); refused
-    where the evaluator refuses it (beyond 5 * 10^4) and where the interval reaches 0 or below (poles)."""
-    if not _positive(v) or v.b > 5 * 10**4:
-        raise NotEnclosable("gamma of an interval not inside (0, 5e4]")
-    if v.b <= GAMMA_MIN_AT:
-        return _monotone(mpmath.gamma, v, decreasing=True)
-    if v.a >= GAMMA_MIN_AT:
-        return _monotone(mpmath.gamma, v)
-    ends = _monotone(mpmath.gamma, iv.mpf([v.a, v.a]), decreasing=True), _monotone(mpmath.gamma, iv.mpf([v.b, v.b]))
-    return iv.mpf([GAMMA_MIN_BELOW, max(e.b for e in ends)])
-
-
-def enclose(expr: sp.Expr, box: Mapping[sp.Symbol, object]):
-    """An interval containing ``expr`` for every point of ``box`` (symbol -> ``iv.mpf`` interval)."""
-    if expr.is_Symbol:
-        if expr not in box:
-            raise NotEnclosable(f"free symbol {expr} has no range")
-        return box[expr]
-    if expr.is_Number or expr in (sp.pi, sp.E):
-        return _const(expr)
-    if isinstance(expr, sp.Add):
-        out = iv.mpf(0)
-        for a in expr.args:
-            out = out + enclose(a, box)
-        return out
-    if isinstance(expr, sp.Mul):
-        out = iv.mpf(1)
-        for a in expr.args:
-            out = out * enclose(a, box)
-        return out
-    if isinstance(expr, sp.Pow):
-        base, e = expr.args
-        if e.is_Integer:
-            b = enclose(base, box)
-            k = int(e)
-            if k >= 0:
-                return b**k
-            if b.a > 0 or b.b < 0:
-                return 1 / b**(-k)
-            raise NotEnclosable("negative power of an interval containing 0")
-        b = enclose(base, box)
-        if e == sp.Rational(1, 2):
-            if b.a < 0:
-                raise NotEnclosable("sqrt of an interval reaching below 0")
-            return iv.sqrt(b)
-        if not _positive(b):
-            raise NotEnclosable(f"non-integer power of a base not bounded away from 0: {base}")
-        return iv.exp(enclose(e, box) * iv.log(b))
-    if isinstance(expr, sp.exp):
-        return iv.exp(enclose(expr.args[0], box))
-    if isinstance(expr, sp.sin):
-        return iv.sin(enclose(expr.args[0], box))
-    if isinstance(expr, sp.cos):
-        return iv.cos(enclose(expr.args[0], box))
-    if isinstance(expr, sp.erf):
-        return _monotone(mpmath.erf, enclose(expr.args[0], box), -1, 1)
-    if isinstance(expr, sp.atan):
-        half_pi = mpmath.pi / 2
-        return _monotone(mpmath.atan, enclose(expr.args[0], box), -half_pi * (1 + mpmath.eps), half_pi * (1 + mpmath.eps))
-    if isinstance(expr, sp.gamma):
-        return _gamma(enclose(expr.args[0], box))
-    if isinstance(expr, sp.tanh):
-        return 1 - 2 / (iv.exp(2 * enclose(expr.args[0], box)) + 1)
-    if isinstance(expr, sp.log):
-        v = enclose(expr.args[0], box)
-        if not _positive(v):
-            raise NotEnclosable("log of an interval not bounded away from 0")
-        return iv.log(v)
-    if isinstance(expr, (sp.Max, sp.Min)):
-        vals = [enclose(a, box) for a in expr.args]
-        pick = max if isinstance(expr, sp.Max) else min
-        return iv.mpf([pick(v.a for v in vals), pick(v.b for v in vals)])
-    if isinstance(expr, sp.Abs):
-        v = enclose(expr.args[0], box)
-        if v.a >= 0:
-            return v
-        if v.b <= 0:
-            return -v
-        return iv.mpf([0, max(-v.a, v.b)])
-    if isinstance(expr, sp.ceiling):
-        v = enclose(expr.args[0], box)
-        return iv.mpf([mpmath.ceil(v.a), mpmath.ceil(v.b)])
-    if isinstance(expr, sp.floor):
-        v = enclose(expr.args[0], box)
-        return iv.mpf([mpmath.floor(v.a), mpmath.floor(v.b)])
-    raise NotEnclosable(f"{type(expr).__name__}")
 
 
 @dataclass(frozen=True)
@@ -285,7 +142,7 @@ def _gaps(lhs: sp.Expr, rhs: sp.Expr):
 
     def log_form(box):
         lo, hi = enclose(lhs, box), enclose(rhs, box)
-        if not (_positive(lo) and _positive(hi)):
+        if not (strictly_positive(lo) and strictly_positive(hi)):
             raise NotEnclosable("a side is not bounded away from 0")
         return iv.log(hi) - iv.log(lo)
     yield "log rhs - log lhs", log_form, both, {}, True
@@ -305,10 +162,66 @@ def _refute_at_centre(box, root, gap, strict, domain, integers, dps):
     full = {**_mid(root, integers), **point}
     exact = _exact_inside({s: v[0] for s, v in full.items()}, domain, dps)
     try:
-        ge = _ends(gap({s: _const(v) for s, v in exact.items() if s in box}))
+        ge = _ends(gap({s: constant_interval(v) for s, v in exact.items() if s in box}))
     except (NotEnclosable, ZeroDivisionError, ValueError, OverflowError):
         return None
     return (exact, ge) if ge[1] < 0 or (strict and ge[1] <= 0) else None
+
+
+class _BestFirst:
+    """Best-first branch and bound of one rewriting's ``gap`` from its root box: the box whose enclosure reaches lowest is
+    split next, so bisection walks into a narrow violated region (a bump of radius 1e-3 in 4 variables takes ~40 levels)
+    instead of sweeping the box.  ``used`` counts enclosures; ``pending`` is set when the search stops unsettled."""
+
+    def __init__(self, gap, strict: bool, budget: int, logs: set, integers: set):
+        self.gap, self.strict, self.budget, self.logs, self.integers = gap, strict, budget, logs, integers
+        self.used, self.why, self.pending = 0, "", False
+
+    def bound(self, box):
+        """The enclosure of the gap on ``box`` (``None`` when it has no interval extension there)."""
+        self.used += 1
+        try:
+            return _ends(self.gap(_as_iv(box)))
+        except (NotEnclosable, ZeroDivisionError, ValueError, OverflowError) as exc:
+            self.why = str(exc) or type(exc).__name__
+            return None
+
+    def search(self, form: str, start: dict, refute, reasons: list):
+        """``refute(box)``'s certified violation at the first unsettled box where it finds one, else ``None`` (every box
+        settled, or ``pending`` with the reason appended to ``reasons`` when a box cannot be split)."""
+        tie = 0
+        heap = [(mpmath.ninf, 0, start, self.bound(start))]
+        while heap:
+            _, _, box, g = heapq.heappop(heap)
+            if self.used > self.budget // 2:
+                self.pending = True
+                return None
+            if g is not None and (g[0] > 0 or (not self.strict and g[0] >= 0)):
+                continue
+            found = refute(box) if refute is not None else None
+            if found is not None:
+                return found
+            halves = _split(box, self.logs, self.integers)
+            if halves is None:
+                self.pending = True
+                reasons.append(f"{form}: a sub-box could not be split further" + (f" ({self.why})" if g is None else ""))
+                return None
+            for half in halves:
+                gh = self.bound(half)
+                tie += 1
+                heapq.heappush(heap, (gh[0] if gh is not None else mpmath.ninf, tie, half, gh))
+        return None
+
+
+def _root_box(domain: Mapping[sp.Symbol, object], integers: set) -> dict:
+    """Each symbol's range as (lo, hi) mpf, rounded outwards (integer ranges to their integer ends)."""
+    root = {}
+    for s, d in domain.items():
+        lo, hi = _ends(enclose(sp.sympify(d.lo), {}))[0], _ends(enclose(sp.sympify(d.hi), {}))[1]
+        if s in integers:
+            lo, hi = mpmath.ceil(lo), mpmath.floor(hi)
+        root[s] = (lo, hi)
+    return root
 
 
 def prove_on_box(lhs: sp.Expr, rhs: sp.Expr, strict: bool, domain: Mapping[sp.Symbol, object],
@@ -317,58 +230,24 @@ def prove_on_box(lhs: sp.Expr, rhs: sp.Expr, strict: bool, domain: Mapping[sp.Sy
     logs = {s for s, d in domain.items() if d.log}
     integers = {s for s, d in domain.items() if d.integer}
     with iv_digits(dps), mpmath.workdps(dps):
-        root = {}
-        for s, d in domain.items():
-            lo, hi = _ends(enclose(sp.sympify(d.lo), {}))[0], _ends(enclose(sp.sympify(d.hi), {}))[1]
-            if s in integers:
-                lo, hi = mpmath.ceil(lo), mpmath.floor(hi)
-            root[s] = (lo, hi)
+        root = _root_box(domain, integers)
         boxes, reasons = 0, []
         for form, gap, used_symbols, extra, may_refute in _gaps(lhs, rhs):
             start = {**{s: v for s, v in root.items() if s in used_symbols}, **extra}
-            used, pending, why, tie = 0, False, "", 0
-
-            def bound(box):
-                """The enclosure of the gap on ``box`` (``None`` when it has no interval extension there)."""
-                nonlocal used, why
-                used += 1
-                try:
-                    return _ends(gap(_as_iv(box)))
-                except (NotEnclosable, ZeroDivisionError, ValueError, OverflowError) as exc:
-                    why = str(exc) or type(exc).__name__
-                    return None
-
-            # best first: the box whose enclosure reaches lowest is split next, so bisection walks into a narrow
-            # violated region (a bump of radius 1e-3 in 4 variables takes ~40 levels) instead of sweeping the box
-            heap = [(mpmath.ninf, 0, start, bound(start))]
-            while heap:
-                _, _, box, g = heapq.heappop(heap)
-                if used > budget // 2:
-                    pending = True
-                    break
-                if g is not None and (g[0] > 0 or (not strict and g[0] >= 0)):
-                    continue
-                found = _refute_at_centre(box, root, gap, strict, domain, integers, dps) if may_refute else None
-                if found is not None:
-                    exact, ge = found
-                    return BoxResult(False, boxes + used, {str(s): float(v) for s, v in exact.items()},
-                                     f"{form} <= {mpmath.nstr(ge[1], 6)} {'< 0' if ge[1] < 0 else '(the strict relation needs > 0)'} "
-                                     f"at the witness, the centre of a sub-box found by best-first bisection (interval "
-                                     f"arithmetic, {dps} digits, at the witness's exact value)", form,
-                                     {str(s): v for s, v in exact.items()})
-                halves = _split(box, logs, integers)
-                if halves is None:
-                    pending = True
-                    reasons.append(f"{form}: a sub-box could not be split further" + (f" ({why})" if g is None else ""))
-                    break
-                for half in halves:
-                    gh = bound(half)
-                    tie += 1
-                    heapq.heappush(heap, (gh[0] if gh is not None else mpmath.ninf, tie, half, gh))
-            boxes += used
-            if not pending:
-                return BoxResult(True, boxes, None, f"all {used} sub-boxes have {form} {'>' if strict else '>='} 0 "
+            run = _BestFirst(gap, strict, budget, logs, integers)
+            refute = (lambda box: _refute_at_centre(box, root, gap, strict, domain, integers, dps)) if may_refute else None
+            found = run.search(form, start, refute, reasons)
+            if found is not None:
+                exact, ge = found
+                return BoxResult(False, boxes + run.used, {str(s): float(v) for s, v in exact.items()},
+                                 f"{form} <= {mpmath.nstr(ge[1], 6)} {'< 0' if ge[1] < 0 else '(the strict relation needs > 0)'} "
+                                 f"at the witness, the centre of a sub-box found by best-first bisection (interval "
+                                 f"arithmetic, {dps} digits, at the witness's exact value)", form,
+                                 {str(s): v for s, v in exact.items()})
+            boxes += run.used
+            if not run.pending:
+                return BoxResult(True, boxes, None, f"all {run.used} sub-boxes have {form} {'>' if strict else '>='} 0 "
                                  f"(mpmath.iv interval arithmetic, {dps} digits, branch and bound)", form)
-            if used > budget // 2:
-                reasons.append(f"{form}: not settled within {budget // 2} boxes" + (f" (last: {why})" if why else ""))
+            if run.used > budget // 2:
+                reasons.append(f"{form}: not settled within {budget // 2} boxes" + (f" (last: {run.why})" if run.why else ""))
         return BoxResult(None, boxes, None, "; ".join(dict.fromkeys(reasons)))

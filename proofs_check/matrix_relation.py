@@ -9,8 +9,9 @@ import sympy as sp
 
 from sabounds.numerics.expressions.matrix_atoms import substitute_atoms
 from sabounds.numerics.testbeds.random_matrices import draw, token_matrix
-from sabounds.proofs_check.deciders import gap_of, rng_for
+from sabounds.proofs_check.sampling import rng_for
 from sabounds.proofs_check.search import from_unit
+from sabounds.proofs_check.symbolic_proofs import gap_of
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 from sabounds.theory import checks
 from sabounds.theory.derivation import Step

@@ -18,6 +18,8 @@ from sabounds.proofs_check.registry import claim
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 from sabounds.theory import regimes
 from sabounds.theory.joint import _piece_of
+from sabounds.theory.regime_exponents import for_growth
+from sabounds.theory.regime_models import branch_of
 from sabounds.theory.thm41 import N, p
 
 TOLERANCE = 0.02
@@ -43,7 +45,7 @@ def _values(expr: sp.Expr, var: str) -> dict:
 
 def _fit(expr: sp.Expr, var: sp.Symbol, g) -> tuple[bool, dict]:
     """Whether the numeric slope (or rate) of ``expr`` in ``var`` agrees with the growth ``g``; the evaluations."""
-    e = regimes._for_growth(expr)
+    e = for_growth(expr)
     vals = _values(e, var.name)
     if g.exponential:
         v1 = mpmath.mpf(200)
@@ -71,7 +73,7 @@ def _entries(r: regimes.RegimeResult, arch):
         b = r.bounds[key]
         agg, route = key.split("_")[1], "sharp" if key.endswith("sharp") else "crude"
         for v in P_VALUES:
-            expr = regimes.ours(arch, r.regime, r.alpha, v, regimes._branch(r.regime, v), agg, route)
+            expr = regimes.ours(arch, r.regime, r.alpha, v, branch_of(r.regime, v), agg, route)
             yield f"{key} at p = {v}", expr, _piece_of(b.depth.by_piece, v), _piece_of(b.width.by_piece, v)
 
 

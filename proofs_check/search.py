@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Mapping
+from typing import Callable, Iterator, Mapping
 
 import mpmath
 import numpy as np
@@ -129,6 +129,69 @@ def _to_unit(v: sp.Rational, iv: Interval) -> float:
     return float(min(max(u, 0), 1))
 
 
+class _Judge:
+    """Evaluates ``f`` at a point and keeps the counts: ``evaluations``, ``undefined`` (``f`` raised or was not a finite
+    real) and the ``KEEP_NEGATIVE`` most negative values (with ``keep_zero``, zeros too: an exact point touching 0)."""
+
+    def __init__(self, f: Callable[[dict], mpmath.mpf], keep_zero: bool):
+        self.f, self.keep_zero = f, keep_zero
+        self.evaluations = self.undefined = 0
+        self.negatives: list = []
+
+    def __call__(self, point: dict, shown: dict):
+        self.evaluations += 1
+        try:
+            v = self.f(point)
+            v = mpmath.mpmathify(v)
+        except (ValueError, ZeroDivisionError, OverflowError, TypeError, ArithmeticError):
+            self.undefined += 1
+            return None, shown
+        if not isinstance(v, mpmath.mpf) or not mpmath.isfinite(v):
+            self.undefined += 1
+            return None, shown
+        if v < 0 or (v == 0 and self.keep_zero):
+            self.negatives.append((v, shown))
+            self.negatives.sort(key=lambda t: t[0])
+            del self.negatives[KEEP_NEGATIVE:]
+        return v, shown
+
+
+def _unit_candidates(n: int, samples: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """Points of the unit cube in evaluation order: the centre, the face midpoints, ``samples`` random draws (each
+    drawn when it is reached), then the corners (up to 4 coordinates)."""
+    yield np.full(n, 0.5)
+    for j in range(n):
+        for end in (0.0, 1.0):
+            face = np.full(n, 0.5)
+            face[j] = end
+            yield face
+    for _ in range(samples):
+        yield rng.uniform(0.0, 1.0, size=n)
+    if n and n <= 4:
+        yield from (np.array(c, dtype=float) for c in np.ndindex(*(2,) * n))
+
+
+def _pattern_search(value, start: tuple, n: int, iterations: int) -> tuple:
+    """Coordinate pattern search from ``start = (v, u, point)``: a step of 0.1 along each coordinate both ways, halved
+    when no move improves, until ``iterations`` rounds or a step below 1e-12."""
+    v, u, point = start
+    step = 0.1
+    for _ in range(iterations):
+        improved = False
+        for j in range(n):
+            for sign in (1.0, -1.0):
+                cand = u.copy()
+                cand[j] = min(max(cand[j] + sign * step, 0.0), 1.0)
+                cv, cpoint = value(cand)
+                if cv is not None and cv < v:
+                    v, u, point, improved = cv, cand, cpoint, True
+        if not improved:
+            step /= 2
+        if step < 1e-12:
+            break
+    return v, u, point
+
+
 def adversarial_min(f: Callable[[dict], mpmath.mpf], domain: Mapping[sp.Symbol, Interval], samples: int,
                     rng: np.random.Generator, refine: int = 4, iterations: int = 40,
                     structured: bool = False) -> SearchResult:
@@ -141,26 +204,7 @@ def adversarial_min(f: Callable[[dict], mpmath.mpf], domain: Mapping[sp.Symbol, 
     """
     syms = list(domain)
     ivs = [domain[s] for s in syms]
-    evaluations = undefined = 0
-    negatives: list = []
-
-    def judge(point: dict, shown: dict):
-        nonlocal evaluations, undefined
-        evaluations += 1
-        try:
-            v = f(point)
-            v = mpmath.mpmathify(v)
-        except (ValueError, ZeroDivisionError, OverflowError, TypeError, ArithmeticError):
-            undefined += 1
-            return None, shown
-        if not isinstance(v, mpmath.mpf) or not mpmath.isfinite(v):
-            undefined += 1
-            return None, shown
-        if v < 0 or (v == 0 and structured):
-            negatives.append((v, shown))
-            negatives.sort(key=lambda t: t[0])
-            del negatives[KEEP_NEGATIVE:]
-        return v, shown
+    judge = _Judge(f, structured)
 
     def value(u: np.ndarray):
         point = {s: from_unit(float(ui), iv) for s, ui, iv in zip(syms, u, ivs)}
@@ -173,48 +217,19 @@ def adversarial_min(f: Callable[[dict], mpmath.mpf], domain: Mapping[sp.Symbol, 
             v, shown = judge(point, exact)
             if v is not None:
                 starts.append((v, np.array([_to_unit(exact[s], iv) for s, iv in zip(syms, ivs)]), shown))
-    structured = [np.full(len(syms), 0.5)]
-    for j in range(len(syms)):
-        for end in (0.0, 1.0):
-            face = np.full(len(syms), 0.5)
-            face[j] = end
-            structured.append(face)
-    for c in structured:
-        v, point = value(c)
-        if v is not None:
-            starts.append((v, c, point))
-    for i in range(samples):
-        u = rng.uniform(0.0, 1.0, size=len(syms))
-        v, point = value(u)
-        if v is not None:
-            starts.append((v, u, point))
-    corners = [np.array(c, dtype=float) for c in np.ndindex(*(2,) * min(len(syms), 4))] if syms and len(syms) <= 4 else []
-    for c in corners:
+    for c in _unit_candidates(len(syms), samples, rng):
         v, point = value(c)
         if v is not None:
             starts.append((v, c, point))
     if not starts:
-        raise ValueError(f"the function had no finite value at any of the {evaluations} sampled points")
+        raise ValueError(f"the function had no finite value at any of the {judge.evaluations} sampled points")
     starts.sort(key=lambda t: t[0])
     best = starts[0]
-    for v, u, point in starts[: max(1, refine)]:
-        step = 0.1
-        for _ in range(iterations):
-            improved = False
-            for j in range(len(syms)):
-                for sign in (1.0, -1.0):
-                    cand = u.copy()
-                    cand[j] = min(max(cand[j] + sign * step, 0.0), 1.0)
-                    cv, cpoint = value(cand)
-                    if cv is not None and cv < v:
-                        v, u, point, improved = cv, cand, cpoint, True
-            if not improved:
-                step /= 2
-            if step < 1e-12:
-                break
-        if v < best[0]:
-            best = (v, u, point)
-    return SearchResult(best[0], best[2], evaluations, undefined, tuple(negatives))
+    for start in starts[: max(1, refine)]:
+        found = _pattern_search(value, start, len(syms), iterations)
+        if found[0] < best[0]:
+            best = found
+    return SearchResult(best[0], best[2], judge.evaluations, judge.undefined, tuple(judge.negatives))
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ import numpy as np
 
 from sabounds.numerics.testbeds.random_matrices import draw, spectrum, with_spectrum
 from sabounds.numerics.spectra import numerical_rank, schatten, singular_values
-from sabounds.proofs_check.deciders import rng_for
 from sabounds.proofs_check.registry import claim
+from sabounds.proofs_check.sampling import rng_for
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 
 _P_SMALL = (1e-2, 1e-4, 1e-6, 1e-8)

@@ -1,5 +1,5 @@
 """A bound as data: what one slot (one weight matrix) costs, how slots aggregate, how errors propagate, and
-where it comes from.  Regime rows (``sabounds.theory.regimes.bound_row``), checkpoint numbers
+where it comes from.  Regime rows (``sabounds.theory.regime_bounds.bound_row``), checkpoint numbers
 (``sabounds.numerics.bound.catalog_values``), docs and LaTeX are all generated from one :class:`Bound`.
 
 A slot's term is a sympy expression in the named symbols of ``sabounds.theory.symbols`` (``rho = gamma alpha``,

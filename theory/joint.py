@@ -8,7 +8,7 @@ At one fixed p a bound grows like ``L^a`` in depth and ``N^b`` in width (with lo
 smaller is the union over the listed p.  A second route checks each pair's sum: the growth in L of the closed form
 with ``N = L^kappa`` substituted, by sympy limits, at the sampled kappa (:data:`KAPPAS`).
 
-Bounds are :class:`~sabounds.theory.regimes.BoundResult` objects; a baseline is any bound with a fixed pair, so
+Bounds are :class:`~sabounds.theory.regime_exponents.BoundResult` objects; a baseline is any bound with a fixed pair, so
 further baselines (rows of other papers) compare the same way.
 """
 

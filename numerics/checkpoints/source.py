@@ -67,11 +67,10 @@ class ModelShape:
                 and self.kv_heads == self.heads)
 
 
-def shape_from_config(config: Mapping, family: Family, where: str,
-                      fixed: Mapping[str, int] | None = None) -> tuple[ModelShape, dict[str, str]]:
-    """Read the sizes of ``family`` from a config dict (``fixed`` sizes win); one-line error naming the field.
-    Also returns, per size, the field it came from (for later messages)."""
-    fixed = dict(fixed or {})
+def _read_sizes(config: Mapping, family: Family, where: str,
+                fixed: dict) -> tuple[dict[str, int | None], dict[str, str]]:
+    """Each size of ``SIZE_FIELDS`` from ``fixed`` or the first of the family's config fields that is set (``None`` for
+    an optional size that is absent), and the field it came from; one-line error on a missing or bad size."""
     sizes: dict[str, int | None] = {}
     names: dict[str, str] = {}
     for size in SIZE_FIELDS:
@@ -96,6 +95,36 @@ def shape_from_config(config: Mapping, family: Family, where: str,
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise CheckpointError(f"{where}: field {named} must be a positive integer, got {shown(value)}")
         sizes[size], names[size] = value, named
+    return sizes, names
+
+
+def _activation(config: Mapping, family: Family, where: str) -> str:
+    """The family's activation, or the one the config names (refused when it has no derived Lipschitz constant)."""
+    activation = family.activation
+    for f in family.activation_fields:
+        if f in config:
+            activation = canonical_activation(config[f])
+            if activation is None:
+                raise CheckpointError(f"{where}: field {f} is {shown(config[f])}, an activation without a derived "
+                                      "Lipschitz constant (supported: gelu, gelu_new/gelu_tanh, relu, silu)")
+            break
+    return activation
+
+
+def _norm_eps(config: Mapping, family: Family, where: str):
+    """The normalisation eps from the config (the family's default otherwise); refused unless a number >= 0."""
+    eps_fields = family.norm_eps_fields or (() if family.model_types else _EPS_FIELDS)
+    eps = next((config[f] for f in eps_fields if config.get(f) is not None), family.norm_eps_default)
+    if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps >= 0):
+        raise CheckpointError(f"{where}: the normalisation eps must be a number >= 0, got {shown(eps)}")
+    return eps
+
+
+def shape_from_config(config: Mapping, family: Family, where: str,
+                      fixed: Mapping[str, int] | None = None) -> tuple[ModelShape, dict[str, str]]:
+    """Read the sizes of ``family`` from a config dict (``fixed`` sizes win); one-line error naming the field.
+    Also returns, per size, the field it came from (for later messages)."""
+    sizes, names = _read_sizes(config, family, where, dict(fixed or {}))
     if sizes["intermediate"] is None:
         sizes["intermediate"] = family.intermediate_default * sizes["hidden"]
     heads, kv = sizes["heads"], sizes["kv_heads"] or sizes["heads"]
@@ -105,22 +134,12 @@ def shape_from_config(config: Mapping, family: Family, where: str,
     if heads % kv:
         raise CheckpointError(f"{where}: field {names['heads']} ({heads}) is not a multiple of "
                               f"{names['kv_heads']} ({kv})")
-    activation = family.activation
-    for f in family.activation_fields:
-        if f in config:
-            activation = canonical_activation(config[f])
-            if activation is None:
-                raise CheckpointError(f"{where}: field {f} is {shown(config[f])}, an activation without a derived "
-                                      "Lipschitz constant (supported: gelu, gelu_new/gelu_tanh, relu, silu)")
-            break
+    activation = _activation(config, family, where)
     head_dim = sizes["head_dim"] or sizes["hidden"] // heads
     if family.layout == PRE_LN and config.get("scale_attn_weights") is False:
         raise CheckpointError(f"{where}: field scale_attn_weights is false: scores without the 1/sqrt(d_h) scale "
                               "are not described (the pre-LN attention factor divides by sqrt(d_h))")
-    eps_fields = family.norm_eps_fields or (() if family.model_types else _EPS_FIELDS)
-    eps = next((config[f] for f in eps_fields if config.get(f) is not None), family.norm_eps_default)
-    if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps >= 0):
-        raise CheckpointError(f"{where}: the normalisation eps must be a number >= 0, got {shown(eps)}")
+    eps = _norm_eps(config, family, where)
     try:
         rope = rope_from_config(config, head_dim, where) if family.rope else None
     except ValueError as exc:

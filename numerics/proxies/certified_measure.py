@@ -1,6 +1,6 @@
 """Per-layer measurement recording how each feed-forward spectrum was computed, and many layers on both cores.
 
-``measure_layer_spectra`` is ``model_analysis.measure_layer`` with the feed-forward spectra from
+``measure_layer_spectra`` is ``layer_measurement.measure_layer`` with the feed-forward spectra from
 ``certified_singular_values`` (method ``certified``: Gram eigenvalues where proven to 1e-9 relative, else LAPACK) or
 LAPACK alone (``exact``), and the method of each; the attention cores are ``product_singular_values`` in both.  ``measure_layers`` runs
 layers in threads (one BLAS thread each; LAPACK releases the GIL), one layer's weights resident per thread.
@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Callable
 
 from sabounds.numerics.certified_spectra import LAPACK, certified_singular_values
-from sabounds.numerics.proxies.model_analysis import LayerSpectra, measure_layer, open_checkpoint
+from sabounds.numerics.proxies.layer_measurement import LayerSpectra, measure_layer
+from sabounds.numerics.proxies.model_analysis import open_checkpoint
 from sabounds.numerics.spectra import singular_values
 
 METHODS = ("certified", "exact")

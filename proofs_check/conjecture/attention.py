@@ -14,7 +14,7 @@ from sabounds.numerics.attention import attention_ratio, attention_ratio_mp, int
 from sabounds.proofs_check import deciders
 from sabounds.proofs_check.conjecture.base import quiet, matrix_list, relative_margin, ConstantFamily
 from sabounds.proofs_check.conjecture.number_text import exact_text
-from sabounds.proofs_check.deciders import rng_for
+from sabounds.proofs_check.sampling import rng_for
 from sabounds.proofs_check.search import adversarial_max_vector
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 
@@ -72,7 +72,7 @@ class AttentionLipschitz(ConstantFamily):
     @staticmethod
     def _tight_witness(value: sp.Rational, settings: Settings):
         """The tight family's point with certified constant > value: ``(witness, detail)`` or ``(None, why)``."""
-        from sabounds.proofs_check.interval import iv, iv_digits
+        from sabounds.proofs_check.interval_enclosure import iv, iv_digits
         gap = 2 - value
         digits = int(mpmath.ceil(-mpmath.log10(mpmath.mpf(gap.p) / gap.q))) if gap < 1 else 0
         dps = max(30, digits + 25)

@@ -59,7 +59,7 @@ class CoveringConstant(ConstantFamily):
         increasing = sp.factor(sp.expand_log(slope.subs(p, 2 / (1 + q)), force=True)).is_nonnegative
         if not (same and increasing):
             return Outcome.unresolved("sympy", f"ratio {ratio}; equals c(p): {same}; d log c/dp = {slope}, nonnegative: {increasing}")
-        from sabounds.proofs_check.interval import enclose, iv, iv_digits
+        from sabounds.proofs_check.interval_enclosure import enclose, iv, iv_digits
         # c(hi) - 1 ~ hi (1 + log 2 - log hi) / 2 for small hi, so separating a value near 1 from c(hi) needs about
         # -log10(hi) digits more than the value's own: the enclosure is redone at doubling precision up to 1000 digits
         digits = max(digits_to_separate(self.value, 2, 30), int(mpmath.ceil(-mpmath.log10(mpmath.mpf(hi.p) / hi.q))) + 30)

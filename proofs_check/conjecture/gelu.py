@@ -9,7 +9,7 @@ import mpmath
 import sympy as sp
 
 from sabounds.proofs_check.conjecture.base import quiet, num, ConstantFamily
-from sabounds.proofs_check.deciders import rng_for
+from sabounds.proofs_check.sampling import rng_for
 from sabounds.proofs_check.search import adversarial_min
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 from sabounds.theory.checks import Interval

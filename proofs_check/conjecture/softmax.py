@@ -12,7 +12,7 @@ import sympy as sp
 from sabounds.numerics.attention import softmax_ratio, softmax_ratio_mp
 from sabounds.proofs_check.conjecture.base import quiet, digits_to_separate, ConstantFamily
 from sabounds.proofs_check.conjecture.number_text import exact_text
-from sabounds.proofs_check.deciders import rng_for
+from sabounds.proofs_check.sampling import rng_for
 from sabounds.proofs_check.search import adversarial_max_vector
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 

@@ -121,7 +121,7 @@ def enclosure_near(g: sp.Expr, point: Mapping[sp.Symbol, mpmath.mpf], domain: Ma
     ``10^-(dps/2)`` of each range around ``point`` (the refinement's resolution), clipped to the domain; ``None``
     when ``g`` has no interval extension.  A lower end <= 0 means the smallest gap cannot be told from 0: a zero of
     ``g`` may lie within the resolution (``(x - cos x)^2`` at the Dottie number), or rounding hides the sign."""
-    from sabounds.proofs_check.interval import NotEnclosable, enclose, iv, iv_digits
+    from sabounds.proofs_check.interval_enclosure import NotEnclosable, enclose, iv, iv_digits
     radius = mpmath.mpf(10) ** (-(dps // 2))
     box = {}
     with mpmath.workdps(dps):

@@ -137,8 +137,8 @@ def analyze(source=None, *, layers: int | None = None, architecture: str | None 
     once per layer read.  ``bound``: a TOML file of your own bound (docs/bounds.md), evaluated beside the others."""
     from sabounds.numerics.checkpoints.errors import CheckpointError
     from sabounds.numerics.checkpoints.storage_info import storage_info
-    from sabounds.numerics.proxies.model_analysis import (MeasuredModel, analyze_measured, check_depth, measure_model,
-                                                          open_checkpoint)
+    from sabounds.numerics.proxies.layer_measurement import MeasuredModel, check_depth
+    from sabounds.numerics.proxies.model_analysis import analyze_measured, measure_model, open_checkpoint
     from sabounds.numerics.spectra import RANK_TOL
     user = user_bound(bound)
     try:
@@ -171,7 +171,8 @@ def analysis_depth(source=None, *, layers: int | None = None, architecture: str 
                    allow_pickle: bool = False) -> int:
     """How many layers :func:`analyze` reads (for a progress bar); InputError as :func:`analyze` raises it."""
     from sabounds.numerics.checkpoints.errors import CheckpointError
-    from sabounds.numerics.proxies.model_analysis import check_depth, open_checkpoint
+    from sabounds.numerics.proxies.layer_measurement import check_depth
+    from sabounds.numerics.proxies.model_analysis import open_checkpoint
     try:
         return check_depth(open_checkpoint(model_or_default(source), mapping, architecture=architecture,
                                            allow_pickle=allow_pickle), layers)

@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from sabounds.numerics.proxies.growth import depth_growths  # noqa: E402
-from sabounds.numerics.proxies.model_analysis import TYPES, ModelAnalysis  # noqa: E402
+from sabounds.numerics.proxies.analysis_results import TYPES, ModelAnalysis  # noqa: E402
 from sabounds.numerics.proxies.scaling import ScalingResult  # noqa: E402
 from sabounds.numerics.log_real import finite_or_log  # noqa: E402
 from sabounds.render.figure_formats import FORMATS, FigureOptions, parse_formats  # noqa: E402,F401

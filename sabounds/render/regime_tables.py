@@ -7,7 +7,8 @@ import sympy as sp
 from sabounds.theory.asymptotics import Growth
 from sabounds.theory.printer import latex
 from sabounds.theory.joint import DIRECT_P, Joint, Pair, region_text
-from sabounds.theory.regimes import BoundResult, Exponent, RegimeResult
+from sabounds.theory.regime_exponents import BoundResult, Exponent
+from sabounds.theory.regimes import RegimeResult
 
 BOUNDS = ("edelman", "ours_sum", "ours_rss", "ours_sum_sharp", "ours_rss_sharp", "ours_best_p_crude", "ours_best_p")
 """The built-in rows; every bound given as data in the catalog follows (``bound_names``)."""

@@ -109,7 +109,7 @@ def test_llama_block_ratio_is_bounded_by_the_factor_and_exceeds_the_old_one():
     stays below the package's layer factor at token rms 1 and 0.02 (premise rho = that rms), and at rms 0.02 it
     exceeds the old factor (1 + A)(1 + F) with A = sum ||Vt_h|| (1 + 4 ||QK_h(0)||), Lip_LN = 1."""
     from sabounds.numerics.checkpoints.source import open_source
-    from sabounds.numerics.proxies.model_analysis import measure_layer
+    from sabounds.numerics.proxies.layer_measurement import measure_layer
     from sabounds.proofs_check import architecture_block as ab
     rng = np.random.default_rng(7)
     weights, config = ab.tiny_llama(rng, scale={"q": 0.2, "k": 0.2, "mlp": 0.05})

@@ -69,7 +69,7 @@ def test_fine_mutants_of_theorem_41_all_die_at_the_quick_profile():
 
 
 def test_identity_tolerance_is_below_the_fine_mutants_at_20_digits():
-    from sabounds.proofs_check.deciders import identity_tolerance
+    from sabounds.proofs_check.identity_decider import identity_tolerance
     step = thm41.derivation()["closed_form"]
     assert identity_tolerance(step.statement, 20) < 1e-14
 
@@ -84,7 +84,7 @@ def test_identities_with_p_below_2_are_proved_after_reparametrising(module, name
 
 
 def test_reparametrising_does_not_prove_a_false_identity():
-    from sabounds.proofs_check.deciders import prove_reparametrised
+    from sabounds.proofs_check.symbolic_proofs import prove_reparametrised
     from sabounds.theory.checks import Interval
     p = thm41.p
     assert prove_reparametrised(p ** 2 / (2 - p), p / (2 - p), {p: Interval(sp.Rational(1, 20), sp.Rational(39, 20))}) is None

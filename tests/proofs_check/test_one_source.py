@@ -10,7 +10,9 @@ import sympy as sp
 
 from sabounds.proofs_check.deciders import decide
 from sabounds.proofs_check.verdict import Settings, Verdict
+from sabounds.theory import regime_bounds
 from sabounds.theory import regimes as R
+from sabounds.theory.regime_models import rank
 from sabounds.theory import thm31
 from sabounds.theory.checks import Interval
 
@@ -34,8 +36,9 @@ def _mutated(step, obj, new):
 
 
 def test_the_tables_import_the_checked_objects_not_copies():
-    assert R.dudley_constant is thm31.dudley_constant and R.dudley_constant_sharp is thm31.dudley_constant_sharp
-    assert R.slot_log_cover is thm31.slot_log_cover and R.post_hoc is thm31.post_hoc
+    assert regime_bounds.dudley_constant is thm31.dudley_constant
+    assert regime_bounds.dudley_constant_sharp is thm31.dudley_constant_sharp
+    assert regime_bounds.slot_log_cover is thm31.slot_log_cover and regime_bounds.post_hoc is thm31.post_hoc
     m, j = thm31.m_grid, thm31.j_peel
     cost = thm31.post_hoc(thm31.K, m, j)
     assert cost.has(thm31.grid_size) and cost.has(thm31.peeling_bound)
@@ -54,9 +57,9 @@ def test_the_step_states_the_shared_object_and_a_mutated_copy_is_refuted(step_na
 def test_a_dudley_constant_multiplied_by_L_changes_the_table_and_is_refuted(monkeypatch):
     """The audit's example: L times the Dudley constant changes the depth exponent of the table (through the
     shared object) and the step that states it refutes the change."""
-    base = R.regime_result(R.rank(), R.ALPHAS["bounded"]).bounds["ours_sum"].depth.best.power
-    monkeypatch.setattr(R, "dudley_constant", thm31.dudley_constant * thm31.L)
-    changed = R.regime_result(R.rank(), R.ALPHAS["bounded"]).bounds["ours_sum"].depth.best.power
+    base = R.regime_result(rank(), R.ALPHAS["bounded"]).bounds["ours_sum"].depth.best.power
+    monkeypatch.setattr(regime_bounds, "dudley_constant", thm31.dudley_constant * thm31.L)
+    changed = R.regime_result(rank(), R.ALPHAS["bounded"]).bounds["ours_sum"].depth.best.power
     assert changed == base + 1
     step = thm31.derivation()["dudley_integral"]
     step = replace(step, check=replace(step.check, domain={**step.check.domain, thm31.L: Interval(2, 64)}))

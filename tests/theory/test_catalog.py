@@ -20,7 +20,8 @@ def _views():
     from sabounds.proofs_check import mutants as MU
     from sabounds.proofs_check.registry import all_checks
     from sabounds.theory import regimes as R
-    result = R.regime_result(R.frobenius(), R.ALPHAS["bounded"])
+    from sabounds.theory.regime_models import frobenius
+    result = R.regime_result(frobenius(), R.ALPHAS["bounded"])
     return {"verify": {c.id.split(".")[0] for c in all_checks()},
             "mutants": {d.id for d in MU.derivations_audited()},
             "derivation": set(derivations()),
