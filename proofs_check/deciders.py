@@ -16,17 +16,15 @@ from typing import Callable
 import sympy as sp
 
 from sabounds.proofs_check.identity_decider import decide_identity
-from sabounds.proofs_check.inequality_decider import certify_inequality, decide_inequality
+from sabounds.proofs_check.inequality_decider import decide_inequality
 from sabounds.proofs_check.limit_decider import decide_limit
 from sabounds.proofs_check.matrix_relation import decide_matrix_relation
 from sabounds.proofs_check.minimum_decider import decide_minimum
-from sabounds.proofs_check.sampling import rng_for
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 from sabounds.theory import checks
 from sabounds.theory.derivation import Step
 
-__all__ = ["DECIDERS", "decide", "decide_definition", "certify_inequality", "rng_for"]
-"""``certify_inequality`` and ``rng_for`` are re-exported: a user's relation (``conjecture/free_form.py``) reaches them here."""
+__all__ = ["DECIDERS", "decide", "decide_definition"]
 
 
 def decide_definition(step: Step, settings: Settings, key: str) -> Outcome:

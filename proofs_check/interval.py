@@ -23,9 +23,6 @@ import sympy as sp
 from sabounds.proofs_check.interval_enclosure import (NotEnclosable, constant_interval, enclose, iv, iv_digits,
                                                       strictly_positive)
 
-_const = constant_interval
-"""The former name, which ``conjecture/free_form.py`` imports from here."""
-
 
 BOX_BUDGET = 4000
 """Default number of boxes branch and bound may examine before it gives up (``None``)."""

@@ -176,4 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as exc:
         detail = getattr(exc, "message", "")
         print(f"sabounds {args.command}: interrupted" + (f"; {detail}" if detail else ""), file=sys.stderr)
+        if "distributed" in sys.modules:  # a cluster's finalizers at exit log its closing: the line above is the last
+            import logging
+            logging.getLogger("distributed").setLevel(logging.CRITICAL)
         return 130

@@ -13,6 +13,7 @@ beyond the TLS ones).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import Callable, Sequence
 
@@ -136,6 +137,24 @@ def __getattr__(name: str):
 
 
 def _run_on_dask(function, tasks, positions, workers, scheduler, finish) -> None:
+    with contextlib.ExitStack() as stack:
+        _run_with(stack, function, tasks, positions, workers, scheduler, finish)
+
+
+@contextlib.contextmanager
+def quiet_logs():
+    """distributed's own lines (``INFO - Closing scheduler``, ...) kept off stderr while this process runs a private
+    cluster, interrupted or not: the command's one line stays the only one; the logger's level is restored after."""
+    logger = logging.getLogger("distributed")
+    previous = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(previous)
+
+
+def _run_with(stack, function, tasks, positions, workers, scheduler, finish) -> None:
     try:
         import cryptography  # noqa: F401  (the local cluster's temporary certificate)
         from distributed import as_completed
@@ -147,6 +166,7 @@ def _run_on_dask(function, tasks, positions, workers, scheduler, finish) -> None
     cluster = client = None
     try:
         if scheduler is None:
+            stack.enter_context(quiet_logs())
             cluster = started_cluster(workers or default_workers())
             client = connect(cluster)
         else:

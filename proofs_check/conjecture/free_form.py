@@ -12,8 +12,8 @@ import numpy as np
 import sympy as sp
 
 from sabounds.numerics.expressions.bounded import bounded_evaluate
-from sabounds.proofs_check import deciders
-from sabounds.proofs_check.deciders import rng_for
+from sabounds.proofs_check.inequality_decider import certify_inequality
+from sabounds.proofs_check.sampling import rng_for
 from sabounds.proofs_check.conjecture.number_text import exact_str as _exact_str
 from sabounds.proofs_check.conjecture.number_text import witness_number
 from sabounds.proofs_check.conjecture.number_text import witness_of as _witness_of
@@ -107,13 +107,13 @@ class FreeForm:
     def _denominator_nonzero(self, g: sp.Expr) -> bool:
         """Is the denominator of ``together(g)`` nonzero on the whole box (sympy's assumptions, else an interval
         enclosure of it that excludes 0)?  A proof on a rewritten gap holds only where the original is defined."""
-        from sabounds.proofs_check.interval import NotEnclosable, _const, enclose, iv, iv_digits
+        from sabounds.proofs_check.interval_enclosure import NotEnclosable, constant_interval, enclose, iv, iv_digits
         den = sp.fraction(sp.together(g))[1]
         if den.is_nonzero or not den.free_symbols:
             return bool(den.is_nonzero)
         try:
             with iv_digits(30):
-                e = enclose(den, {s: iv.mpf([_const(sp.Rational(d.lo)).a, _const(sp.Rational(d.hi)).b])
+                e = enclose(den, {s: iv.mpf([constant_interval(sp.Rational(d.lo)).a, constant_interval(sp.Rational(d.hi)).b])
                                   for s, d in self.domain.items()})
         except (NotEnclosable, ZeroDivisionError, ValueError, OverflowError, TypeError, ArithmeticError):
             return False
@@ -146,12 +146,12 @@ class FreeForm:
         """Is the relation violated at the exact point?  Interval arithmetic at the point first (certified either way),
         then a re-evaluation at ``4 dps`` digits (violated when the gap stays below ``-10^-dps`` there; a gap of 0 there
         is no proof of a strict violation: ``erf(26)`` is 1 to 200 digits but below 1)."""
-        from sabounds.proofs_check.interval import NotEnclosable, _const, enclose, iv_digits
+        from sabounds.proofs_check.interval_enclosure import NotEnclosable, constant_interval, enclose, iv_digits
         g, strict = self._gap()
         digits = 2 * dps
         try:
             with iv_digits(digits):
-                e = enclose(g, {s: _const(v) for s, v in exact.items()})
+                e = enclose(g, {s: constant_interval(v) for s, v in exact.items()})
             hi, lo = mpmath.mpf(e.b), mpmath.mpf(e.a)
             if hi < 0 or (strict and hi <= 0):
                 return True, f"interval arithmetic at the exact point ({digits} digits): rhs - lhs <= {mpmath.nstr(hi, 6)}"
@@ -244,7 +244,7 @@ class FreeForm:
         if self.domain:
             try:
                 with time_limit(max(0.1, self.budget / 2)):
-                    certified = deciders.certify_inequality(self.relation, self.domain, budget=max(200, 20 * settings.samples))
+                    certified = certify_inequality(self.relation, self.domain, budget=max(200, 20 * settings.samples))
             except TimeLimit:
                 certified = None
             if certified is not None and certified.holds is True:
