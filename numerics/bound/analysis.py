@@ -10,7 +10,7 @@ import numpy as np
 
 from sabounds.numerics.bound.slots import PUBLISHED, VARIANTS, Model, Variant
 from sabounds.numerics.bound.solve import BreakEven, NNeeded, n_needed, proxy_break_even, whole_break_even
-from sabounds.numerics.bound.whole import BoundValue, Setting, WholeBound, evaluate_model
+from sabounds.numerics.bound.whole import BoundValue, BoundInputs, WholeBound, evaluate_model
 
 NAMES = ("ours_sum", "ours_rss", "edelman")
 
@@ -26,7 +26,7 @@ class Curve:
 @dataclass(frozen=True)
 class BoundAnalysis:
     model: Model
-    setting: Setting
+    setting: BoundInputs
     target: mpmath.mpf
     bounds: dict[str, WholeBound]
     needed: dict[str, NNeeded]
@@ -44,7 +44,7 @@ class BoundAnalysis:
         return to_json(self)
 
 
-def bound_curve(model: Model, variant: Variant, setting: Setting, needed: dict[str, NNeeded], points: int = 17) -> Curve:
+def bound_curve(model: Model, variant: Variant, setting: BoundInputs, needed: dict[str, NNeeded], points: int = 17) -> Curve:
     """The bounds at ``points`` values of n, log-spaced from 10 to 100 times the largest n needed."""
     top = max([float(mpmath.log10(r.n)) for r in needed.values() if r.n is not None] or [3]) + 2
     ns = [mpmath.mpf(10) ** x for x in np.linspace(1, max(top, 3), points)]
@@ -52,7 +52,7 @@ def bound_curve(model: Model, variant: Variant, setting: Setting, needed: dict[s
     return Curve(ns, {name: [getattr(wb, name).total for wb in at] for name in NAMES})
 
 
-def analyze_bound(model: Model, setting: Setting, target=1, variants: tuple[Variant, ...] = VARIANTS,
+def analyze_bound(model: Model, setting: BoundInputs, target=1, variants: tuple[Variant, ...] = VARIANTS,
                   curve_points: int = 0) -> BoundAnalysis:
     """Bounds under every variant; n needed, break-even and (``curve_points`` > 0) the curve under the first."""
     with mpmath.workdps(setting.dps):

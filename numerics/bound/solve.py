@@ -18,7 +18,7 @@ import sympy as sp
 
 from sabounds.numerics.bound.compiled import compiled
 from sabounds.numerics.bound.slots import PUBLISHED, Model, Variant, rhos
-from sabounds.numerics.bound.whole import (BoundValue, Setting, Tables, _logsumexp, choose, edelman, edelman_only, log_sum_shares,
+from sabounds.numerics.bound.whole import (BoundValue, BoundInputs, Tables, _logsumexp, choose, edelman, edelman_only, log_sum_shares,
                                            objective_for, ours_rss, ours_sum, tables)
 from sabounds.theory import whole_bound
 from sabounds.theory.thm41 import M, N, p
@@ -29,7 +29,7 @@ BISECTION_STEPS = 45
 BOUNDS = {"ours_sum": ours_sum, "ours_rss": ours_rss, "edelman": edelman}
 
 
-def bound_at(model: Model, variant: Variant, setting: Setting, which: str) -> BoundValue:
+def bound_at(model: Model, variant: Variant, setting: BoundInputs, which: str) -> BoundValue:
     """One bound (``ours_sum``, ``ours_rss`` or ``edelman``) at ``setting``."""
     if which == "edelman":
         return edelman_only(model, variant, setting)
@@ -51,7 +51,7 @@ class NNeeded:
     note: str = ""
 
 
-def n_needed(model: Model, variant: Variant, setting: Setting, which: str, target=1) -> NNeeded:
+def n_needed(model: Model, variant: Variant, setting: BoundInputs, which: str, target=1) -> NNeeded:
     """Solve ``bound(n) = target`` in ``x = log n`` (each term decreases in n once n >= e^2)."""
     count = 0
     with mpmath.workdps(setting.dps):
@@ -137,7 +137,7 @@ def proxy_break_even(model: Model, dps: int = 30) -> BreakEven:
     return BreakEven(out, *_model_min(out), "published proxy")
 
 
-def whole_break_even(model: Model, variant: Variant, setting: Setting, t: Tables | None = None,
+def whole_break_even(model: Model, variant: Variant, setting: BoundInputs, t: Tables | None = None,
                      choice: np.ndarray | None = None) -> BreakEven:
     """Whole bound, sum aggregation: per slot k at p = 0, the factor ``f`` such that with ``rho_k / f`` (others as
     chosen) some p > 0 lowers the whole bound (1 for a slot already at p > 0).  The model's factor: every rho shrunk

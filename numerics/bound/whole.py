@@ -24,7 +24,7 @@ MAX_SWEEPS = 50
 
 
 @dataclass(frozen=True)
-class Setting:
+class BoundInputs:
     """What the bound is evaluated at: ``n`` samples, confidence ``1 - delta``, ``margin`` gamma, token norm ``input_norm``
     B, ``tokens`` T, the empirical margin risk ``empirical`` (0 when no data is given), constants and ``dps`` digits."""
 
@@ -37,7 +37,7 @@ class Setting:
     constants: tuple = field(default_factory=constants_key)
     dps: int = 30
 
-    def at_n(self, n) -> "Setting":
+    def at_n(self, n) -> "BoundInputs":
         return replace(self, n=n)
 
 
@@ -76,7 +76,7 @@ class WholeBound:
     ours_rss: BoundValue
     edelman: BoundValue
     variant: Variant
-    setting: Setting
+    setting: BoundInputs
 
     @property
     def ours(self) -> BoundValue:
@@ -104,7 +104,7 @@ class Tables:
     s_cost: float
 
 
-def _args(model: Model, setting: Setting, lrho: np.ndarray, ell0: np.ndarray, lM: np.ndarray, slots, norms: np.ndarray):
+def _args(model: Model, setting: BoundInputs, lrho: np.ndarray, ell0: np.ndarray, lM: np.ndarray, slots, norms: np.ndarray):
     ps = np.broadcast_to(model.ps, lM.shape)
     col = lambda v: np.array(v, dtype=np.float64)[:, None]  # noqa: E731
     return (ps, lM, col([s.d_in for s in slots]), col([s.d_out for s in slots]), col([s.dim for s in slots]),
@@ -117,7 +117,7 @@ def _ln(x) -> float:
     return float(mpmath.log(mpmath.mpf(x)))
 
 
-def _log_forms(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray, lM: np.ndarray, rows, kinds, norms):
+def _log_forms(comp: Compiled, model: Model, setting: BoundInputs, lrho: np.ndarray, lM: np.ndarray, rows, kinds, norms):
     slots = model.slots if rows is None else [model.slots[i] for i in rows]
     s = np.array([2.0 ** x.s_shell for x in slots])
     b = np.array([float(norms[i]) for i in (range(model.K) if rows is None else rows)])
@@ -127,7 +127,7 @@ def _log_forms(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray,
     return args[0], {k: np.nan_to_num(comp.log_slot(k, *args) * full, nan=np.inf) for k in kinds}
 
 
-def log_sum_shares(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray, lM: np.ndarray, rows=None, norms=None):
+def log_sum_shares(comp: Compiled, model: Model, setting: BoundInputs, lrho: np.ndarray, lM: np.ndarray, rows=None, norms=None):
     """Float64 logs of each slot's share of the sum-aggregated Dudley integral at every grid point, and its form:
     p = 0 the rank cover (``lM`` = log rank), p > 0 the smaller of the crude and the sharp (p < 2) cover."""
     norms = _norms(model, setting) if norms is None else norms
@@ -139,7 +139,7 @@ def log_sum_shares(comp: Compiled, model: Model, setting: Setting, lrho: np.ndar
     return np.where(zero, out["rank"], np.minimum(crude, sharp)), np.where(zero, "rank", np.where(sharp < crude, "sharp", "crude"))
 
 
-def log_shares(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray, lM: np.ndarray, rows=None, norms=None):
+def log_shares(comp: Compiled, model: Model, setting: BoundInputs, lrho: np.ndarray, lM: np.ndarray, rows=None, norms=None):
     """:func:`log_sum_shares`, the Cauchy-Schwarz (rss, unequal p) summands and forms (sharp needs p < 1 there,
     crude p < 2), and the equal-p rss sums' summands."""
     norms = _norms(model, setting) if norms is None else norms
@@ -158,12 +158,12 @@ def log_shares(comp: Compiled, model: Model, setting: Setting, lrho: np.ndarray,
     return log_sum, form_sum, log_cs, form_cs, main, rem
 
 
-def _norms(model: Model, setting: Setting) -> list:
+def _norms(model: Model, setting: BoundInputs) -> list:
     with mpmath.workdps(setting.dps):
         return input_norms(model, setting.input_norm)
 
 
-def tables(model: Model, variant: Variant, setting: Setting, comp: Compiled | None = None, shrink=None) -> Tables:
+def tables(model: Model, variant: Variant, setting: BoundInputs, comp: Compiled | None = None, shrink=None) -> Tables:
     """Every slot's shares and prices at every grid point; ``shrink[k]`` (optional) divides ``rho_k`` (break-even)."""
     comp = comp or compiled(setting.constants)
     with mpmath.workdps(setting.dps):
@@ -205,7 +205,7 @@ class Objective:
         return np.logaddexp(self.log_prefactor + self.power * log_shares_total, post)
 
 
-def objective_for(comp: Compiled, setting: Setting, aggregation: str) -> Objective:
+def objective_for(comp: Compiled, setting: BoundInputs, aggregation: str) -> Objective:
     with mpmath.workdps(setting.dps):
         log_pre = float(mpmath.log(comp.prefactor(mpmath.mpf(setting.margin), mpmath.mpf(setting.n))))
         c_conf = float(comp.values[sp.Symbol("c_conf", positive=True)])
@@ -245,7 +245,7 @@ def choose(log_v: np.ndarray, cost: np.ndarray, base_cost: float, objective: Obj
     return a if va <= vb else b
 
 
-def _mp_slot(comp: Compiled, model: Model, setting: Setting, t: "Tables", i: int, j: int, kind: str):
+def _mp_slot(comp: Compiled, model: Model, setting: BoundInputs, t: "Tables", i: int, j: int, kind: str):
     s = model.slots[i]
     p = model.ps[j]
     if p == 0:  # the rank, exactly (a zero matrix counts as rank 1, as in :func:`tables`)
@@ -259,13 +259,13 @@ def _mp_slot(comp: Compiled, model: Model, setting: Setting, t: "Tables", i: int
                      b, mpmath.mpf(setting.tokens), mpmath.mpf(setting.n), ell0)
 
 
-def _common_terms(comp: Compiled, setting: Setting, cost: float) -> list[Term]:
+def _common_terms(comp: Compiled, setting: BoundInputs, cost: float) -> list[Term]:
     n = mpmath.mpf(setting.n)
     return [Term("post_hoc", "post hoc: union over P_m per slot and dyadic shells of the radii", comp.post_hoc(mpmath.mpf(cost), n)),
             Term("confidence", "confidence: c_conf sqrt(log(2/delta)/(2n))", comp.confidence(mpmath.mpf(setting.delta), n))]
 
 
-def _empirical(setting: Setting) -> Term:
+def _empirical(setting: BoundInputs) -> Term:
     label = "empirical margin risk" + (" (no data: 0)" if setting.empirical == 0 else "")
     return Term("empirical", label, mpmath.mpf(setting.empirical))
 
@@ -279,7 +279,7 @@ def _cost_parts(model: Model, t: Tables, choice: np.ndarray, grid: bool = True) 
             **({"norm_shells": model.norm_cost()} if model.family is not None else {})}
 
 
-def ours_sum(comp: Compiled, model: Model, setting: Setting, t: Tables) -> BoundValue:
+def ours_sum(comp: Compiled, model: Model, setting: BoundInputs, t: Tables) -> BoundValue:
     choice = choose(t.log_sum, t.cost, t.base_cost, objective_for(comp, setting, "sum"))
     rows = np.arange(model.K)
     forms = tuple(t.form_sum[rows, choice])
@@ -296,7 +296,7 @@ def ours_sum(comp: Compiled, model: Model, setting: Setting, t: Tables) -> Bound
     return BoundValue("ours_sum", "Theorem 3.1, sum aggregation", tuple(terms), model.ps[choice], forms, parts)
 
 
-def ours_rss(comp: Compiled, model: Model, setting: Setting, t: Tables) -> BoundValue:
+def ours_rss(comp: Compiled, model: Model, setting: BoundInputs, t: Tables) -> BoundValue:
     """The smaller of: all slots at one p (exact rss integral, crude tail) and unequal p (Cauchy-Schwarz)."""
     rows = np.arange(model.K)
     obj_cs = objective_for(comp, setting, "rss")
@@ -339,14 +339,14 @@ def ours_rss(comp: Compiled, model: Model, setting: Setting, t: Tables) -> Bound
     return BoundValue("ours_rss", "Theorem 3.1, rss aggregation", tuple(terms), model.ps[choice], forms, parts)
 
 
-def edelman_only(model: Model, variant: Variant, setting: Setting) -> BoundValue:
+def edelman_only(model: Model, variant: Variant, setting: BoundInputs) -> BoundValue:
     """:func:`edelman` without the tables of our bound (it needs only rho and the radii)."""
     s_cost = sum(shell_cost(s.s_shell) for s in model.slots)
     return edelman(compiled(setting.constants), model, variant, setting, Tables(None, None, _norms(model, setting), *[None] * 8,
                                                                                 0.0, s_cost))
 
 
-def edelman(comp: Compiled, model: Model, variant: Variant, setting: Setting, t: Tables) -> BoundValue:
+def edelman(comp: Compiled, model: Model, variant: Variant, setting: BoundInputs, t: Tables) -> BoundValue:
     """Edelman et al. (2022): ``W_E = (sum_k (rho^E_k w_k B_k)^{2/3})^{3/2}`` over the dyadic (2,1)-radii ``w_k``, with
     Edelman's ``gamma^E`` (no attention factor c/2 on QK) and each slot's input norm bound ``B_k`` (``B = 1`` outside)."""
     with mpmath.workdps(setting.dps):
@@ -364,7 +364,7 @@ def edelman(comp: Compiled, model: Model, variant: Variant, setting: Setting, t:
     return BoundValue("edelman", "Edelman et al. (2022), same margin bound", tuple(terms), None, None, parts)
 
 
-def evaluate_model(model: Model, variant: Variant, setting: Setting) -> WholeBound:
+def evaluate_model(model: Model, variant: Variant, setting: BoundInputs) -> WholeBound:
     """Ours (sum and rss aggregation) and Edelman's, term by term, at ``setting``."""
     comp = compiled(setting.constants)
     t = tables(model, variant, setting, comp)

@@ -13,7 +13,7 @@ from sabounds.errors import InputError
 
 if TYPE_CHECKING:  # sympy and the numerics load on the first call: ``import sabounds.api`` stays light
     from sabounds.numerics.bound.analysis import BoundAnalysis
-    from sabounds.numerics.bound.whole import Setting
+    from sabounds.numerics.bound.whole import BoundInputs
 
 DEFAULT_TOKENS = 512
 MAX_TOKENS = 10 ** 15  # far beyond any context length; the bound takes T into float64 arithmetic
@@ -45,7 +45,7 @@ class Bound:
         return self.analysis.primary
 
     @property
-    def setting(self) -> Setting:
+    def setting(self) -> BoundInputs:
         return self.analysis.setting
 
     @property
@@ -113,7 +113,7 @@ def bound(model=None, *, n, delta: float, margin: float, input_norm: float = 1.0
     from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint
     from sabounds.numerics.bound.compiled import constants_key
     from sabounds.numerics.bound.slots import VARIANTS
-    from sabounds.numerics.bound.whole import Setting
+    from sabounds.numerics.bound.whole import BoundInputs
     from sabounds.numerics.checkpoints.errors import CheckpointError
     try:
         exact = {k: sp.Rational(str(v)) for k, v in (constants or {}).items()}
@@ -123,7 +123,7 @@ def bound(model=None, *, n, delta: float, margin: float, input_norm: float = 1.0
     try:
         built, info = model_from_checkpoint(model_or_default(model), layers, allow_pickle,
                                             rms_floor=rms_floor)
-        setting = Setting(n=n, delta=delta, margin=margin, input_norm=input_norm,
+        setting = BoundInputs(n=n, delta=delta, margin=margin, input_norm=input_norm,
                           tokens=tokens or config_tokens(info["model_dir"]), empirical=empirical_risk,
                           constants=constants_key(exact), dps=precision)
         return Bound(analyze_bound(built, setting, target, VARIANTS, curve_points))

@@ -104,11 +104,11 @@ def whole_bound(spectra, checkpoint):
     from sabounds.numerics.bound.analysis import analyze_bound
     from sabounds.numerics.bound.slots import build_model
     from sabounds.numerics.bound.checkpoint_inputs import layer_inputs
-    from sabounds.numerics.bound.whole import Setting
+    from sabounds.numerics.bound.whole import BoundInputs
     if not checkpoint.shape.published:
         return None
     model = build_model(layer_inputs(spectra, checkpoint.shape.intermediate), checkpoint.shape.hidden)
-    return analyze_bound(model, Setting(**BOUND_SETTING, tokens=config_tokens(checkpoint.model_dir)), curve_points=17)
+    return analyze_bound(model, BoundInputs(**BOUND_SETTING, tokens=config_tokens(checkpoint.model_dir)), curve_points=17)
 
 
 def provenance(data: ReportData) -> dict:

@@ -53,12 +53,12 @@ def bound_measures(measured, tokens: int, n: int, input_norm: float, empirical: 
 
     from sabounds.numerics.bound.slots import PUBLISHED, build_model
     from sabounds.numerics.bound.checkpoint_inputs import layer_inputs
-    from sabounds.numerics.bound.whole import Setting, evaluate_model
+    from sabounds.numerics.bound.whole import BoundInputs, evaluate_model
     shape = measured.shape
     if not shape.published:
         return {k: None for k in ("bound_ours_sum", "bound_ours_rss", "bound_edelman")}
     model = build_model(layer_inputs(measured.layers, shape.intermediate), shape.hidden)
-    setting = Setting(n=n, delta=DELTA, margin=MARGIN, input_norm=input_norm, tokens=tokens, empirical=empirical)
+    setting = BoundInputs(n=n, delta=DELTA, margin=MARGIN, input_norm=input_norm, tokens=tokens, empirical=empirical)
     with mpmath.workdps(setting.dps):
         wb = evaluate_model(model, PUBLISHED, setting)
         return {"bound_ours_sum": float(mpmath.log(wb.ours_sum.total)),

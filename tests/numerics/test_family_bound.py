@@ -74,8 +74,8 @@ def test_rho_is_analyze_extension_scale(family, folders):
 
 def _total(model, rms_floor=None):
     from sabounds.numerics.bound.slots import PUBLISHED
-    from sabounds.numerics.bound.whole import Setting, evaluate_model as evaluate
-    setting = Setting(n=mpmath.mpf(10) ** 9, delta=0.05, margin=1.0, input_norm=1.0, tokens=512, empirical=0.0)
+    from sabounds.numerics.bound.whole import BoundInputs, evaluate_model as evaluate
+    setting = BoundInputs(n=mpmath.mpf(10) ** 9, delta=0.05, margin=1.0, input_norm=1.0, tokens=512, empirical=0.0)
     with mpmath.workdps(setting.dps):
         return evaluate(model, PUBLISHED, setting).ours_sum.total
 

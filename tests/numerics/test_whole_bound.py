@@ -13,7 +13,7 @@ from sabounds.numerics.bound.analysis import analyze_bound
 from sabounds.numerics.bound.compiled import compiled, constants_key
 from sabounds.numerics.bound.slots import PUBLISHED, TIGHT, LayerInput, build_model, shell, shell_cost
 from sabounds.numerics.bound.solve import bound_at, n_needed, proxy_break_even, whole_break_even
-from sabounds.numerics.bound.whole import Setting, evaluate_model as evaluate, ours_sum, tables
+from sabounds.numerics.bound.whole import BoundInputs, evaluate_model as evaluate, ours_sum, tables
 from sabounds.numerics.norms import norm_21
 from sabounds.numerics.proxies.published import minimise
 from sabounds.numerics.testbeds.random_stacks import bert_like_stack
@@ -127,7 +127,7 @@ def test_hand_worked_tiny_model_to_1e_12(n, delta, gamma, T):
     5^4 p-vectors, taken by brute force) to 1e-12 relative."""
     model = tiny_model()
     with mpmath.workdps(30):
-        got = evaluate(model, PUBLISHED, Setting(n=n, delta=delta, margin=gamma, tokens=T))
+        got = evaluate(model, PUBLISHED, BoundInputs(n=n, delta=delta, margin=gamma, tokens=T))
         want = hand(n, delta, gamma, T)
         for b, w in zip((got.ours_sum, got.ours_rss, got.edelman), want):
             assert abs(b.total / w - 1) < mpmath.mpf(10) ** -12, (b.name, b.total, w)
@@ -137,7 +137,7 @@ def test_hand_worked_tiny_model_to_1e_12(n, delta, gamma, T):
 def test_hand_formula_detects_a_changed_constant():
     """The hand check is sensitive: the package with c_par = 4 no longer matches the hand value for c_par = 3."""
     model = tiny_model()
-    got = evaluate(model, PUBLISHED, Setting(n=10**6, delta=0.05, margin=1, tokens=16, constants=constants_key({"c_par": 4})))
+    got = evaluate(model, PUBLISHED, BoundInputs(n=10**6, delta=0.05, margin=1, tokens=16, constants=constants_key({"c_par": 4})))
     want = hand(10**6, 0.05, 1, 16)
     assert abs(got.ours_sum.total / want[0] - 1) > 1e-4
     assert abs(got.ours_sum.total / hand(10**6, 0.05, 1, 16, c_par=4)[0] - 1) < 1e-12
@@ -145,8 +145,8 @@ def test_hand_formula_detects_a_changed_constant():
 
 def test_dudley_constant_scales_the_dudley_terms_exactly():
     model = tiny_model()
-    base = evaluate(model, PUBLISHED, Setting(n=10**6, delta=0.05, margin=1, tokens=16))
-    half = evaluate(model, PUBLISHED, Setting(n=10**6, delta=0.05, margin=1, tokens=16, constants=constants_key({"c_D": 6})))
+    base = evaluate(model, PUBLISHED, BoundInputs(n=10**6, delta=0.05, margin=1, tokens=16))
+    half = evaluate(model, PUBLISHED, BoundInputs(n=10**6, delta=0.05, margin=1, tokens=16, constants=constants_key({"c_D": 6})))
     for a, b in zip(base.ours_sum.terms, half.ours_sum.terms):
         ratio = b.value / a.value if a.value else 1
         assert abs(ratio - (0.5 if a.key.startswith("dudley") else 1)) < mpmath.mpf(10) ** -25
@@ -181,7 +181,7 @@ def random_model(seed: int, scale: float = 1.0):
 @pytest.mark.parametrize("which", ["ours_sum", "ours_rss", "edelman"])
 def test_n_needed_solves_bound_equal_target(which):
     model = random_model(0)
-    setting = Setting(n=10**6, delta=0.05, margin=1.0)
+    setting = BoundInputs(n=10**6, delta=0.05, margin=1.0)
     with mpmath.workdps(30):
         r = n_needed(model, PUBLISHED, setting, which, target=1)
         assert abs(bound_at(model, PUBLISHED, setting.at_n(r.n), which).total - 1) < mpmath.mpf(10) ** -20
@@ -213,7 +213,7 @@ def test_whole_break_even_moves_p_opt_off_zero():
     """The whole bound (sum aggregation, the bound's own choice of p): shrinking rho_k by f (1 + 1e-6) moves slot k
     off p = 0, by f (1 - 1e-6) it stays; shrinking every rho by the model's factor (1 +- 1e-6) moves some slot / none."""
     model = random_model(0)
-    setting = Setting(n=10**6, delta=0.05, margin=1.0)
+    setting = BoundInputs(n=10**6, delta=0.05, margin=1.0)
     comp = compiled(setting.constants)
     be = whole_break_even(model, PUBLISHED, setting)
     assert all(f is not None and f > 1 for f in be.per_slot)
@@ -235,7 +235,7 @@ def test_choice_is_a_coordinate_minimum_and_interior_where_it_pays():
     """Scaled down, the random stack has slots at interior p; no single-slot change of p lowers the float objective."""
     from sabounds.numerics.bound.whole import _logsumexp, objective_for
     model = random_model(0, scale=0.3)
-    setting = Setting(n=10**6, delta=0.05, margin=1.0)
+    setting = BoundInputs(n=10**6, delta=0.05, margin=1.0)
     comp = compiled(setting.constants)
     t = tables(model, PUBLISHED, setting, comp)
     b = ours_sum(comp, model, setting, t)
@@ -257,7 +257,7 @@ def test_doubling_precision_changes_no_printed_verdict_digit():
     model = random_model(1)
     lines = []
     for dps in (30, 60):
-        a = analyze_bound(model, Setting(n=10**6, delta=0.05, margin=1.0, dps=dps))
+        a = analyze_bound(model, BoundInputs(n=10**6, delta=0.05, margin=1.0, dps=dps))
         text = report_lines(a)
         lines.append([x for x in text if "total" in x or "vacuous" in x or "break" in x.lower() or "model " in x])
     assert lines[0] == lines[1]
@@ -265,7 +265,7 @@ def test_doubling_precision_changes_no_printed_verdict_digit():
 
 def test_tighter_constants_never_raise_the_bound():
     model = random_model(2)
-    setting = Setting(n=10**6, delta=0.05, margin=1.0)
+    setting = BoundInputs(n=10**6, delta=0.05, margin=1.0)
     pub, tight = evaluate(model, PUBLISHED, setting), evaluate(model, TIGHT, setting)
     for name in ("ours_sum", "ours_rss", "edelman"):
         assert getattr(tight, name).total <= getattr(pub, name).total
@@ -273,7 +273,7 @@ def test_tighter_constants_never_raise_the_bound():
 
 def test_n_needed_is_never_when_the_empirical_risk_reaches_the_target():
     model = tiny_model()
-    r = n_needed(model, PUBLISHED, Setting(n=10**6, delta=0.05, margin=1.0, empirical=0.5), "ours_sum", target=0.4)
+    r = n_needed(model, PUBLISHED, BoundInputs(n=10**6, delta=0.05, margin=1.0, empirical=0.5), "ours_sum", target=0.4)
     assert r.n is None and "never" in r.note
 
 
@@ -284,7 +284,7 @@ def test_float_choice_and_mpmath_value_agree(case):
     layer = LayerInput(qk=[rank_one()], vt=[np.zeros(2)], m_in=rank_one(), m_out=rank_one(), qk_21=[1.0], vt_21=[0.0],
                        m_in_21=1.0, m_out_21=1.0, intermediate=2)
     model = build_model([layer], 2) if case == "zero_matrix" else random_model(0, scale=0.3)
-    setting = Setting(n=10**6, delta=0.05, margin=1.0)
+    setting = BoundInputs(n=10**6, delta=0.05, margin=1.0)
     comp = compiled(setting.constants)
     t = tables(model, PUBLISHED, setting, comp)
     b = ours_sum(comp, model, setting, t)
@@ -300,7 +300,7 @@ def test_float_choice_and_mpmath_value_agree(case):
 def test_sample_sizes_beyond_float64_are_evaluated_without_overflow():
     """n = 1e400: the float64 logs that choose p see only ln n; every printed value is a finite mpmath number."""
     model = random_model(0)
-    wb = evaluate(model, PUBLISHED, Setting(n=mpmath.mpf("1e400"), delta=0.05, margin=1.0))
+    wb = evaluate(model, PUBLISHED, BoundInputs(n=mpmath.mpf("1e400"), delta=0.05, margin=1.0))
     for b in (wb.ours_sum, wb.ours_rss, wb.edelman):
         assert mpmath.isfinite(b.total) and 0 < b.total < mpmath.mpf("1e-150")
     assert set(wb.ours_sum.p_opt) <= set(model.ps)
@@ -312,7 +312,7 @@ def test_n_needed_does_not_depend_on_the_starting_n(which):
     (once 'already below the target at n = 4.36e+12' from --n 1e40)."""
     model = random_model(0)
     with mpmath.workdps(30):
-        answers = [n_needed(model, PUBLISHED, Setting(n=n0, delta=0.05, margin=1.0), which, target=1).n
+        answers = [n_needed(model, PUBLISHED, BoundInputs(n=n0, delta=0.05, margin=1.0), which, target=1).n
                    for n0 in (10**6, 10**20, 10**40, mpmath.mpf("1e400"))]
     assert all(a is not None for a in answers)
     assert max(answers) / min(answers) - 1 < mpmath.mpf(10) ** -15
@@ -321,7 +321,7 @@ def test_n_needed_does_not_depend_on_the_starting_n(which):
 def test_a_bound_below_the_target_everywhere_says_so_at_n_8():
     model = random_model(0)
     with mpmath.workdps(30):
-        r = n_needed(model, PUBLISHED, Setting(n=10**6, delta=0.05, margin=1.0), "ours_rss", target=10**12)
+        r = n_needed(model, PUBLISHED, BoundInputs(n=10**6, delta=0.05, margin=1.0), "ours_rss", target=10**12)
     assert r.n is None and "n = 8" in r.note
 
 
