@@ -136,13 +136,20 @@ _LLAMA_CONFIG = {"layers": ("num_hidden_layers",), "hidden": ("hidden_size",), "
                  "intermediate": ("intermediate_size",)}
 
 LLAMA = Family(
-    "llama", ("llama", "mistral", "qwen2"), "layers.{i}.",
+    "llama", ("llama", "mistral"), "layers.{i}.",
     "self_attn.q_proj.weight", "self_attn.k_proj.weight", "self_attn.v_proj.weight", "self_attn.o_proj.weight",
     "mlp.up_proj.weight", "mlp.down_proj.weight", mlp_gate="mlp.gate_proj.weight",
     mlp_norm="post_attention_layernorm.weight", attn_norm="input_layernorm.weight", norm_eps_fields=("rms_norm_eps",),
     norm_eps_default=1e-6, rope=True, prefixes=("model.", ""), layout=PRE_LN, activation="silu",
     config=dict(_LLAMA_CONFIG),
     note="pre-RMSNorm decoder with residuals, rotary position embeddings, grouped-query attention and a SwiGLU MLP")
+
+QWEN2 = replace(
+    LLAMA, name="qwen2", model_types=("qwen2",),
+    note="LLaMA's layer with biases on the query, key and value projections",
+    unmodelled="not modelled: the query, key and value biases (the scores (Wq x + b_q)^T (Wk x' + b_k) add "
+               "||b_q|| ||Wk|| + ||b_k|| ||Wq|| to the score map's Lipschitz constant; b_v shifts the output by "
+               "Wo b_v); lip, alpha, ours and edelman are those of the layer without them")
 
 GEMMA = Family(
     "gemma", ("gemma",), "layers.{i}.",
@@ -170,7 +177,7 @@ GEMMA2 = replace(GEMMA, name="gemma2", model_types=("gemma2", "gemma3", "gemma3_
                             "RMSNorms (scores are not x Wq^T R Wk x'); lip, alpha, ours and edelman do not bound "
                             "this layer")
 
-FAMILIES: dict[str, Family] = {f.name: f for f in (BERT, DISTILBERT, MPNET, GPT2, LLAMA, GEMMA, GEMMA2, VIT)}
+FAMILIES: dict[str, Family] = {f.name: f for f in (BERT, DISTILBERT, MPNET, GPT2, LLAMA, QWEN2, GEMMA, GEMMA2, VIT)}
 """Built-in families by name."""
 
 

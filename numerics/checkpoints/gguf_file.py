@@ -56,7 +56,7 @@ def _family(arch: str, name: str, activation: str, *, qkv: bool = False, gated: 
 
 
 GGUF_FAMILIES = {
-    "llama": _family("llama", "llama", "silu"), "qwen2": _family("qwen2", "llama", "silu"),
+    "llama": _family("llama", "llama", "silu"), "qwen2": _family("qwen2", "qwen2", "silu"),
     "gemma": _family("gemma", "gemma", "gelu_tanh"), "gemma2": _family("gemma2", "gemma2", "gelu_tanh"),
     "gemma3": _family("gemma3", "gemma2", "gelu_tanh"), "gpt2": _family("gpt2", "gpt2", "gelu_tanh", qkv=True,
                                                                         gated=False),

@@ -172,6 +172,19 @@ def test_published_families_report_no_departures_and_others_do(tmp_path):
     assert any("grouped-query" in d for d in a.departures) and any("gated" in d for d in a.departures)
 
 
+def test_qwen2_names_its_query_key_value_biases_among_the_departures(tmp_path):
+    """Qwen2 is LLaMA's layer plus q/k/v biases, which the bound leaves out: said among the departures (and not
+    for LLaMA itself), from a folder and from a GGUF file of architecture qwen2."""
+    for name in ("llama", "qwen2"):
+        write_family(tmp_path / name, name)
+        a = analyze_measured(measure_model(open_checkpoint(tmp_path / name)))
+        said = [d for d in a.departures if "biases" in d]
+        assert (said != []) == (name == "qwen2"), a.departures
+    assert "||b_q|| ||Wk|| + ||b_k|| ||Wq||" in said[0]
+    from sabounds.numerics.checkpoints.gguf_file import GGUF_FAMILIES
+    assert GGUF_FAMILIES["qwen2"].name == "qwen2" and GGUF_FAMILIES["llama"].name == "llama"
+
+
 def test_gemma_norm_offset_rope_and_activation():
     """Gemma stores its RMSNorm weight as g - 1 and uses a GELU-tanh gate: radius sqrt(N) max|1 + g|, RoPE read."""
     from tests.support.family_files import raw_weights
