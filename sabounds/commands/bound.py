@@ -9,63 +9,11 @@ from __future__ import annotations
 
 import argparse
 import json
-from decimal import Decimal
-
-import mpmath
 
 from sabounds.api import bound
 from sabounds.arguments import add_figure_arguments, figure_options, model_dir_or_default, positive_float, positive_int
+from sabounds.bound_arguments import constant, precision, probability, risk, sample_size
 from sabounds.outputs.bound_files import write_files
-
-
-def probability(text: str) -> float:
-    value = positive_float(text)
-    if value >= 1:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
-    return value
-
-
-def sample_size(text: str) -> mpmath.mpf:
-    try:
-        with mpmath.workdps(40):  # 1e400 stays 1e400 when echoed to 17 digits (not 9.9999999999999997e+399)
-            value = mpmath.mpf(text.strip())
-    except (ValueError, TypeError):
-        raise argparse.ArgumentTypeError(f"expected a number of samples such as 1e9, got {text!r}") from None
-    if not (mpmath.isfinite(value) and value >= 8):
-        raise argparse.ArgumentTypeError(f"expected a finite n >= 8, got {text!r}")
-    return value
-
-
-def constant(text: str) -> tuple[str, str]:
-    from sabounds.theory.whole_bound import CONSTANTS
-    name, sep, value = text.partition("=")
-    name, value = name.strip(), value.strip()
-    if not sep or name not in CONSTANTS:
-        raise argparse.ArgumentTypeError(f"expected NAME=VALUE with NAME one of {', '.join(CONSTANTS)}, got {text!r}")
-    try:
-        number = Decimal(value)
-    except ArithmeticError:
-        raise argparse.ArgumentTypeError(f"{name}: expected a decimal number, got {value!r}") from None
-    if not (number.is_finite() and number > 0 and len(value) <= 40):
-        raise argparse.ArgumentTypeError(f"{name}: expected a positive finite decimal of at most 40 characters, got {value!r}")
-    return name, value
-
-
-def risk(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}")
-    return value
-
-
-def precision(text: str) -> int:
-    value = positive_int(text)
-    if not 20 <= value <= 200:
-        raise argparse.ArgumentTypeError(f"expected 20..200 digits, got {value}")
-    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

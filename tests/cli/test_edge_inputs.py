@@ -80,7 +80,7 @@ def test_strict_relation_refutation_is_worded_for_strictness(capsys):
 
 
 def test_sample_size_keeps_its_decimal_value():
-    from sabounds.commands.bound import sample_size
+    from sabounds.bound_arguments import sample_size
     from sabounds.numerics.bound.analysis import _num
     assert _num(sample_size("1e400")) == "1.0e+400"
     assert _num(sample_size("123456789012345678901234567")) == pytest.approx(1.2345678901234568e26, rel=1e-16)
