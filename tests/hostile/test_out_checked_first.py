@@ -2,7 +2,9 @@
 (/proc, /sys: as root the old checks passed, and the refusal came only after the work) is refused in one line before
 any work (issue 20, item 18: ``report --model x.onnx`` said so only after 35 s): nothing read, nothing written."""
 
+import importlib
 import os
+import sys
 
 import pytest
 
@@ -26,7 +28,14 @@ def _refused_before_work(command, out, tmp_path, monkeypatch, capsys) -> str:
 
     def no_work(*args, **kwargs):
         raise AssertionError("the checkpoint was opened before --out was checked")
-    monkeypatch.setattr(analysis, "measure_model", no_work)
+    # every module that bound measure_model at its import is patched (patching model_analysis alone missed those,
+    # and a consumer first imported during the patch kept no_work for the rest of the run)
+    for name in ("sabounds.full_report.compute", "sabounds.numerics.bound.checkpoint_inputs",
+                 "sabounds.numerics.proxies.scaling", "sabounds.numerics.proxies.layer_measurement"):
+        importlib.import_module(name)
+    original = analysis.measure_model
+    for module in [m for m in list(sys.modules.values()) if getattr(m, "measure_model", None) is original]:
+        monkeypatch.setattr(module, "measure_model", no_work)
     before = snapshot(tmp_path)
     args = [*_MODEL_ARGS[command], "--out", out]
     if command == "sweep":
