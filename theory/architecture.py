@@ -11,6 +11,7 @@ connections, another activation constant, the tight softmax constant) is a new i
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import sympy as sp
 
@@ -180,9 +181,11 @@ def activation_sup_slope(name: str, digits: int = 30) -> tuple[sp.Expr, sp.Expr]
     return sp.N(d1.subs(_x, root), digits), root
 
 
+@lru_cache(maxsize=None)
 def activation_lipschitz(name: str, decimals: int = 6) -> sp.Rational:
     """The activation's Lipschitz constant used by the analysis: ``sup |phi'|`` rounded *up* to ``decimals``
-    (GELU: the published ``L_phi = 1.13`` instead, an upper bound on its 1.1289041...)."""
+    (GELU: the published ``L_phi = 1.13`` instead, an upper bound on its 1.1289041...).  Cached: a pure function
+    of its arguments that ``sabounds bound`` asks for at every n it tries (an nsolve each time otherwise)."""
     if name == "gelu":
         return L_PHI_GELU
     sup, _ = activation_sup_slope(name)

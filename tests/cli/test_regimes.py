@@ -60,28 +60,38 @@ def test_rank_bounded_exponents(capsys):
     assert exponential["ours_rss"]["depth"]["attained"] == "p = 0"
 
 
-def test_latex_table_structure(capsys):
-    tex = _run(capsys, "--format", "latex")
+# A format's structure is per regime: one regime in the quick lane, all five (a full render, ~10 s) in `make test`.
+ONE_OR_ALL = [pytest.param(("rank",), id="one"), pytest.param(ALL, id="all", marks=pytest.mark.slow)]
+
+
+def _chosen(names):
+    return ("--regime", names[0]) if len(names) == 1 else ()
+
+
+@pytest.mark.parametrize("names", ONE_OR_ALL)
+def test_latex_table_structure(names, capsys):
+    tex = _run(capsys, "--format", "latex", *_chosen(names))
     begins, ends = re.findall(r"\\begin\{(\w+)\}", tex), re.findall(r"\\end\{(\w+)\}", tex)
-    assert begins == ["table", "tabular"] * len(ALL) and ends == ["tabular", "table"] * len(ALL)
+    assert begins == ["table", "tabular"] * len(names) and ends == ["tabular", "table"] * len(names)
     rows = [line for line in tex.splitlines() if line.rstrip().endswith(r"\\")]
-    assert len(rows) == len(ALL) * (1 + 2 * (7 + len(catalog.bounds())))
+    assert len(rows) == len(names) * (1 + 2 * (7 + len(catalog.bounds())))
     for line in rows:
         assert line.count("&") == 4 and line.count("$") % 2 == 0
 
 
-def test_markdown_has_one_row_per_regime_alpha_bound(capsys):
-    md = _run(capsys)
+@pytest.mark.parametrize("names", ONE_OR_ALL)
+def test_markdown_has_one_row_per_regime_alpha_bound(names, capsys):
+    md = _run(capsys, *_chosen(names))
     tables = md.split("\n\n")
     assert len(tables) == 2
-    assert len([l for l in tables[0].splitlines() if l.startswith("| ") and "regime" not in l]) == len(ALL) * 2 * (7 + len(catalog.bounds()))
-    assert len([l for l in tables[1].splitlines() if l.startswith("| ") and "regime" not in l]) == len(ALL) * 2
+    assert len([l for l in tables[0].splitlines() if l.startswith("| ") and "regime" not in l]) == len(names) * 2 * (7 + len(catalog.bounds()))
+    assert len([l for l in tables[1].splitlines() if l.startswith("| ") and "regime" not in l]) == len(names) * 2
 
 
-def test_sharp_tail_brings_the_width_exponent_to_one_half(capsys):
+def test_sharp_tail_brings_the_width_exponent_to_one_half(regime_tables):
     """Issue 9: with the better of Theorem 4.1's two tails, frobenius/bounded reaches N^(1/2) (the crude tail alone
     gives N^(3/4)), and power_law/bounded reaches N^(1/2) with a smaller log power than Edelman's."""
-    data = json.loads(_run(capsys, "--format", "json"))
+    data = regime_tables
     get = {(r["name"], r["alpha"]): r["bounds"] for r in data["regimes"]}
     frob = get[("frobenius", "bounded")]
     assert frob["ours_best_p"]["width_exponent"] == "1/2" and "sharp" in frob["ours_best_p"]["width"]["attained"]

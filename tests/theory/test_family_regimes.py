@@ -46,7 +46,8 @@ def test_input_norm_folds_into_gamma():
         assert abs(sp.N(build(rho * 2).subs(point), 30) - sp.N(plain.subs(point), 30)) > 1e-6 * abs(sp.N(plain.subs(point)))
 
 
-@pytest.mark.parametrize("architecture", ["gpt2", "llama", "vit", "bert"])
+# Each architecture's table is computed from scratch (~7 s): one pre-LN family in the quick lane, the rest in `make test`.
+@pytest.mark.parametrize("architecture", ["gpt2", *(pytest.param(a, marks=pytest.mark.slow) for a in ("llama", "vit", "bert"))])
 def test_every_family_table_takes_the_best_tail(architecture, capsys):
     rows = _table(capsys, architecture, "frobenius")
     assert {r["alpha"] for r in rows} == {"bounded", "exponential"}
@@ -58,6 +59,7 @@ def test_every_family_table_takes_the_best_tail(architecture, capsys):
         assert "sharp" in r["bounds"]["ours_best_p"]["note"]
 
 
+@pytest.mark.slow  # four regime tables computed from scratch (two architectures, two regimes)
 def test_bert_with_fixed_heads_has_the_single_head_width_exponents(capsys):
     """BERT's table (H = N/d_h heads, d_h fixed) adds the heads' growth with N; with H fixed (d_h = N/H) every
     width exponent, best tail included, is the single-head table's."""
@@ -81,6 +83,7 @@ def test_pre_ln_layer_lipschitz_is_the_extension_composition():
         arch.layer_lipschitz_of({}, [{}])
 
 
+@pytest.mark.slow  # pdflatex
 @pytest.mark.parametrize("architecture", ["gpt2", "llama", "vit", "bert_fixed_heads"])
 def test_family_regime_table_typesets(architecture, tmp_path, capsys):
     """The new architectures' LaTeX tables fit the page in docs/preamble.tex like single_head's and bert's."""
