@@ -28,12 +28,14 @@ def _stale(generated) -> list[str]:
     return [name for name in names if (generated / name).read_text() != (DOCS / name).read_text()]
 
 
+@pytest.mark.slow
 def test_generated_pages_are_current(generated, capsys):
     """Regenerate into a fresh folder with the command and compare with the committed files."""
     assert _stale(generated) == [], "stale pages in docs/: run sabounds docs"
     assert main(["docs", "--out", str(DOCS), "--check"]) == 0
 
 
+@pytest.mark.slow
 def test_check_mode_notices_a_stale_page(generated, tmp_path, capsys):
     shutil.copytree(generated, tmp_path, dirs_exist_ok=True)
     page = tmp_path / "checks.md"
@@ -100,6 +102,7 @@ def test_docs_links_resolve():
         assert (ROOT / target).exists(), target
 
 
+@pytest.mark.slow
 def test_claims_are_documented_with_the_codes_verdict_rule_and_their_own_method(generated):
     """checks.md states the in-scope rule of ``_judge`` (not "refuted unless every condition holds") and each claim
     row names its own method (claims 3 and 4 once showed claim 1's regime-table text)."""
@@ -129,6 +132,7 @@ def _build_site(config_file: Path, site: Path) -> None:
     build(config)
 
 
+@pytest.mark.slow
 def test_user_guide_builds_in_strict_mode(generated, tmp_path, capsys):
     """The generated pages are current, then the site builds with --strict and has every page of the nav."""
     assert _stale(generated) == [], "a generated page is stale: run sabounds docs"
