@@ -12,7 +12,7 @@ import argparse
 from pathlib import Path
 
 from sabounds.errors import UserError
-from sabounds.render.docs_pages import MARKER, pages
+from sabounds.render.docs_pages import MARKER, PAGE_NAMES, pages
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,16 +32,13 @@ def run(args) -> int:
     out = Path(args.out)
     if out.exists() and (out.is_symlink() or not out.is_dir()):
         raise UserError(f"{out} is not a folder")
-    stale = []
-    generated = pages()
-    for name, content in generated.items():
+    for name in PAGE_NAMES:  # before any page is computed
         path = out / name
-        if path.exists() or path.is_symlink():
-            if not _ours(path):
-                raise UserError(f"{path} exists and was not written by sabounds docs; not replacing it")
-            if path.read_text(encoding="utf-8") == content:
-                continue
-        stale.append(name)
+        if (path.exists() or path.is_symlink()) and not _ours(path):
+            raise UserError(f"{path} exists and was not written by sabounds docs; not replacing it")
+    generated = pages()
+    stale = [name for name, content in generated.items()
+             if not ((out / name).exists() and (out / name).read_text(encoding="utf-8") == content)]
     if args.check:
         print("docs up to date" if not stale else "out of date: " + ", ".join(stale))
         return 1 if stale else 0

@@ -135,8 +135,12 @@ def latex_page() -> str:
         "```latex", LATEX_PREAMBLE.rstrip(), "```", ""])
 
 
+PAGE_NAMES = ("derivations.md", "checks.md", "latex.md", "bounds.md", "preamble.tex")
+"""The files ``pages`` writes (known before any page is computed, so a foreign file is refused first)."""
+
+
 def pages() -> dict[str, str]:
-    """Every generated page of docs/, by file name."""
+    """Every generated page of docs/, by file name (the names of ``PAGE_NAMES``)."""
     from sabounds.render.bounds_page import bounds_page
     from sabounds.theory.printer import LATEX_PREAMBLE
     return {"derivations.md": derivations_page(), "checks.md": checks_page(), "latex.md": latex_page(),

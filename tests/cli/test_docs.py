@@ -32,6 +32,8 @@ def _stale(generated) -> list[str]:
 def test_generated_pages_are_current(generated, capsys):
     """Regenerate into a fresh folder with the command and compare with the committed files."""
     assert _stale(generated) == [], "stale pages in docs/: run sabounds docs"
+    from sabounds.render.docs_pages import PAGE_NAMES
+    assert sorted(p.name for p in generated.iterdir()) == sorted(PAGE_NAMES)  # what docs refuses first is what it writes
     assert main(["docs", "--out", str(DOCS), "--check"]) == 0
 
 
