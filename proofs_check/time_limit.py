@@ -17,6 +17,7 @@ Three properties make the limit hold against the code it interrupts:
 
 from __future__ import annotations
 
+import math
 import signal
 import sys
 import threading
@@ -36,7 +37,7 @@ class time_limit:  # noqa: N801  (used as a function: ``with time_limit(s) as en
 
     def __init__(self, seconds: float):
         self.seconds = seconds
-        self.enforced = (seconds > 0 and hasattr(signal, "setitimer")
+        self.enforced = (0 < seconds < math.inf and hasattr(signal, "setitimer")
                          and threading.current_thread() is threading.main_thread())
         self._active = False
 
@@ -49,8 +50,12 @@ class time_limit:  # noqa: N801  (used as a function: ``with time_limit(s) as en
         self._previous_hook = sys.unraisablehook
         sys.unraisablehook = self._unraisable
         self._active = True
-        first = min(self.seconds, self._outer) if self._outer > 0 else self.seconds
-        signal.setitimer(signal.ITIMER_REAL, first, REFIRE)
+        try:
+            first = min(self.seconds, self._outer) if self._outer > 0 else self.seconds
+            signal.setitimer(signal.ITIMER_REAL, first, REFIRE)
+        except BaseException:  # e.g. a duration setitimer cannot represent: leave nothing behind
+            self.__exit__()
+            raise
         return True
 
     def _expire(self, signum, frame) -> None:

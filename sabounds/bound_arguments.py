@@ -18,14 +18,23 @@ def probability(text: str) -> float:
     return value
 
 
+MAX_N_TEXT = 64
+"""Characters of ``--n`` read at most (40 significant digits and an exponent fit)."""
+MAX_N = mpmath.mpf(10) ** 100000
+"""The largest n: the printed bound writes n's powers in fixed notation, which fails beyond ~1e1000000."""
+
+
 def sample_size(text: str) -> mpmath.mpf:
+    if len(text) > MAX_N_TEXT:
+        raise argparse.ArgumentTypeError(f"expected a number of samples such as 1e9 of at most {MAX_N_TEXT} "
+                                         f"characters, got {len(text)} characters")
     try:
         with mpmath.workdps(40):  # 1e400 stays 1e400 when echoed to 17 digits (not 9.9999999999999997e+399)
             value = mpmath.mpf(text.strip())
     except (ValueError, TypeError):
         raise argparse.ArgumentTypeError(f"expected a number of samples such as 1e9, got {text!r}") from None
-    if not (mpmath.isfinite(value) and value >= 8):
-        raise argparse.ArgumentTypeError(f"expected a finite n >= 8, got {text!r}")
+    if not (mpmath.isfinite(value) and 8 <= value <= MAX_N):
+        raise argparse.ArgumentTypeError(f"expected a finite n with 8 <= n <= 1e100000, got {text!r}")
     return value
 
 

@@ -176,7 +176,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as exc:
         detail = getattr(exc, "message", "")
         print(f"sabounds {args.command}: interrupted" + (f"; {detail}" if detail else ""), file=sys.stderr)
-        if "distributed" in sys.modules:  # a cluster's finalizers at exit log its closing: the line above is the last
+        cluster = sys.modules.get("sabounds.distributed")
+        if getattr(cluster, "cluster_started", False):  # its finalizers at exit log the closing: the line above is last
             import logging
-            logging.getLogger("distributed").setLevel(logging.CRITICAL)
+            for name in cluster.QUIET_LOGGERS:
+                logging.getLogger(name).setLevel(logging.CRITICAL)
         return 130

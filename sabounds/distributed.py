@@ -73,6 +73,8 @@ def private_cluster(workers: int):
     from distributed import Nanny, SpecCluster
     from distributed.security import Security
 
+    global cluster_started
+    cluster_started = True
     security = Security.temporary()
     common = {"host": "127.0.0.1", "protocol": "tls", "security": security, "dashboard": False,
               "dashboard_address": None}
@@ -141,17 +143,26 @@ def _run_on_dask(function, tasks, positions, workers, scheduler, finish) -> None
         _run_with(stack, function, tasks, positions, workers, scheduler, finish)
 
 
+QUIET_LOGGERS = ("distributed", "distributed.client", "tornado.application")
+"""distributed's loggers (``distributed.client`` has its own handler and does not propagate) and tornado's."""
+
+cluster_started = False
+"""Whether this process started a private cluster (whose finalizers at exit may still log)."""
+
+
 @contextlib.contextmanager
 def quiet_logs():
     """distributed's own lines (``INFO - Closing scheduler``, ...) kept off stderr while this process runs a private
     cluster, interrupted or not: the command's one line stays the only one; the logger's level is restored after."""
-    logger = logging.getLogger("distributed")
-    previous = logger.level
-    logger.setLevel(logging.CRITICAL)
+    loggers = [logging.getLogger(name) for name in QUIET_LOGGERS]
+    previous = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
     try:
         yield
     finally:
-        logger.setLevel(previous)
+        for logger, level in zip(loggers, previous):
+            logger.setLevel(level)
 
 
 def _run_with(stack, function, tasks, positions, workers, scheduler, finish) -> None:

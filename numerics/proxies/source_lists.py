@@ -42,7 +42,8 @@ def _glob(pattern: str, root: str | None) -> list[str]:
     """The folders and model files ``pattern`` matches, sorted; ``root``: the folder a relative pattern is taken
     in (a list file's folder, never itself read as a pattern), None for the current folder."""
     try:
-        matches = (str(Path(root) / p) if root else p for p in glob.iglob(pattern, root_dir=root))
+        matches = (str(Path(root) / p) if root else p
+                   for p in glob.iglob(_literal_prefix(pattern, root), root_dir=root))
         found = list(itertools.islice((p for p in matches if _is_source(p)), MAX_SOURCES + 1))
     except (OSError, ValueError, RecursionError) as exc:
         raise SourceListError(f"{shown(pattern)}: the pattern cannot be expanded ({exc})") from None
@@ -51,6 +52,17 @@ def _glob(pattern: str, root: str | None) -> list[str]:
     if not found:
         raise SourceListError(f"{shown(pattern)}: the pattern matches no folder")
     return sorted(found)
+
+
+def _literal_prefix(pattern: str, root: str | None) -> str:
+    """``pattern`` with its longest leading run of folders that exist as written escaped: ``runs[1]/ckpt-*`` beside a
+    folder ``runs[1]`` looks inside that folder (not in ``runs1``); the rest stays a pattern."""
+    parts = pattern.split(os.sep)
+    for k in range(len(parts) - 1, 0, -1):
+        head = os.sep.join(parts[:k])
+        if head and _exists(str(Path(root) / head) if root else head):
+            return glob.escape(head) + os.sep + os.sep.join(parts[k:])
+    return pattern
 
 
 def _exists(path: str) -> bool:

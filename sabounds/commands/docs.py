@@ -21,27 +21,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _ours(path: Path) -> bool:
-    """Whether ``path`` is a regular file this command wrote (it carries the marker on its first line)."""
+    """Whether ``path`` is a regular file this command wrote (it carries the marker on its first line; 4 KiB read)."""
     if path.is_symlink() or not path.is_file():
         return False
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        return MARKER in fh.readline()
+    with open(path, "rb") as fh:
+        return MARKER.encode() in fh.readline(4096)
+
+
+def _refuse_foreign(out: Path) -> None:
+    """Refuse, before any page is computed and again before any is written, a page name taken by a file not ours."""
+    for name in PAGE_NAMES:
+        path = out / name
+        if (path.exists() or path.is_symlink()) and not _ours(path):
+            raise UserError(f"{path} exists and was not written by sabounds docs; not replacing it")
+
+
+def _same(path: Path, content: str) -> bool:
+    """Whether ``path`` holds exactly ``content`` (read up to one byte past its length, as bytes)."""
+    data = content.encode("utf-8")
+    if not path.is_file():
+        return False
+    with open(path, "rb") as fh:
+        return fh.read(len(data) + 1) == data
 
 
 def run(args) -> int:
     out = Path(args.out)
     if out.exists() and (out.is_symlink() or not out.is_dir()):
         raise UserError(f"{out} is not a folder")
-    for name in PAGE_NAMES:  # before any page is computed
-        path = out / name
-        if (path.exists() or path.is_symlink()) and not _ours(path):
-            raise UserError(f"{path} exists and was not written by sabounds docs; not replacing it")
+    _refuse_foreign(out)
     generated = pages()
-    stale = [name for name, content in generated.items()
-             if not ((out / name).exists() and (out / name).read_text(encoding="utf-8") == content)]
+    stale = [name for name, content in generated.items() if not _same(out / name, content)]
     if args.check:
         print("docs up to date" if not stale else "out of date: " + ", ".join(stale))
         return 1 if stale else 0
+    _refuse_foreign(out)  # a file put there while the pages were computed is not replaced either
     try:
         out.mkdir(parents=True, exist_ok=True)
         for name in stale:

@@ -162,3 +162,29 @@ def test_readme_is_short_and_its_links_resolve():
     assert "make report" in text and "make test" in text
     for target in re.findall(r"\]\(([^)#:]+)\)", text):
         assert (ROOT / target).exists(), target
+
+
+def test_a_file_put_there_while_the_pages_are_computed_is_not_replaced(tmp_path, monkeypatch, capsys):
+    import sabounds.commands.docs as docs_command
+    from sabounds.render.docs_pages import MARKER, PAGE_NAMES
+
+    def pages_while_someone_writes():
+        (tmp_path / "checks.md").write_text("my notes\n")
+        return {name: f"<!-- {MARKER} -->\n{name}\n" for name in PAGE_NAMES}
+    monkeypatch.setattr(docs_command, "pages", pages_while_someone_writes)
+    assert main(["docs", "--out", str(tmp_path)]) == 2
+    assert (tmp_path / "checks.md").read_text() == "my notes\n"
+    assert "not written by sabounds docs" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checks.md"]
+
+
+def test_a_page_of_ours_that_is_not_utf8_is_just_stale(tmp_path, monkeypatch, capsys):
+    """Our marker on the first line and invalid UTF-8 below: compared as bytes (no traceback), replaced as stale."""
+    import sabounds.commands.docs as docs_command
+    from sabounds.render.docs_pages import MARKER, PAGE_NAMES
+    (tmp_path / "checks.md").write_bytes(f"<!-- {MARKER} -->\n".encode() + b"\xff\n")
+    monkeypatch.setattr(docs_command, "pages", lambda: {name: f"<!-- {MARKER} -->\n{name}\n" for name in PAGE_NAMES})
+    assert main(["docs", "--out", str(tmp_path), "--check"]) == 1
+    assert "checks.md" in capsys.readouterr().out
+    assert main(["docs", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "checks.md").read_text() == f"<!-- {MARKER} -->\nchecks.md\n"

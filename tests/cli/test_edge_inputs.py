@@ -125,3 +125,14 @@ def test_scaling_names_the_bundled_checkpoint_not_its_path(capsys):
     assert main(["scaling", "--depths", "1"]) == 0
     out = capsys.readouterr().out
     assert "all-MiniLM-L6-v2 (bundled)" in out and "site-packages" not in out
+
+
+@pytest.mark.parametrize("n", ["1e1000000000", "9" * 5001, "7.99"])
+def test_an_n_out_of_range_is_one_line_before_any_work(n, capsys):
+    """n beyond 1e100000 (the printed bound's fixed notation failed with a traceback at 1e1000000000), text longer
+    than 64 characters (echoed whole before) or below 8: one short line, exit 2."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["bound", "--n", n, "--delta", "0.1", "--margin", "1"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and len(err) < 300, err

@@ -171,6 +171,10 @@ def test_expanding_sources_reads_existing_names_literally(tmp_path, monkeypatch)
     # the list's own folder is no part of a pattern: x[1]/n* matches inside x[1] only, never x1/n16
     assert expand_sources(["x[1]/list.txt"]) == ["x[1]/n16"]
     assert expand_sources([str(tmp_path / "x[1]" / "list.txt")]) == [str(tmp_path / "x[1]" / "n16")]
+    # a pattern under a folder that exists as written looks inside that folder: x[1]/n1* is x[1]/n16, not x1/n16
+    assert expand_sources(["x[1]/n1*"]) == ["x[1]/n16"]
+    assert expand_sources([str(tmp_path / "x[1]" / "n1?")]) == [str(tmp_path / "x[1]" / "n16")]
+    assert expand_sources(["x?/n16"]) == ["x1/n16"]  # no folder x? exists: the whole name is a pattern
 
 
 def test_an_onnx_file_is_a_source_not_a_list(tmp_path, capsys, monkeypatch):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import sys
 import time
 
 import pytest
@@ -110,12 +111,35 @@ def test_sympy_factor_of_a_huge_exponent_is_interrupted():
     g = 1 - 2 * sp.exp(-400000 * (x - sp.Rational(31, 100)) ** 2)
     for _ in range(3):
         start = time.monotonic()
-        try:
+        with pytest.raises(TimeLimit):
             with time_limit(0.3):
                 sp.factor(g)
-        except TimeLimit:
-            pass
         assert time.monotonic() - start < 10.0
+
+
+@pytest.mark.parametrize("seconds", [1e300, float("nan"), float("inf"), 0.0])
+def test_a_limit_that_cannot_be_set_leaves_nothing_behind(seconds):
+    """A duration the timer cannot hold raises (1e300) or means no limit (inf, nan, 0): either way the signal
+    handler, the unraisable hook and the timer are what they were."""
+    handler, hook = signal.getsignal(signal.SIGALRM), sys.unraisablehook
+    try:
+        with time_limit(seconds):
+            pass
+    except (OverflowError, ValueError):
+        pass
+    assert signal.getsignal(signal.SIGALRM) is handler and sys.unraisablehook is hook
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_nested_limits_restore_the_handler_and_hook_after_an_interruption():
+    handler, hook = signal.getsignal(signal.SIGALRM), sys.unraisablehook
+    with pytest.raises(TimeLimit):
+        with time_limit(0.2):
+            with time_limit(0.1):
+                while True:
+                    pass
+    assert signal.getsignal(signal.SIGALRM) is handler and sys.unraisablehook is hook
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
 
 
 def test_no_limit_off_the_main_thread_says_so():
