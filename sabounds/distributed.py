@@ -138,11 +138,6 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _run_on_dask(function, tasks, positions, workers, scheduler, finish) -> None:
-    with contextlib.ExitStack() as stack:
-        _run_with(stack, function, tasks, positions, workers, scheduler, finish)
-
-
 QUIET_LOGGERS = ("distributed", "distributed.client", "tornado.application")
 """distributed's loggers (``distributed.client`` has its own handler and does not propagate) and tornado's."""
 
@@ -165,7 +160,7 @@ def quiet_logs():
             logger.setLevel(level)
 
 
-def _run_with(stack, function, tasks, positions, workers, scheduler, finish) -> None:
+def _run_on_dask(function, tasks, positions, workers, scheduler, finish) -> None:
     try:
         import cryptography  # noqa: F401  (the local cluster's temporary certificate)
         from distributed import as_completed
@@ -175,24 +170,23 @@ def _run_with(stack, function, tasks, positions, workers, scheduler, finish) -> 
 
     from sabounds.scheduler_address import connect
     cluster = client = None
-    try:
-        if scheduler is None:
-            stack.enter_context(quiet_logs())
-            cluster = started_cluster(workers or default_workers())
-            client = connect(cluster)
-        else:
-            client = connect(scheduler)
-        futures = client.map(function, tasks, pure=False)
-        where = {f.key: p for f, p in zip(futures, positions)}
-        for future in as_completed(futures, loop=client.loop):
-            try:
-                outcome = future.result()
-            except Exception as exc:  # the task's own error, or a lost worker
-                outcome = exc
-            finish(where[future.key], outcome)
-    finally:
-        if client is not None:
-            client.close()
-        if cluster is not None:
-            cluster.close()
-
+    with quiet_logs() if scheduler is None else contextlib.nullcontext():
+        try:
+            if scheduler is None:
+                cluster = started_cluster(workers or default_workers())
+                client = connect(cluster)
+            else:
+                client = connect(scheduler)
+            futures = client.map(function, tasks, pure=False)
+            where = {f.key: p for f, p in zip(futures, positions)}
+            for future in as_completed(futures, loop=client.loop):
+                try:
+                    outcome = future.result()
+                except Exception as exc:  # the task's own error, or a lost worker
+                    outcome = exc
+                finish(where[future.key], outcome)
+        finally:
+            if client is not None:
+                client.close()
+            if cluster is not None:
+                cluster.close()

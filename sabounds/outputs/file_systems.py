@@ -13,8 +13,9 @@ import os
 
 SPECIAL = frozenset({"proc", "sysfs", "devtmpfs", "devpts", "cgroup", "cgroup2", "debugfs", "tracefs", "securityfs",
                      "configfs", "bpf", "pstore", "efivarfs", "fusectl", "binfmt_misc", "mqueue", "hugetlbfs", "nsfs",
-                     "autofs", "rpc_pipefs", "selinuxfs"})
-"""Kernel interfaces by their mount type; tmpfs (``/dev/shm``, ``/tmp`` on many systems) is storage and is not here."""
+                     "rpc_pipefs", "selinuxfs"})
+"""Kernel interfaces by their mount type; tmpfs (``/dev/shm``, ``/tmp`` on many systems) is storage and is not here,
+nor is autofs (a folder an automounter has not mounted yet becomes storage when it is entered)."""
 
 MOUNTINFO = "/proc/self/mountinfo"
 MOUNTINFO_MAX_BYTES = 1 << 22

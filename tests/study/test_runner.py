@@ -41,8 +41,9 @@ def test_a_run_is_trained_once_then_served_from_the_cache(cheap_runs, tmp_path):
 
 @pytest.mark.parametrize("where", ["study", "sweep"])
 def test_an_error_in_the_callers_callback_is_not_taken_for_the_tasks_failure(cheap_runs, monkeypatch, where):
-    """A callback that raises stops the run with its own error, reported once; in process as on Dask, the callback's
-    error is never recorded as the task's outcome nor passed back to the callback."""
+    """A callback that raises stops the run with its own error, reported once; the callback's error is never recorded
+    as the task's outcome nor passed back to the callback.  Run in process (``workers=0``); the Dask path calls the
+    same ``finish`` outside its own try block."""
     calls = []
 
     def callback(*args):
