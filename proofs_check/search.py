@@ -194,17 +194,18 @@ def _pattern_search(value, start: tuple, n: int, iterations: int) -> tuple:
 
 def adversarial_min(f: Callable[[dict], mpmath.mpf], domain: Mapping[sp.Symbol, Interval], samples: int,
                     rng: np.random.Generator, refine: int = 4, iterations: int = 40,
-                    structured: bool = False) -> SearchResult:
+                    structured: bool = False, keep_zero: bool | None = None) -> SearchResult:
     """Minimise ``f(point)`` over the box ``domain``: ``samples`` random starts, then pattern search from the best ``refine``.
 
     Structured candidates come first: the corners (up to 4 coordinates), the centre and the midpoints of the faces;
     with ``structured`` also :func:`exact_candidates` (ends, 0, +-1, integers, simple rationals), whose points are
     returned as exact sympy rationals.  Points where ``f`` raises or is not a finite real are skipped and counted
-    (``undefined``).  Call inside ``mpmath.workdps``.
+    (``undefined``).  ``keep_zero`` (default: ``structured``) keeps points where ``f`` is exactly 0 among the
+    negatives.  Call inside ``mpmath.workdps``.
     """
     syms = list(domain)
     ivs = [domain[s] for s in syms]
-    judge = _Judge(f, structured)
+    judge = _Judge(f, structured if keep_zero is None else keep_zero)
 
     def value(u: np.ndarray):
         point = {s: from_unit(float(ui), iv) for s, ui, iv in zip(syms, u, ivs)}

@@ -53,6 +53,13 @@ class Outcome:
     witness: Mapping[str, Any] | None = None
     detail: str = ""
     seconds: float = 0.0
+    engines: tuple[str, ...] = ()
+    """The certified engines that agree on the verdict (``sympy``, ``z3``, ``arb``, ``mpmath.iv``, ...)."""
+    margin_error: float | None = None
+    """The certified error of ``margin`` (the radius of the ball that decided its sign; 0 for an exact value)."""
+    scaled_margin: float | None = None
+    """A scale-free margin that cannot saturate at 1 (the free-form decider: the gap over its first-order change
+    across the box)."""
     basis: str = ""
     """What the verdict rests on when it is not the verdict itself: ``definition`` (notation, asserts nothing) or
     ``construction`` (sympy evaluated the statement to True when it was built); empty means the verdict."""

@@ -15,6 +15,7 @@ import ast
 import keyword
 import math
 import re
+from dataclasses import dataclass
 from typing import Callable, Mapping
 
 import sympy as sp
@@ -131,10 +132,34 @@ def _digits(value: sp.Expr) -> float:
     return 0.0
 
 
+@dataclass(frozen=True)
+class Requirement:
+    """Where a subexpression is defined, recorded as it is built (before sympy can cancel it: ``x/x`` is 1 once
+    built, but needs ``x != 0``): ``kind`` is ``nonzero``, ``positive``, ``nonnegative`` or ``not_pole`` (gamma's
+    argument is no integer <= 0) of ``expr``; ``origin`` says which operation asks for it."""
+
+    kind: str
+    expr: sp.Expr
+    origin: str
+
+
+@dataclass(frozen=True)
+class ParsedRelation:
+    """A relation and the requirements of every subexpression it was built from, in the order they were met."""
+
+    relation: sp.Rel
+    requirements: tuple[Requirement, ...]
+
+
 class _Builder:
     def __init__(self, symbols: Mapping[str, sp.Symbol], source: str = ""):
         self.symbols = symbols
         self.source = source
+        self.requirements: list[Requirement] = []
+
+    def _require(self, kind: str, expr: sp.Expr, origin: str) -> None:
+        if expr.free_symbols and Requirement(kind, expr, origin) not in self.requirements:
+            self.requirements.append(Requirement(kind, expr, origin))
 
     def build(self, node: ast.AST) -> sp.Expr:
         method = getattr(self, f"_{type(node).__name__}", None)
@@ -181,6 +206,8 @@ class _Builder:
         left, right = self.build(node.left), self.build(node.right)
         if op is ast.Pow:
             return self._power(left, right)
+        if op is ast.Div:
+            self._require("nonzero", right, f"division by {right}")
         result = {ast.Add: sp.Add, ast.Sub: lambda a, b: a - b, ast.Mult: sp.Mul, ast.Div: lambda a, b: a / b}[op](left, right)
         if result.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
             raise ExpressionError("the expression divides by zero or is not finite")
@@ -199,6 +226,13 @@ class _Builder:
                     raise ExpressionError(f"constant power with more than {MAX_CONSTANT_DIGITS} digits")
                 if b == 0 and e < 0:
                     raise ExpressionError("zero to a negative power")
+        if exponent.is_Integer:
+            if exponent < 0:
+                self._require("nonzero", base, f"{base} to the power {exponent}")
+        elif exponent.is_number and exponent > 0:
+            self._require("nonnegative", base, f"{base} to the power {exponent}")
+        else:
+            self._require("positive", base, f"{base} to the power {exponent}")
         result = sp.Pow(base, exponent)
         if result.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
             raise ExpressionError("the expression is not finite")
@@ -220,6 +254,15 @@ class _Builder:
             expected = str(lo) if lo == hi else f"{lo} to {hi}" if hi else f"at least {lo}"
             raise ExpressionError(f"{name}() takes {expected} argument(s), got {n}")
         args = [self.build(a) for a in node.args]
+        if name == "sqrt":
+            self._require("nonnegative", args[0], f"sqrt({args[0]})")
+        elif name == "log":
+            for a in args:
+                self._require("positive", a, f"log of {a}")
+            if len(args) == 2:
+                self._require("nonzero", sp.log(args[1]), f"log to the base {args[1]}")
+        elif name == "gamma":
+            self._require("not_pole", args[0], f"gamma({args[0]})")
         limit = MAX_EXPONENT if name in ("exp", "gamma") else MAX_ARGUMENT
         for a in args:
             if not a.free_symbols and abs(float(sp.N(a, 20))) > limit:
@@ -247,6 +290,11 @@ def parse_relation(text: str, variables: Mapping[str, sp.Symbol]) -> sp.Rel:
 
     Raises :class:`ExpressionError` with a one-line reason when the text is refused.
     """
+    return parse_with_requirements(text, variables).relation
+
+
+def parse_with_requirements(text: str, variables: Mapping[str, sp.Symbol]) -> ParsedRelation:
+    """``text`` as a sympy relation, with the domain requirements of every subexpression met while building it."""
     if not isinstance(text, str):
         raise ExpressionError("the expression must be a string")
     if len(text) > MAX_LENGTH:
@@ -283,4 +331,4 @@ def parse_relation(text: str, variables: Mapping[str, sp.Symbol]) -> sp.Rel:
     rel = relation(lhs, rhs, evaluate=False)
     if not (lhs.free_symbols | rhs.free_symbols) <= set(variables.values()):
         raise ExpressionError("the expression uses undeclared symbols")
-    return rel
+    return ParsedRelation(rel, tuple(builder.requirements))

@@ -142,3 +142,24 @@ def enclosure_near(g: sp.Expr, point: Mapping[sp.Symbol, mpmath.mpf], domain: Ma
         return mpmath.mpf(e.a), mpmath.mpf(e.b)
     except (NotEnclosable, ZeroDivisionError, ValueError, OverflowError, TypeError, ArithmeticError):
         return None
+
+
+def arb_enclosure_near(g: sp.Expr, point: Mapping[sp.Symbol, mpmath.mpf], domain: Mapping[sp.Symbol, Interval], dps: int):
+    """The Arb enclosure (naive and mean-value forms) of ``g`` on the same box as :func:`enclosure_near`, or ``None``."""
+    from sabounds.proofs_check import arb_enclosure as A
+    from sabounds.proofs_check.arb_branch_bound import _Enclosures
+    from sabounds.proofs_check.interval_enclosure import NotEnclosable
+    radius = sp.Rational(1, 10 ** (dps // 2))
+    box = {}
+    for s, v in point.items():
+        d = domain[s]
+        lo, hi = sp.Rational(d.lo), sp.Rational(d.hi)
+        c = min(max(sp.Rational(mpmath.nstr(v, dps)), lo), hi)
+        half = 0 if d.integer else radius * (c if d.log else hi - lo)
+        box[s] = (A.fraction(max(c - half, lo)), A.fraction(min(c + half, hi)))
+    flint = A.flint_module()
+    try:
+        with flint.ctx.workprec(int(3.33 * dps) + 64):
+            return _Enclosures(g, list(box)).box(box)
+    except (NotEnclosable, ZeroDivisionError, ValueError, ArithmeticError):
+        return None

@@ -88,7 +88,7 @@ def _family(target: str, value: str | None, variables: Sequence[str]):
 def _relation(target: str, variables: Sequence[str], time_limit: float):
     from sabounds.proofs_check.conjecture import FreeForm
     from sabounds.proofs_check.time_limit import TimeLimit, time_limit as limit
-    from sabounds.theory.expression import ExpressionError, parse_relation
+    from sabounds.theory.expression import ExpressionError, parse_with_requirements
     domain = {}
     for spec in variables:
         symbol, interval = parse_variable(spec)
@@ -97,16 +97,19 @@ def _relation(target: str, variables: Sequence[str], time_limit: float):
         domain[symbol] = interval
     try:
         with limit(time_limit):
-            relation = parse_relation(target, {s.name: s for s in domain})
+            parsed = parse_with_requirements(target, {s.name: s for s in domain})
     except ExpressionError as exc:
         raise InputError(str(exc)) from None
     except TimeLimit:
         raise InputError(f"the expression took longer than the time limit of {time_limit:g} s to parse") from None
-    unused = [s.name for s in domain if s not in relation.free_symbols]
+    relation, requirements = parsed.relation, parsed.requirements
+    used = relation.free_symbols.union(*(r.expr.free_symbols for r in requirements))
+    unused = [s.name for s in domain if s not in used]
     if unused:
         print(f"note: variable(s) {', '.join(unused)} do not occur in the relation", file=sys.stderr)
-    domain = {s: iv for s, iv in domain.items() if s in relation.free_symbols}
-    return FreeForm(relation, domain, budget=max(0.5, time_limit - 0.5), symbolic_seconds=min(1.0, time_limit / 4))
+    domain = {s: iv for s, iv in domain.items() if s in used}
+    return FreeForm(relation, domain, budget=max(0.5, time_limit - 0.5), symbolic_seconds=min(1.0, time_limit / 4),
+                    requirements=requirements)
 
 
 def conjecture_from(target: str, value: str | None = None, variables: Sequence[str] = (), time_limit: float = 4.0):
@@ -128,7 +131,8 @@ def record(conjecture, outcome) -> dict:
     """The JSON of one decision: verdict, method, witness, margin, precision_digits, samples, then claim and detail;
     no timing (same seed, same bytes)."""
     return {"verdict": outcome.verdict.value, "method": outcome.method, "witness": dict(outcome.witness or {}) or None,
-            "margin": outcome.margin, "precision_digits": outcome.precision_digits, "samples": outcome.samples,
+            "margin": outcome.margin, "margin_error": outcome.margin_error, "scaled_margin": outcome.scaled_margin,
+            "engines": list(outcome.engines), "precision_digits": outcome.precision_digits, "samples": outcome.samples,
             "claim": conjecture.claim, "detail": outcome.detail}
 
 

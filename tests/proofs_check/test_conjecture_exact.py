@@ -86,9 +86,10 @@ def test_a_negative_margin_never_carries_verified(capsys):
         assert not (rec["verdict"] == "verified" and rec["margin"] < 0)
 
 
-def test_undefined_part_of_the_box_is_counted_and_not_verified(capsys):
+def test_undefined_part_of_the_box_is_reported_at_a_witness_and_not_verified(capsys):
     code, rec = _json(["sqrt(x) >= -1", "--var", "x:-1:1", "--samples", "40"], capsys)
-    assert rec["verdict"] == "unresolved" and "were undefined" in rec["detail"]
+    assert code == 1 and rec["verdict"] == "unresolved" and "undefined at the witness" in rec["detail"]
+    assert _exact(rec["witness"]["x"]) < 0
     code, rec = _json(["sqrt(x) >= -1", "--var", "x:0:1", "--samples", "40"], capsys)
     assert rec["verdict"] in ("proved", "verified")
 

@@ -1,0 +1,138 @@
+"""The sign of a relation's gap at an exact point, certified twice: Arb balls (precision doubled until the ball
+excludes 0, up to ``CAP_BITS``) and ``mpmath.iv`` at the matching precision; sympy for an exact zero.
+
+``check_point(gap, point, strict)`` answers ``violated`` / ``holds`` / ``None`` with the engines that agree, the
+ball's ends (the certified error of the gap is its radius) and a sentence for the verdict's detail.  Two engines
+that certify opposite signs make the answer ``None`` with ``disagreement`` set: the decider then reports
+``unresolved`` and says so.  With python-flint missing, mpmath.iv alone certifies and the engines say so.
+:func:`scale_free` is the reported scale-free margin: the gap over its first-order change across the box.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import mpmath
+import sympy as sp
+
+from sabounds.proofs_check import arb_enclosure as A
+from sabounds.proofs_check.interval_enclosure import NotEnclosable, enclose, iv_digits
+from sabounds.proofs_check.time_limit import TimeLimit, time_limit
+from sabounds.theory.checks import Interval
+
+START_BITS, CAP_BITS = 128, 8192
+"""Arb precision starts at ``max(START_BITS, 2 x the working precision)`` and doubles up to ``CAP_BITS`` (~2466
+digits): a gap of 1e-300 at 1 - erf(26.5) = 2.2e-307 is signed at 2048 bits."""
+
+
+@dataclass(frozen=True)
+class PointCheck:
+    sign: int | None
+    """-1: the gap is certainly < 0; +1: certainly > 0; 0: exactly 0 (sympy); None: undecided."""
+    lower: float | None
+    upper: float | None
+    error: float | None
+    """The certified error of the gap: the radius of the ball that decided it (0 for an exact zero)."""
+    middle: float | None
+    engines: tuple[str, ...]
+    text: str
+    disagreement: bool = False
+
+    def violated(self, strict: bool) -> bool:
+        return self.sign == -1 or (strict and self.sign == 0)
+
+    def holds(self, strict: bool) -> bool:
+        return self.sign == 1 or (not strict and self.sign == 0)
+
+
+def _exact_zero(gap: sp.Expr, point: Mapping) -> bool:
+    """Sympy shows ``gap == 0`` at the exact point (never through a Float)."""
+    from sabounds.proofs_check.conjecture.tight import _is_zero
+    try:
+        with time_limit(1.0):
+            return _is_zero(gap.xreplace(dict(point)))
+    except (TimeLimit, TypeError, ValueError, ArithmeticError, RecursionError):
+        return False
+
+
+def _arb_sign(gap: sp.Expr, point: Mapping, start: int):
+    """``(sign or None, ball, bits)``: the Arb ball of the gap at doubling precision until it excludes 0."""
+    bits, ball = start, None
+    while bits <= CAP_BITS:
+        try:
+            ball = A.at_point(gap, point, bits)
+        except (NotEnclosable, ZeroDivisionError, ValueError, ArithmeticError):
+            return None, None, bits
+        if ball > 0:
+            return 1, ball, bits
+        if ball < 0:
+            return -1, ball, bits
+        bits *= 2
+    return None, ball, bits // 2
+
+
+def _mpmath_sign(gap: sp.Expr, point: Mapping, digits: int) -> tuple[int | None, str]:
+    """The sign certified by ``mpmath.iv`` at ``digits`` digits (the point's coordinates enclosed too)."""
+    try:
+        with iv_digits(digits), mpmath.workdps(digits):
+            e = enclose(gap, {s: enclose(sp.sympify(v), {}) for s, v in point.items()})
+        lo, hi = mpmath.mpf(e.a), mpmath.mpf(e.b)
+    except (NotEnclosable, ZeroDivisionError, ValueError, OverflowError, TypeError, ArithmeticError) as exc:
+        return None, f"mpmath.iv has no enclosure ({exc})"
+    text = f"mpmath.iv at {digits} digits: [{mpmath.nstr(lo, 6)}, {mpmath.nstr(hi, 6)}]"
+    return (1 if lo > 0 else -1 if hi < 0 else None), text
+
+
+def check_point(gap: sp.Expr, point: Mapping[sp.Symbol, sp.Expr], dps: int) -> PointCheck:
+    """The sign of ``gap`` at the exact ``point`` (sympy numbers), certified by both engines where both are installed."""
+    start = max(START_BITS, int(2 * 3.33 * dps))
+    arb_sign, ball, bits = (None, None, start) if not A.available() else _arb_sign(gap, point, start)
+    zero = arb_sign is None and _exact_zero(gap, point)
+    digits = int(bits / 3.32) + 10
+    mp_sign, mp_text = _mpmath_sign(gap, point, digits)
+    ends = (None, None, None, None)
+    if ball is not None:
+        lo, hi = float(ball.lower()), float(ball.upper())
+        ends = (lo, hi, float(ball.rad()), float(ball.mid()))
+    arb_text = ("Arb not installed (" + A.PIN + ")" if not A.available() else
+                f"Arb at {bits} bits: [{ends[0]:.6g}, {ends[1]:.6g}]" if ball is not None else "Arb has no enclosure")
+    if zero:
+        # an exact zero: both balls must contain 0 (they do, if both engines are right)
+        consistent = mp_sign is None and (ball is None or ball.contains(0))
+        if not consistent:
+            return PointCheck(None, *ends, (), f"sympy finds the gap exactly 0 but {arb_text}, {mp_text}", True)
+        return PointCheck(0, 0.0, 0.0, 0.0, 0.0, ("sympy",) + (("arb",) if ball is not None else ()) + ("mpmath.iv",),
+                          f"sympy shows the gap is exactly 0 there; {arb_text} and {mp_text} contain 0")
+    if arb_sign is not None and mp_sign is not None and arb_sign != mp_sign:
+        return PointCheck(None, *ends, (), f"the engines disagree: {arb_text}, {mp_text}", True)
+    if arb_sign is not None and mp_sign == arb_sign:
+        return PointCheck(arb_sign, *ends, ("arb", "mpmath.iv"), f"{arb_text}; {mp_text}")
+    if arb_sign is None and mp_sign is not None and not A.available():
+        return PointCheck(mp_sign, None, None, None, None, ("mpmath.iv",), f"{mp_text}; {arb_text}")
+    if arb_sign is not None:
+        return PointCheck(None, *ends, ("arb",), f"{arb_text}, but {mp_text}: mpmath does not confirm the sign")
+    return PointCheck(None, *ends, (), f"the gap cannot be told from 0 there: {arb_text}, {mp_text}")
+
+
+def scale_free(gap: sp.Expr, point: Mapping[sp.Symbol, sp.Expr], domain: Mapping[sp.Symbol, Interval],
+               value: float | None, dps: int) -> float | None:
+    """``gap / sum_i |dgap/dx_i| w_i`` at the point, ``w_i`` the width of x_i's range (``x ln(hi/lo)`` for a log
+    range): how far, in box widths, the gap's first-order change is from closing it.  Unbounded above (no saturation
+    at 1); ``None`` when the gap does not vary at first order there or a derivative cannot be evaluated."""
+    from sabounds.numerics.expressions.bounded import bounded_evaluate
+    if value is None or not domain:
+        return None
+    try:
+        with time_limit(1.0), mpmath.workdps(dps):
+            values = {s: mpmath.mpf(sp.N(v, dps + 5)) for s, v in point.items()}
+            rate = mpmath.mpf(0)
+            for s, d in domain.items():
+                lo, hi = (mpmath.mpf(sp.Rational(e).p) / sp.Rational(e).q for e in (d.lo, d.hi))
+                width = values[s] * mpmath.log(hi / lo) if d.log and lo > 0 else hi - lo
+                rate += abs(bounded_evaluate(sp.diff(gap, s), values, dps)) * width
+    except (TimeLimit, TypeError, ValueError, ZeroDivisionError, OverflowError, ArithmeticError, KeyError):
+        return None
+    if rate == 0:
+        return None
+    return float(mpmath.mpf(value) / rate)
