@@ -176,6 +176,15 @@ def split_box(box: dict, domain: Mapping[sp.Symbol, Interval], bits: int) -> tup
     return {**box, s: (lo, mid)}, {**box, s: (mid, hi)}
 
 
+def _rounding_limited(b, bits: int) -> bool:
+    """Does the enclosure reach below 0 by no more than the rounding of ``bits``-bit arithmetic on its scale?"""
+    flint = A.flint_module()
+    if not b.lower() < 0:
+        return False
+    scale = A._largest([flint.arb(1), abs(b.lower()), abs(b.upper())])
+    return bool(-b.lower() <= scale * flint.arb(2) ** (32 - bits))
+
+
 def _low(b) -> float:
     return float(b.lower().mid())
 
@@ -224,6 +233,10 @@ def branch_and_bound(gap: sp.Expr, strict: bool, domain: Mapping[sp.Symbol, Inte
                 return ArbBoxResult(None, used, f"not settled within {budget} Arb boxes ({len(heap) + 1} left)"
                                     + (f"; last: {pending_reason}" if pending_reason else ""), bits=bits)
             centre = {s: floor_of((lo + hi) / 2) if sub_domain[s].integer else (lo + hi) / 2 for s, (lo, hi) in box.items()}
+            if b is not None and _rounding_limited(b, bits):
+                return ArbBoxResult(None, used, f"the gap's enclosure on a sub-box reaches below 0 only by the rounding of "
+                                    f"{bits}-bit arithmetic ({b}): it cannot be told from 0 at this precision",
+                                    unsplittable=True, bits=bits, pending=[{s: A.rational(c) for s, c in centre.items()}])
             try:
                 at_centre = enc.point(centre)
             except (NotEnclosable, ZeroDivisionError, ValueError, ArithmeticError):
@@ -231,8 +244,11 @@ def branch_and_bound(gap: sp.Expr, strict: bool, domain: Mapping[sp.Symbol, Inte
             if at_centre is not None and (at_centre < 0 or (strict and at_centre <= 0)):
                 exact = {s: A.rational(c) for s, c in centre.items()}
                 sub = _certified_sub_box(enc, box, centre, strict)
-                return ArbBoxResult(False, used, "the gap's Arb ball at the exact centre of a sub-box found by "
-                                    f"best-first bisection lies below 0 ({at_centre.upper().str(5, radius=False)} at most)",
+                bound_text = at_centre.upper().str(5, radius=False)
+                return ArbBoxResult(False, used, "the gap's Arb enclosure at the exact centre of a sub-box found by "
+                                    "best-first bisection " + (f"is at most {bound_text}, so the strict relation (which "
+                                    "needs a gap > 0) fails there" if strict and not at_centre < 0 else
+                                    f"lies below 0 (at most {bound_text})"),
                                     exact, None if sub is None else {s: (A.rational(lo), A.rational(hi)) for s, (lo, hi) in sub.items()},
                                     A.ends(at_centre)[1], bits=bits)
             halves = split_box(box, sub_domain, bits)

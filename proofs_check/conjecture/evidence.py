@@ -23,22 +23,24 @@ METHOD = ("adversarial search (exact structured candidates: ends, 0, +-1, intege
           "pattern search) at mpmath precision, judged by Arb and mpmath.iv")
 
 
-def _violations(ff, found, dps: int) -> Outcome | None:
-    """The first sampled point with a gap <= 0 whose violation both engines certify at its exact value;
-    ``unresolved`` when a point cannot be told from 0 or the engines disagree; ``None`` when every one holds."""
-    _, strict = ff.gap()
-    unsure = None
+def _violations(ff, found, dps: int) -> tuple[Outcome | None, list]:
+    """The first sampled point with a gap <= 0 whose violation both engines certify at its exact value (``refuted``),
+    else ``unresolved`` when such a point cannot be told from 0 or the engines disagree, else ``None``; with the
+    ``(check, exact point)`` of every such point that holds at its exact value (rounding at the working precision)."""
+    g, strict = ff.gap()
+    unsure, held = None, []
     for value, point in found.negatives:
         exact = ff.exact(point, dps)
-        out = refuted_at(ff, exact, METHOD, f"gap {mpmath.nstr(value, 8)} at {dps} digits at the witness", dps,
-                         found.evaluations)
-        if out.verdict is Verdict.REFUTED:
-            return out
-        g, _ = ff.gap()
         check = check_point(g, exact, dps)
-        if not check.holds(strict) and unsure is None:
-            unsure = out
-    return unsure
+        if check.holds(strict) and len(check.engines) >= 2:
+            held.append((check, exact))
+            continue
+        out = refuted_at(ff, exact, METHOD, f"gap {mpmath.nstr(value, 8)} at {dps} digits at the witness", dps,
+                         found.evaluations, check)
+        if out.verdict is Verdict.REFUTED:
+            return out, held
+        unsure = unsure or out
+    return unsure, held
 
 
 def _unsplittable(ff, dps: int, seconds: float) -> Outcome | str | None:
@@ -101,7 +103,7 @@ def _pair(near) -> str:
 def judge(ff, found, settings, start: float, why: str) -> Outcome:
     dps = settings.precision
     g, strict = ff.gap()
-    violated = _violations(ff, found, dps)
+    violated, held = _violations(ff, found, dps)
     if violated is not None:
         return violated
     if found.undefined:
@@ -126,6 +128,9 @@ def judge(ff, found, settings, start: float, why: str) -> Outcome:
                        f"no sample violates the relation, but a verified margin must be certified by Arb, which is not "
                        f"installed ({A.PIN}); interval arithmetic could not settle it: {why}")
     check = check_point(g, point, dps)
+    for other, exact in held:  # a point whose gap rounded to <= 0 but holds exactly: smaller than the search's best
+        if check.middle is not None and other.middle is not None and other.middle < check.middle and check.holds(strict):
+            check, point = other, exact
     scaled = scale_free(g, point, ff.domain, check.middle, dps)
     if not check.holds(strict) or len(check.engines) < 2:
         return Outcome(Verdict.UNRESOLVED, METHOD, dps, found.evaluations, check.middle, witness_text(point),

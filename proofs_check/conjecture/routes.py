@@ -54,10 +54,14 @@ def undefined(ff) -> Outcome | None:
     return Outcome.unresolved("domain check before any simplification (Arb balls, sympy)", result.reason)
 
 
-def refuted_at(ff, point: Mapping, method: str, how: str, dps: int, samples: int | None = None) -> Outcome:
-    """``refuted`` at an exact point once both engines certify the violation there; otherwise ``unresolved``."""
+def refuted_at(ff, point: Mapping, method: str, how: str, dps: int, samples: int | None = None,
+               check=None) -> Outcome:
+    """``refuted`` at an exact point once both engines certify the violation there (``check``, when the caller has
+    it already); otherwise ``unresolved``."""
     g, strict = ff.gap()
-    check = check_point(g, point, dps)
+    point = {**{s: (sp.Rational(d.lo) + sp.Rational(d.hi)) / 2 if not d.integer else sp.ceiling(d.lo)
+                for s, d in ff.domain.items()}, **point}
+    check = check or check_point(g, point, dps)
     witness = witness_text(point)
     if check.violated(strict) and (len(check.engines) >= 2 or not A.available()):
         return Outcome(Verdict.REFUTED, method, dps, samples, check.middle, witness,
@@ -119,16 +123,12 @@ def branch_and_bound(ff, settings, seconds: float) -> Outcome | str:
     start = time.monotonic()
     if not A.available():
         return _mpmath_only(ff, settings, seconds, budget)
-    from sabounds.proofs_check.arb_branch_bound import branch_and_bound as bb
     reasons, result = [], None
     ff.notes["unsplittable"] = []
     for form, gap in _forms(ff):
-        try:
-            with time_limit(max(0.1, seconds - (time.monotonic() - start))):
-                result = bb(gap, strict, ff.domain, budget)
-        except TimeLimit:
+        result = _bisect_raising_precision(gap, strict, ff.domain, budget, max(0.1, seconds - (time.monotonic() - start)))
+        if result is None:
             reasons.append(f"{form}: Arb branch and bound did not finish within its time share of {seconds:g} s")
-            result = None
             break
         if result.unsplittable:
             ff.notes["unsplittable"] = ff.notes["unsplittable"] + result.pending
@@ -157,6 +157,27 @@ def branch_and_bound(ff, settings, seconds: float) -> Outcome | str:
                    detail=f"{result.reason} on the box {ff.box_text()}; " + (
                        f"mpmath.iv's own branch and bound agrees ({other.reason})" if confirmed else
                        "mpmath.iv's branch and bound could not settle it within its budget (no disagreement)"))
+
+
+BISECTION_BITS = (128, 512, 2048)
+"""The branch and bound's precisions: a box that cannot be split further at one is tried again at the next (a gap of
+1e-300 cannot be signed at 128 bits, whose rounding is 1e-38)."""
+
+
+def _bisect_raising_precision(gap, strict, domain, budget, seconds):
+    """The Arb branch and bound at 128 bits, again at 512 and 2048 while a sub-box is left unsplittable (time
+    permitting); ``None`` when the first run does not finish within ``seconds``."""
+    from sabounds.proofs_check.arb_branch_bound import branch_and_bound as bb
+    start, result = time.monotonic(), None
+    for bits in BISECTION_BITS:
+        try:
+            with time_limit(max(0.1, seconds - (time.monotonic() - start))):
+                result = bb(gap, strict, domain, budget, bits)
+        except TimeLimit:
+            return result
+        if not result.unsplittable:
+            return result
+    return result
 
 
 def _forms(ff):
