@@ -5,8 +5,8 @@ tail-frobenius-rank, tail-frobenius-schatten, truncation-error (right side times
 (is c(p) <= C; restrict p with --var p:LO:HI); see `sabounds.proofs_check.conjecture`.  A free-form
 relation uses numbers, the declared variables, + - * / **, the functions sqrt log exp Abs Min Max gamma erf
 sin cos tanh atan, the constants pi and E, and exactly one of <=, <, >=, >; it is parsed, never evaluated
-as code.  Verdicts: proved (sympy), verified (numeric: precision, samples, smallest margin), refuted (with a
-witness) or unresolved.  Exit status: 0 when decided (proved, verified or refuted are all answers), 1 when
+as code.  Verdicts: proved (sympy, z3 or interval branch and bound), verified (numeric evidence whose smallest gap
+Arb and mpmath.iv both certify), refuted (a witness both engines re-check) or unresolved; --json names the engines.  Exit status: 0 when decided (proved, verified or refuted are all answers), 1 when
 unresolved, 2 for bad input.
 """
 
@@ -32,7 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--var", action="append", default=[], metavar="NAME:LO:HI[:int|:log]",
                         help="a free-form variable and its range (repeatable)")
     parser.add_argument("--json", action="store_true",
-                        help='print {"verdict", "method", "witness", "margin", "precision_digits", "samples", ...}')
+                        help='print {"verdict", "method", "witness", "margin", "margin_error", "scaled_margin", '
+                             '"engines", "precision_digits", "samples", ...}')
     add_settings_arguments(parser, "random starts of the search")
     parser.add_argument("--time-limit", type=float, default=4.0, metavar="S",
                         help="seconds for a free-form decision (default 4, at most 60)")
@@ -53,10 +54,17 @@ def run(args) -> int:
     if rec["precision_digits"] is not None:
         count = rec["samples"]
         print(f"numeric: {rec['precision_digits']} digits" + (f", {count} sample{'s' * (count != 1)}" if count else ""))
-    if rec["margin"] is not None:
+    if rec["margin"] is not None and rec["margin_error"] is not None:
+        print(f"margin:  {rec['margin']:.6g} +- {rec['margin_error']:.2g}  (the gap rhs - lhs at the witness or tightest "
+              "point, with its certified error; negative = violated)")
+    elif rec["margin"] is not None:
         print(f"margin:  {rec['margin']:.6g}  (relative slack at the tightest point; negative = violated)")
+    if rec["scaled_margin"] is not None:
+        print(f"scaled:  {rec['scaled_margin']:.6g}  (the gap over its first-order change across the box)")
     if rec["witness"]:
         print("witness: " + ", ".join(f"{k} = {v}" for k, v in rec["witness"].items() if k not in ("W", "X", "X_prime")))
+    if rec["engines"]:
+        print("engines: " + ", ".join(rec["engines"]))
     print(f"detail:  {rec['detail']}")
     print(f"time:    {result.seconds:.2f} s")
     return EXIT[rec["verdict"]]
