@@ -181,7 +181,7 @@ def _rounding_limited(b, bits: int) -> bool:
     flint = A.flint_module()
     if not b.lower() < 0:
         return False
-    scale = A._largest([flint.arb(1), abs(b.lower()), abs(b.upper())])
+    scale = A.largest([flint.arb(1), abs(b.lower()), abs(b.upper())])
     return bool(-b.lower() <= scale * flint.arb(2) ** (32 - bits))
 
 

@@ -8,8 +8,11 @@ decide; otherwise an adversarial search (random starts, then local optimisation)
 A refutation found in float64 is re-evaluated at mpmath precision before it is reported.
 
 Layout: :mod:`.base` (the family base class), one module per family (:mod:`.gelu`, :mod:`.softmax`,
-:mod:`.attention`, :mod:`.tail`, :mod:`.covering`), the free-form decider (:mod:`.free_form`, with
-:mod:`.tight` for a strict relation's tightest point) and number formatting (:mod:`.number_text`).
+:mod:`.attention`, :mod:`.tail`, :mod:`.covering`), the free-form decider (:mod:`.free_form`: its certified routes
+in :mod:`.routes`, the search's judgement in :mod:`.evidence`, two-engine point checks in :mod:`.certify`,
+:mod:`.tight` for a strict relation's tightest point) and number formatting (:mod:`.number_text`).  The engines
+themselves: ``proofs_check.arb_interval`` / ``arb_enclosure`` / ``arb_branch_bound`` (Arb), ``interval_enclosure``
+(mpmath.iv), ``exact_solver`` (z3), ``domain_check``.
 """
 
 from __future__ import annotations

@@ -38,6 +38,7 @@ class AttentionLipschitz(ConstantFamily):
     """
 
     name: ClassVar[str] = "attention-lipschitz"
+    engines: ClassVar[tuple[str, ...]] = ("mpmath.iv", "mpmath")
     stages: ClassVar[int] = 3
     claim_template: ClassVar[str] = "||f(X) - f(X')||_2->inf <= (1 + {value} ||W||_2) ||X - X'||_2->inf, rows of X, X' in the unit ball"
 

@@ -40,6 +40,9 @@ class ConstantFamily:
 
     value: sp.Rational
     name: ClassVar[str] = ""
+    engines: ClassVar[tuple[str, ...]] = ()
+    """What decides this family's verdicts (``conjecture --json`` lists them; the margin is the family's relative
+    slack, an exact value rounded to a float or a sampled one, so ``margin_error`` is null)."""
     claim_template: ClassVar[str] = "{value}"
     stages: ClassVar[int] = 1
 

@@ -28,6 +28,7 @@ class CoveringConstant(ConstantFamily):
 
     p_range: tuple[sp.Rational, sp.Rational] = (sp.Integer(0), sp.Integer(2))
     name: ClassVar[str] = "covering-constant"
+    engines: ClassVar[tuple[str, ...]] = ("sympy",)
     claim_template: ClassVar[str] = "min_r (a r + b r^(-2/p)) <= {value} a^(2/(p+2)) b^(p/(p+2)) for all a, b > 0"
 
     @classmethod

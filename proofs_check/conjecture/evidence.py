@@ -117,7 +117,7 @@ def judge(ff, found, settings, start: float, why: str) -> Outcome:
     with mpmath.workdps(dps):
         lhs, rhs, value = ff.sides_gap({s: mpmath.mpf(v.p) / v.q for s, v in point.items()}, dps)
     scaled = scale_free(g, point, ff.domain, float(value), dps)
-    small = scaled is not None and abs(scaled) < tight.TIGHT or value <= tight.TIGHT * max(abs(lhs), abs(rhs), 1)
+    small = (scaled is not None and abs(scaled) < tight.TIGHT) or value <= tight.TIGHT * max(abs(lhs), abs(rhs), 1)
     if strict and small:
         out, refined = _tightest(ff, found, settings, start)
         if out is not None:

@@ -17,7 +17,7 @@ from sabounds.proofs_check.sampling import rng_for
 from sabounds.proofs_check.conjecture.number_text import exact_str as _exact_str
 from sabounds.proofs_check.search import adversarial_min
 from sabounds.proofs_check.time_limit import TimeLimit, time_limit
-from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
+from sabounds.proofs_check.verdict import Outcome, Settings
 from sabounds.theory.checks import Interval
 
 

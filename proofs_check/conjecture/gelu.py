@@ -29,6 +29,7 @@ class GeluLipschitz(ConstantFamily):
     """
 
     name: ClassVar[str] = "gelu-lipschitz"
+    engines: ClassVar[tuple[str, ...]] = ("sympy",)
     claim_template: ClassVar[str] = "|GELU(x) - GELU(y)| <= {value} |x - y| for all real x, y"
 
     def decide(self, settings: Settings, advance: Callable[[str], None] = quiet) -> Outcome:

@@ -4,7 +4,6 @@ holds them exactly (otherwise exact decimals or fractions)."""
 from __future__ import annotations
 
 import math
-from typing import Mapping
 
 import sympy as sp
 
@@ -56,7 +55,3 @@ def _decimal_text(r: sp.Rational) -> str:
     if len(text) > 60:
         return exact_text(r)
     return ("-" if r < 0 else "") + text
-
-
-def witness_of(exact: Mapping) -> dict:
-    return {str(s): witness_number(v) for s, v in exact.items()}

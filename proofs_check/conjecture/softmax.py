@@ -32,6 +32,7 @@ class SoftmaxLinfL1(ConstantFamily):
     """
 
     name: ClassVar[str] = "softmax-linf-l1"
+    engines: ClassVar[tuple[str, ...]] = ("sympy", "mpmath")
     claim_template: ClassVar[str] = "||softmax(u) - softmax(u')||_1 <= {value} ||u - u'||_inf for all u, u' in R^T"
 
     def decide(self, settings: Settings, advance: Callable[[str], None] = quiet) -> Outcome:

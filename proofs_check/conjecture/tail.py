@@ -31,6 +31,7 @@ class Thm41Tail(ConstantFamily):
     """
 
     step_name: ClassVar[str] = ""
+    engines: ClassVar[tuple[str, ...]] = ("numpy float64 SVD", "mpmath")
     extremal: ClassVar[tuple] = ()
     """``(W, X, r, p)``: a matrix, tokens, split rank and index at which lhs == rhs."""
 

@@ -132,7 +132,7 @@ def record(conjecture, outcome) -> dict:
     no timing (same seed, same bytes)."""
     return {"verdict": outcome.verdict.value, "method": outcome.method, "witness": dict(outcome.witness or {}) or None,
             "margin": outcome.margin, "margin_error": outcome.margin_error, "scaled_margin": outcome.scaled_margin,
-            "engines": list(outcome.engines), "precision_digits": outcome.precision_digits, "samples": outcome.samples,
+            "engines": list(outcome.engines or getattr(conjecture, "engines", ())), "precision_digits": outcome.precision_digits, "samples": outcome.samples,
             "claim": conjecture.claim, "detail": outcome.detail}
 
 
