@@ -48,10 +48,9 @@ def _unsplittable(ff, dps: int, seconds: float) -> Outcome | str | None:
     non-strict one (``None``); otherwise ``unresolved``; a string names the explained points."""
     g, strict = ff.gap()
     explained = []
+    middle = {s: (sp.Rational(d.lo) + sp.Rational(d.hi)) / 2 for s, d in ff.domain.items()}
     for centre in ff.notes.get("unsplittable", []):
-        point = {s: mpmath.mpf(v.p) / v.q for s, v in centre.items()}
-        full = {**{s: mpmath.mpf(sp.Rational(d.lo + d.hi).p) / sp.Rational(d.lo + d.hi).q / 2 for s, d in ff.domain.items()},
-                **point}
+        full = {s: mpmath.mpf(v.p) / v.q for s, v in {**middle, **centre}.items()}
         exact = tight.tight_point(g, full, ff.domain, dps, seconds)
         if exact is None:
             return Outcome(Verdict.UNRESOLVED, "interval branch and bound on Arb balls", dps, None, None,

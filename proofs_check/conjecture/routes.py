@@ -48,7 +48,8 @@ def undefined(ff) -> Outcome | None:
         return None
     if result.defined is False:
         return Outcome(Verdict.UNRESOLVED, "domain check before any simplification (Arb balls, sympy)",
-                       witness=witness_text(result.witness) or None, engines=("arb", "sympy"),
+                       witness=witness_text(result.witness) or None,
+                       engines=("arb", "sympy") if A.available() else ("sympy",),
                        detail=f"the relation is undefined at the witness: {result.reason}; it cannot hold on all of its "
                        "declared box (undefined there), so it is neither proved nor verified")
     return Outcome.unresolved("domain check before any simplification (Arb balls, sympy)", result.reason)
