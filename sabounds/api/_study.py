@@ -13,7 +13,8 @@ from sabounds.errors import InputError
 @dataclass(frozen=True)
 class Study:
     """``sabounds.study``'s result: ``json`` as ``sabounds study --json``; ``runs`` (one row per run) and
-    ``ranking`` (one row per task and measure: tau, interval, granulated Psi, sign-error) as pandas tables."""
+    ``ranking`` (one row per task, measure and axis, plus axis ``overall``: tau, interval, p-value, verdict, with the
+    measure's sign-error, range and tau with n) as pandas tables."""
 
     json: dict = field(repr=False)
 
@@ -24,10 +25,18 @@ class Study:
 
     @property
     def ranking(self):
-        return frame([{"task": task, "measure": r["measure"], "runs": r["runs"], "tau": r["tau"],
-                        "tau_low": r["tau_low"], "tau_high": r["tau_high"], "Psi": r["granulated"]["Psi"],
-                        "sign_error_worst": r["sign_error"]["worst"], "sign_error_mean": r["sign_error"]["mean"]}
-                       for task, t in self.json["tasks"].items() for r in t["rankings"]["gap_error"]])
+        rows = []
+        for task, t in self.json["tasks"].items():
+            for r in t["rankings"]["gap_error"]:
+                common = {"task": task, "measure": r["measure"], "runs": r["runs"],
+                          "sign_error_worst": r["sign_error"]["worst"], "sign_error_kept": r["sign_error"]["kept"],
+                          "range": r["describe"]["range"], "tau_with_size": r["describe"]["tau_with_size"]}
+                o = r["overall"]
+                rows.append({**common, "axis": "overall", "tau": o["tau"], "low": o["low"], "high": o["high"],
+                             "p": o["p"], "verdict": o["verdict"]})
+                rows += [{**common, "axis": a, "tau": c["psi"], "low": c["low"], "high": c["high"], "p": c["p"],
+                          "verdict": c["verdict"]} for a, c in r["granulated"]["per_axis"].items()]
+        return frame(rows)
 
     def write(self, out, *, force: bool = False, formats: Sequence[str] = ("png", "pdf", "svg"), dpi: int = 150):
         """study.json, runs.csv, table.md and the figures into the new folder ``out``."""
