@@ -29,7 +29,7 @@ def block(result: dict, page: str) -> str:
     cost = (f"{s['runs']} runs, {m['cpu_seconds'] / 60:.1f} CPU-minutes ({m['note']})")
     lines = [BEGIN, "", f"`sabounds study` (grid `{s['grid']}`: {s['grid_note']}), measured {m['date']} on {m['machine']}; "
              f"{cost}. Rendered by `python -m sabounds.render.study_pages` from the stored result "
-             f"[`docs/study/default.json`](docs/study/default.json){'' if page == 'readme' else ' (path from the repository root)'}.", ""]
+             f"[`docs/study/default.json`]({'docs/study' if page == 'readme' else '../study'}/default.json).", ""]
     for task, t in result["tasks"].items():
         lines += [*task_summary(task, t, s), ""]
         if page == "guide":

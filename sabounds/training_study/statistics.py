@@ -88,7 +88,7 @@ def verdict(low, high, p) -> str:
 def block_interval(block_taus: np.ndarray, draws: int = BOOTSTRAP, rng=None, level: float = LEVEL,
                    null_sd: float = 0.0):
     """Expanded percentile interval of the mean of ``block_taus`` over ``draws`` block resamples, widened to at least
-    mean -+ z sd_0 (``null_sd``); None below 3 blocks."""
+    mean -+ z sd_0 (``null_sd``) and clipped to tau's range [-1, 1]; None below 3 blocks."""
     from scipy.stats import norm
     b = len(block_taus)
     if b < 3:
@@ -97,7 +97,8 @@ def block_interval(block_taus: np.ndarray, draws: int = BOOTSTRAP, rng=None, lev
     means = block_taus[rng.integers(0, b, (draws, b))].mean(axis=1)
     lo, hi = expanded_quantiles(b, level)
     centre, half = float(block_taus.mean()), float(norm.ppf(1 - (1 - level) / 2)) * null_sd
-    return min(float(np.quantile(means, lo)), centre - half), max(float(np.quantile(means, hi)), centre + half)
+    return (max(-1.0, min(float(np.quantile(means, lo)), centre - half)),
+            min(1.0, max(float(np.quantile(means, hi)), centre + half)))
 
 
 def _usable(rows, measure: str) -> list[dict]:
