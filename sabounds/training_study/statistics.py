@@ -158,15 +158,14 @@ def overall(rows, measure: str, draws: int = PERMUTATIONS, boot: int = BOOTSTRAP
     blocks = list(configs.values())
     low = high = None
     if len(blocks) >= 3:
-        i, j = np.triu_indices(len(x), 1)
-        product = _signs(x) * _signs(y)
-        stats = []
-        for _ in range(boot):
-            picked = rng.integers(0, len(blocks), len(blocks))
-            idx = np.concatenate([blocks[b] for b in picked])
-            weight = np.bincount(idx, minlength=len(x)).astype(float)
-            w = weight[i] * weight[j]
-            stats.append(float(np.sum(w * product) / np.sum(w)) if np.sum(w) else 0.0)
+        product = np.sign(x[:, None] - x[None, :]) * np.sign(y[:, None] - y[None, :])
+        member = np.zeros((len(blocks), len(x)))
+        for b, idx in enumerate(blocks):
+            member[b, idx] = 1.0
+        picked = rng.integers(0, len(blocks), (boot, len(blocks)))
+        weight = np.stack([np.bincount(row, minlength=len(blocks)) for row in picked]) @ member
+        pairs = weight.sum(axis=1) ** 2 - np.sum(weight ** 2, axis=1)
+        stats = np.einsum("bi,ij,bj->b", weight, product, weight) / np.where(pairs > 0, pairs, 1.0)
         lo, hi = expanded_quantiles(len(blocks))
         low, high = float(np.quantile(stats, lo)), float(np.quantile(stats, hi))
     return {"tau": tau, "low": low, "high": high, "p": p, "verdict": verdict(low, high, p), **ties(x, y)}
