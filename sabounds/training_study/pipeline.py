@@ -16,11 +16,15 @@ RULE = (f"Every run trains until its training cross-entropy is at most {STOP_LOS
         "do not reach it within their epoch cap, or fail, are counted, listed and excluded from every statistic.")
 
 
-def run_study(grid_name: str = "default", tasks=None, workers: int | None = None, scheduler: str | None = None,
+def run_study(grid_name="default", tasks=None, workers: int | None = None, scheduler: str | None = None,
               cache_dir: str | Path | None = None,
               on_done: Callable[[object, object, bool], None] | None = None) -> dict:
-    """Train, measure and rank; ``cache_dir`` None: no cache.  Raises ValueError for an unknown grid or task."""
-    specs = grid(grid_name, tasks)
+    """Train, measure and rank the named grid, or ``grid_name`` given as a sequence of ``RunSpec`` (then named
+    ``custom``); ``cache_dir`` None: no cache.  Raises ValueError for an unknown grid or task."""
+    if isinstance(grid_name, str):
+        specs = grid(grid_name, tasks)
+    else:
+        specs, grid_name = list(grid_name), "custom"
     cache = RunCache(Path(cache_dir)) if cache_dir is not None else None
     start = time.perf_counter()
     counts = {"cached": 0, "trained": 0}
