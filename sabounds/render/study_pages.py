@@ -1,7 +1,8 @@
 """The README's study section and ``docs/guide/study.md``'s results, rendered from the stored study result.
 
-The stored result (``docs/study/default.json``) is what ``sabounds study --grid default --json`` printed, trimmed to
-the loss-free fields (``slim``) and with the run's measured cost under ``measured``.  Each page holds the rendered
+The stored result (``docs/study/default.json``) is ``run_study("default")``'s result from an empty cache, without the
+loss-gap rankings (``slim``), with the run's measured cost (date, machine, CPU seconds from ``/usr/bin/time``) under
+``measured``.  Each page holds the rendered
 block between ``<!-- study:begin -->`` and ``<!-- study:end -->``; ``python -m sabounds.render.study_pages`` rewrites
 the blocks, ``--check`` exits 1 when a page differs (a test runs the same comparison)."""
 
