@@ -49,7 +49,7 @@ def _sign_cell(se: dict) -> str:
 
 def verdict_header(axes) -> list[str]:
     return (["measure", "kind"] + [f"along {AXIS_NAMES.get(a, a)}: psi [95% CI] p" for a in axes]
-            + ["overall tau [95% CI] p", "sign-error worst per axis (kept/all)", "range (ln)", "tau with n"])
+            + ["overall tau [95% CI] p", "sign-error worst per axis (kept/all)", "range (ln): all / one architecture", "tau with n"])
 
 
 def verdict_rows(t: dict, measures=SHOWN) -> list[list[str]]:
@@ -65,7 +65,8 @@ def verdict_rows(t: dict, measures=SHOWN) -> list[list[str]]:
         rows.append([f"`{m}`", kind(m)] + [_cell(r["granulated"]["per_axis"][a]) for a in t["axes"]]
                     + [f"{fmt(o['tau'])} [{fmt(o['low'])}, {fmt(o['high'])}] {fmt_p(o['p'])}" if o["tau"] is not None
                        else "n/a", _sign_cell(r["sign_error"]),
-                       "n/a" if d["range"] is None else f"{d['range']:.2f}", fmt(d["tau_with_size"])])
+                       "n/a" if d["range"] is None else f"{d['range']:.2f} / {d['range_within_architecture']:.2f}",
+                       fmt(d["tau_with_size"])])
     return rows
 
 
@@ -103,7 +104,8 @@ def legend(settings: dict) -> str:
             f"permutation p ({settings['permutations']} shuffles within blocks); a verdict is `tracks`/`anti-tracks` "
             f"only when the interval excludes 0 on that side and p < {settings['alpha']:g}. Sign-error: worst, per axis, over "
             "one-axis environments kept by Dziugaite et al.'s noise filter (|mean gap difference| > "
-            f"{settings['z']:g} seed standard errors), kept/all. Range: max - min of the ln measure over the runs.")
+            f"{settings['z']:g} seed standard errors), kept/all. Range: max - min of the ln measure over all runs and the "
+            "largest within one architecture (layout, depth, width, heads, T).")
 
 
 def markdown(result: dict) -> str:
