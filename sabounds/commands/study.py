@@ -50,19 +50,31 @@ def run(args) -> int:
 
 
 def _print_tables(result: dict, out) -> None:
+    from rich import box
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
-    from sabounds.training_study.outputs import conclusion, legend, verdict_header, verdict_rows
+    from sabounds.training_study.outputs import (AXIS_HEADER, AXIS_NAMES, OVERALL_HEADER, axis_rows, conclusion,
+                                                 legend, overall_rows)
     console = Console()
-    for task, t in result["tasks"].items():
-        table = Table(title=escape(f"{task}: {t['used']} of {t['runs']} runs used, {len(t['excluded'])} excluded "
-                                   f"(not at cross-entropy {result['settings']['stop_loss']:g}); gap = test - train error"))
-        for column in verdict_header(t["axes"]):
-            table.add_column(column, justify="left" if column in ("measure", "kind") else "right")
-        for row in verdict_rows(t):
-            table.add_row(*(escape(c.replace("**", "").replace("`", "")) for c in row))
+
+    def show(title, header, rows):
+        table = Table(title=escape(title), box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, show_edge=False)
+        for column in header:
+            table.add_column(column, justify="left" if column in ("measure", "verdict") else "right", no_wrap=True)
+        for row in rows:
+            table.add_row(*map(escape, row))
         console.print(table)
+    for task, t in result["tasks"].items():
+        console.print(escape(f"{task}: {t['used']} of {t['runs']} runs used, {len(t['excluded'])} excluded (not at "
+                             f"cross-entropy {result['settings']['stop_loss']:g}); gap = test - train error"),
+                      highlight=False)
+        for axis in t["axes"]:
+            show(f"{task}: along {AXIS_NAMES.get(axis, axis)} (granulated tau)", AXIS_HEADER, axis_rows(t, axis))
+        show(f"{task}: over all runs", OVERALL_HEADER, overall_rows(t))
+        console.print("* weights only (no n, no margin); sign-err.: worst, environments kept by the noise filter/all; "
+                      "range: ln max - min over all runs / within one architecture; tau(n): tau with the size",
+                      highlight=False)
         for line in conclusion(task, t):
             console.print(escape(line.replace("`", "")), highlight=False)
     console.print(escape(legend(result["settings"])), highlight=False)

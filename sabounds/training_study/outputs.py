@@ -70,6 +70,32 @@ def verdict_rows(t: dict, measures=SHOWN) -> list[list[str]]:
     return rows
 
 
+AXIS_HEADER = ["measure", "psi [95% CI]", "p", "verdict", "sign-err."]
+OVERALL_HEADER = ["measure", "tau [95% CI]", "p", "range", "tau(n)"]
+
+
+def axis_rows(t: dict, axis: str, measures=SHOWN) -> list[list[str]]:
+    """The verdict table along one axis, narrow enough for a terminal (weights-only measures marked ``*``)."""
+    out = []
+    for r in (r for m in measures for r in t["rankings"]["gap_error"] if r["measure"] == m):
+        a, se = r["granulated"]["per_axis"][axis], r["sign_error"]["per_axis"][axis]
+        worst = "n/a" if se["worst"] is None else f"{se['worst']:.2f}"
+        out.append([r["measure"] + ("*" if r["measure"] in WEIGHTS_ONLY else ""), "n/a" if a["psi"] is None else
+                    f"{fmt(a['psi'])} [{fmt(a['low'])}, {fmt(a['high'])}]", fmt_p(a["p"]), a["verdict"],
+                    f"{worst} ({se['kept']}/{se['environments']})"])
+    return out
+
+
+def overall_rows(t: dict, measures=SHOWN) -> list[list[str]]:
+    out = []
+    for r in (r for m in measures for r in t["rankings"]["gap_error"] if r["measure"] == m):
+        o, d = r["overall"], r["describe"]
+        out.append([r["measure"], "n/a" if o["tau"] is None else f"{fmt(o['tau'])} [{fmt(o['low'])}, {fmt(o['high'])}]",
+                    fmt_p(o["p"]), "n/a" if d["range"] is None else
+                    f"{d['range']:.2f} / {d['range_within_architecture']:.2f}", fmt(d["tau_with_size"])])
+    return out
+
+
 def markdown_table(header, rows) -> list[str]:
     return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header), *("| " + " | ".join(r) + " |" for r in rows)]
 
