@@ -156,6 +156,11 @@ def test_the_api_gives_the_command_json_as_tables(tmp_path):
     assert (tmp_path / "out" / "scatter_digits.svg").is_file()
     with pytest.raises(sabounds.api.InputError):
         sabounds.api.study("nope")
+    with pytest.raises(sabounds.api.InputError, match="RunSpec"):
+        sabounds.api.study(["digits"])
+    from sabounds.training_study.grids import grid
+    own = sabounds.api.study(grid("tiny")[:2], workers=0)  # a grid given as objects: two runs differing in seed
+    assert own.json["settings"]["grid"] == "custom" and len(own.runs) == 2
 
 
 def test_an_unwritable_cache_costs_the_caching_not_the_runs(tmp_path):
