@@ -11,9 +11,9 @@ measure or the gap counts 0, and the tied pairs are reported beside it.
   other axis; psi = the mean over blocks of the tau within the block.  Permutation p-value: gaps shuffled within
   each block.  Interval: blocks resampled with replacement (``BOOTSTRAP`` draws), Hesterberg (2015)'s expanded
   percentile interval (quantiles at Phi(-sqrt(b/(b-1)) t_{b-1}) for b blocks), never narrower than
-  psi -+ z_{0.975} sd_0 with sd_0 the standard deviation of psi over the shuffles (with few blocks of discrete taus the
-  bootstrap alone excluded 0 in 5.5-7% of null studies); its false exclusion of 0 under a shuffled null is measured
-  by a test.
+  psi -+ z_{0.975} sd_0 with sd_0 the standard deviation of psi over the shuffles (with few blocks of discrete
+  taus the bootstrap alone excluded 0 in 5.5-7% of null studies, measured once); its false exclusion of 0 under a
+  shuffled null is measured by a test.
 * ``verdict``: ``tracks`` when the interval lies above 0 and p < ``ALPHA``, ``anti-tracks`` when below 0 and
   p < ``ALPHA``, otherwise ``inconclusive``.
 * ``sign_error`` (Dziugaite et al. 2020) with their noise filter: an environment is two configurations differing in

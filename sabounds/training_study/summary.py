@@ -2,8 +2,8 @@
 
 Exclusion rule (stated, applied before any statistic): a run that raised is reported with its one-line error; a run
 that did not reach the stopping cross-entropy ``STOP_LOSS`` within its epoch cap is reported as not converged; both
-are counted and left out of every statistic of their task.  A measure the package cannot compute on a run (the whole bound on a pre-LN run) leaves
-that run out for that measure only.  The gap is test minus train error (``gap_error``); the same statistics against
+are counted and left out of every statistic of their task.  A measure the package cannot compute on a run (the
+whole bound on a pre-LN run) leaves that run out for that measure only.  The gap is test minus train error (``gap_error``); the same statistics against
 test minus train cross-entropy (``gap_loss``) are in the JSON.
 """
 
