@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sabounds.numerics.checkpoints.architectures import PRE_LN, Family
+from sabounds.numerics.checkpoints.architectures import FAMILIES, PRE_LN, Family
 from sabounds.numerics.checkpoints.errors import CheckpointError, one_line, shown
 
 GGUF = "gguf"
@@ -52,13 +52,13 @@ def _family(arch: str, name: str, activation: str, *, qkv: bool = False, gated: 
                   norm_eps_fields=(f"{arch}.attention.layer_norm_rms_epsilon", f"{arch}.attention.layer_norm_epsilon"),
                   norm_eps_default=1e-5 if arch == "gpt2" else 1e-6, rope=arch != "gpt2",
                   layout=PRE_LN, activation=activation, activation_fields=(), config=meta,
-                  note=f"GGUF file of architecture {arch}")
+                  note=f"GGUF file of architecture {arch}", unmodelled=FAMILIES[name].unmodelled)
 
 
 GGUF_FAMILIES = {
     "llama": _family("llama", "llama", "silu"), "qwen2": _family("qwen2", "qwen2", "silu"),
     "gemma": _family("gemma", "gemma", "gelu_tanh"), "gemma2": _family("gemma2", "gemma2", "gelu_tanh"),
-    "gemma3": _family("gemma3", "gemma2", "gelu_tanh"), "gpt2": _family("gpt2", "gpt2", "gelu_tanh", qkv=True,
+    "gemma3": _family("gemma3", "gemma3", "gelu_tanh"), "gpt2": _family("gpt2", "gpt2", "gelu_tanh", qkv=True,
                                                                         gated=False),
     "phi3": _family("phi3", "llama", "silu", qkv=True),
 }
@@ -156,7 +156,8 @@ class GGUFStore:
                 return np.asarray(tensor.data, dtype=np.float64).reshape(self.shape(name))
             if kind in ("I8", "I16", "I32", "I64"):
                 raise CheckpointError(f"{shown(self.path)}: tensor {shown(name)} has integer type {kind}, not weights")
-            values = gguf.quants.dequantize(np.asarray(tensor.data), tensor.tensor_type)
+            with np.errstate(all="ignore"):  # a NaN or Inf scale is refused by the caller's finiteness check
+                values = gguf.quants.dequantize(np.asarray(tensor.data), tensor.tensor_type)
         except NotImplementedError:
             raise CheckpointError(f"{shown(self.path)}: tensor {shown(name)} has type {kind}, which gguf "
                                   "cannot dequantize") from None
@@ -165,6 +166,24 @@ class GGUFStore:
                                   f"({one_line(exc)[:200]})") from None
         return values.reshape(self.shape(name))
 
+    @property
+    def imatrix(self) -> bool:
+        """True when the file says it was quantized with an importance matrix (``quantize.imatrix.*`` metadata)."""
+        return any(key.startswith("quantize.imatrix") for key in self._reader.fields)
+
+    def storage_unknown(self, name: str) -> str | None:
+        """Why no entrywise storage error bound is known for the tensor (None when :meth:`error_bound` gives one)."""
+        kind = self.type_name(name)
+        if kind in _FLOAT_TYPES:
+            return None
+        if kind in _BLOCK_STEP and not self.imatrix:
+            return None
+        if kind in _BLOCK_STEP:
+            return (f"{kind} quantized with an importance matrix (quantize.imatrix metadata): its scales are chosen by "
+                    "a weighted search, not llama.cpp's reference rounding, so no entrywise error bound is derived")
+        return (f"{kind}: scales chosen by search (K-quants: per-sub-block scales and minimums; i-quants: "
+                "codebooks), so the storage grid is not uniform and no entrywise error bound is derived")
+
     def error_bound(self, name: str, values: np.ndarray) -> np.ndarray | None:
         """Entrywise bound on ``|w - w~|`` for a ``w`` that stores as ``w~``: ``u/(1-u) |w~|`` (plus half the
         subnormal spacing) for a float type; for Q8_0/Q4_0/Q4_1/Q5_0/Q5_1 under llama.cpp's reference quantizer
@@ -172,9 +191,12 @@ class GGUFStore:
         ``|x - q d16 - m16| <= D (c + qmax (u16 + 2^-22)) + qmax 2^-25 + [u16 |m16| / (1 - u16) + 2^-25]`` with
         ``D = |d16| / (1 - u16) + 2^-25`` the float32 scale, ``c`` 1/2 (a whole step where Q4_0/Q5_0 clamp),
         ``2^-22`` the float32 rounding of ``x / d``; the bracket only for ``*_1``.  None for other types (K-quants
-        choose scales by search: their error is not derived here)."""
+        choose scales by search: their error is not derived here) and for block types in an imatrix file
+        (:meth:`storage_unknown`)."""
         fused = self._fused(name)
         kind = self.type_name(name)
+        if self.storage_unknown(name) is not None:
+            return None
         if kind in _FLOAT_TYPES:
             u = _FLOAT_TYPES[kind]
             spacing = {"F16": _F16_HALF_SPACING, "BF16": 2.0 ** -134, "F32": 2.0 ** -150}.get(kind, 0.0)

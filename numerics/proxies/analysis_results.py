@@ -104,6 +104,7 @@ class ModelAnalysis:
                     sum(m.type == t for m in self.matrices)) for t in self.types()}
 
     def to_json(self) -> dict:
+        from sabounds.numerics.proxies.layer_factors import unmodelled
         s = self.shape
         return {"model": {"L": s.layers, "N": s.hidden, "heads": s.heads, "head_dim": s.head_dim,
                           "intermediate": s.intermediate, "kv_heads": s.kv_heads, "family": s.family,
@@ -111,6 +112,7 @@ class ModelAnalysis:
                           **({"norm_eps": s.norm_eps} if s.layout == PRE_LN else {}),
                           **({"rope": s.rope.describe()} if s.rope is not None else {})},
                 "proxy": self.proxy, "departures": list(self.departures),
+                "unmodelled": [u.to_json() for u in unmodelled(s)],
                 "grid_m": self.grid_m,
                 "matrices": [m.to_json() for m in self.matrices],
                 "totals": {"ours": self.ours, "edelman": self.edelman},

@@ -113,9 +113,11 @@ def token_norm(hidden: int, weight: np.ndarray | None, bias: np.ndarray | None, 
     return TokenNorm(gain, root * gain + shift)
 
 
-def departures(shape, premise: NormPremise | None = None, notes: tuple[str, ...] = ()) -> list[str]:
+def departures(shape, premise: NormPremise | None = None, notes: tuple[str, ...] = (),
+               with_unmodelled: bool = True) -> list[str]:
     """How the family's layer departs from the published proxy's (post-LN, GELU, ungated, one K/V per head, no
-    RoPE), the normalisation premise of a pre-LN family, and ``notes`` (assumptions made while measuring)."""
+    RoPE), the normalisation premise of a pre-LN family, the maps left out (:func:`unmodelled`, unless
+    ``with_unmodelled`` is False) and ``notes`` (assumptions made while measuring)."""
     out = []
     if shape.layout == PRE_LN:
         out.append("pre-LN with residuals: lip = (1 + Lip_LN A)(1 + Lip_LN F), attention on tokens of norm "
@@ -132,10 +134,15 @@ def departures(shape, premise: NormPremise | None = None, notes: tuple[str, ...]
         out.append(f"grouped-query attention: {shape.heads} query heads share {shape.kv_heads} key/value heads")
     if shape.activation != "gelu":
         out.append(f"activation {shape.activation}: L_act = {activation_constant(shape.activation):.6g}")
-    family = FAMILIES.get(shape.family)
-    if family is not None and family.unmodelled:
-        out.append(f"{family.name}: {family.unmodelled}")
+    out += [f"NOT MODELLED, {u.describe()}" for u in (unmodelled(shape) if with_unmodelled else ())]
     return out + list(dict.fromkeys(notes))
+
+
+def unmodelled(shape) -> tuple:
+    """The :class:`~sabounds.numerics.checkpoints.architectures.Unmodelled` maps of the family's layer: where there
+    is one, lip, alpha, ours and edelman do not bound the network."""
+    family = FAMILIES.get(shape.family)
+    return family.unmodelled if family is not None else ()
 
 
 @dataclass(frozen=True)
