@@ -13,6 +13,7 @@ from sabounds.numerics.bound.solve import BreakEven, NNeeded, n_needed, proxy_br
 from sabounds.numerics.bound.whole import BoundValue, BoundInputs, WholeBound, evaluate_model
 
 NAMES = ("ours_sum", "ours_rss", "edelman")
+ACTIVATION_NAMES = {"silu": "SiLU", "gelu_tanh": "GELU-tanh", "relu": "ReLU", "gelu": "GELU"}
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,16 @@ class BoundAnalysis:
     @property
     def primary(self) -> WholeBound:
         return self.bounds[PUBLISHED.key]
+
+    def label(self, variant: Variant) -> str:
+        """The variant's label; for a family whose activation is not GELU, its own ``L_act`` replaces ``L_phi``."""
+        family = self.model.family
+        if family is None or family.activation == "gelu":
+            return variant.label
+        name = ACTIVATION_NAMES.get(family.activation, family.activation)
+        lact = family.activation_constant(variant)
+        return (f"{variant.key}: {name} L_act = {mpmath.nstr(lact, 8)} (sup |phi'| rounded up; the GELU constants "
+                f"do not enter), attention constant {variant.attention}")
 
     @property
     def unmodelled(self) -> tuple:
@@ -122,7 +133,7 @@ def to_json(a: BoundAnalysis) -> dict:
                     "empirical_margin_risk": s.empirical, "precision_digits": s.dps, "target": _num(a.target),
                     "constants": {name: str(value) for name, value in s.constants},
                     "constant_meanings": {name: c.meaning for name, c in CONSTANTS.items()}},
-        "variants": {key: {"label": wb.variant.label, "status": wb.variant.status, **soundness,
+        "variants": {key: {"label": a.label(wb.variant), "status": wb.variant.status, **soundness,
                            **{name: {**_bound_json(getattr(wb, name)), "n_needed": _num(a.needed_by_variant[key][name].n)}
                               for name in NAMES}} for key, wb in a.bounds.items()},
         "n_needed": {name: {"n": _num(r.n), "bound_at_n": _num(r.value), "bracket": [_num(r.lo), _num(r.hi)],

@@ -26,7 +26,8 @@ PRE_LN_PREMISES = (
     "(post hoc 'norm_shells')",
 )
 ROPE_PREMISE = ("RoPE: each QK_h slot is covered as one matrix with the family's uniform bounds b_i = sigma_i(Wq_h) "
-                "sigma_i(Wk_g) (Horn); that this covers the scores at every offset at once is assumed, not derived "
+                "sigma_i(Wk_g) (the product inequality prod_{i<=k} sigma_i <= prod_{i<=k} b_i at every offset, "
+                "hence sigma_1 and S_p for p > 0; not sigma_i <= b_i one by one); that this covers the scores at every offset at once is assumed, not derived "
                 "(step whole_bound.families.rope_cover)")
 
 

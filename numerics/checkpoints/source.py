@@ -8,6 +8,7 @@ family comes from ``config.json``'s ``model_type`` (or ``architecture=``), or fr
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -115,8 +116,8 @@ def _norm_eps(config: Mapping, family: Family, where: str):
     """The normalisation eps from the config (the family's default otherwise); refused unless a number >= 0."""
     eps_fields = family.norm_eps_fields or (() if family.model_types else _EPS_FIELDS)
     eps = next((config[f] for f in eps_fields if config.get(f) is not None), family.norm_eps_default)
-    if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps >= 0):
-        raise CheckpointError(f"{where}: the normalisation eps must be a number >= 0, got {shown(eps)}")
+    if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 <= eps < math.inf):
+        raise CheckpointError(f"{where}: the normalisation eps must be a finite number >= 0, got {shown(eps)[:60]}")
     return eps
 
 
@@ -319,15 +320,17 @@ def open_source(source, mapping=None, *, config=None, architecture=None, allow_p
     model_dir, files = None, ()
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
+        from sabounds.numerics.checkpoints.gguf_file import gguf_in_folder
+        path = gguf_in_folder(path)
         if path.is_file() and path.suffix.lower() == ".gguf":
             from sabounds.numerics.checkpoints.gguf_file import GGUFStore, gguf_config
             store = GGUFStore(path)
-            family, cfg = gguf_config(store)
-            if architecture is not None or mapping is not None:
+            family, cfg = gguf_config(store, architecture if isinstance(architecture, str) else None)
+            if mapping is not None or isinstance(architecture, Family):
                 family, _ = _family_for(cfg, str(path), architecture, mapping)
             context = context_length(store.metadata, str(path), (f"{store.architecture}.context_length",))
-            return CheckpointSource(store, family, shape_from_config(cfg, family, str(path)), str(path), None, (path,),
-                                    context)
+            return CheckpointSource(store, family, shape_from_config(cfg, family, str(path)), str(path), None,
+                                    tuple(store.parts), context)
         if path.is_file() and path.suffix.lower() == ".onnx":
             from sabounds.numerics.checkpoints.onnx_model import OnnxStore
             store = OnnxStore(path)

@@ -45,11 +45,19 @@ class MatrixResult:
     contributions: np.ndarray = field(repr=False)
     log_contributions: np.ndarray | None = field(default=None, repr=False)  # ln of the above, finite beyond float64
     norm_11: float | None = None  # entrywise l1 (Trauger-Tewari); None where not measured
+    horn_bound: bool = False
+    """True for a rotating (RoPE) head's QK: its spectrum is Horn's ``b_i = sigma_i(Wq_h) sigma_i(Wk_g)``, so the
+    norms are upper bounds over the offsets' products, not a stored matrix's values (JSON keys ``*_bound``)."""
 
     def to_json(self) -> dict:
-        return {"layer": self.layer, "head": self.head, "type": self.type, "rank": self.rank,
-                "spectral_norm": self.spectral_norm, "frobenius_norm": self.frobenius_norm, "norm_21": self.norm_21,
-                "stable_rank": self.stable_rank, "alpha": self.alpha, "gamma": self.gamma, "scale": self.scale,
+        norms = {"spectral_norm": self.spectral_norm, "frobenius_norm": self.frobenius_norm, "norm_21": self.norm_21,
+                 "stable_rank": self.stable_rank}
+        if self.horn_bound:
+            norms = {"spectral_bound": self.spectral_norm, "frobenius_bound": self.frobenius_norm,
+                     "norm_21_bound": self.norm_21, "stable_rank_of_bounds": self.stable_rank}
+        return {"layer": self.layer, "head": self.head, "type": self.type, "rank": self.rank, **norms,
+                "values": "horn_bound" if self.horn_bound else "measured",
+                "alpha": self.alpha, "gamma": self.gamma, "scale": self.scale,
                 "p_opt": self.p_opt, "min_contribution": self.min_contribution}
 
 

@@ -125,9 +125,10 @@ def departures(shape, premise: NormPremise | None = None, notes: tuple[str, ...]
         out.append((premise or premise_for(shape)).describe())
     if getattr(shape, "rope", None) is not None:
         out.append(f"{shape.rope.describe()}: QK_h is the family Wq_h^T R_delta Wk_g over offsets delta, bounded "
-                   "uniformly by Horn's inequality, cited (||.||_2 <= ||Wq_h|| ||Wk_g||, sigma_i <= sigma_i(Wq_h) "
-                   "sigma_i(Wk_g), rank <= d_h); "
-                   "a joint cover over offsets is not derived")
+                   "uniformly, cited: ||.||_2 <= ||Wq_h|| ||Wk_g||; the product inequality prod_{i<=k} sigma_i <= "
+                   "prod_{i<=k} sigma_i(Wq_h) sigma_i(Wk_g) (so S_p, p > 0, is at most that of b_i = sigma_i(Wq_h) "
+                   "sigma_i(Wk_g)); Horn's sigma_{i+j-1} <= sigma_i(Wq_h) sigma_j(Wk_g) for each sigma_k (the rank); "
+                   "rank <= d_h; a joint cover over offsets is not derived")
     if shape.gated:
         out.append("gated MLP: F = (1 + L_act) R ||G|| ||U|| ||D||, inputs ||x|| <= R")
     if shape.kv_heads != shape.heads:

@@ -75,7 +75,7 @@ def bound_text_lines(a) -> list[str]:
         lines += [f"Family {m.family.name}: the layer departs from BERT's; bound under these premises "
                   "(derivation whole_bound.families):", *(f"  - {x}" for x in m.family.premises), ""]
     primary = a.primary
-    lines.append(f"Variant: {primary.variant.label}")
+    lines.append(f"Variant: {a.label(primary.variant)}")
     for name in ("ours_sum", "ours_rss", "edelman"):
         b = getattr(primary, name)
         body, printed_sum, total, top = bound_lines(b)
@@ -107,7 +107,7 @@ def bound_text_lines(a) -> list[str]:
     lines += ["", "Variants (tighter constants, same weights):"]
     for key, wbv in a.bounds.items():
         need = a.needed_by_variant[key]
-        lines.append(f"  {wbv.variant.label} [{wbv.variant.status}]:")
+        lines.append(f"  {a.label(wbv.variant)} [{wbv.variant.status}]:")
         lines.append("    " + "; ".join(f"{name.replace('_', ' ')} {sci(getattr(wbv, name).total, 6)} (n needed "
                                         f"{sci(need[name].n) if need[name].n is not None else need[name].note})"
                                         for name in ("ours_sum", "ours_rss", "edelman")))
