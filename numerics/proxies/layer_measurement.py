@@ -135,9 +135,10 @@ def _layer_spectra(source, layer, index: int, spectrum, rounding=None) -> "Layer
                      norm_assumed=float((attn.assumed is not None) + 2 * (mlp.assumed is not None)))
     if shape.rope is not None:
         qk_delta0 = qk[:, 0].copy()
-        qk = rope.family_spectra(layer.qk_left, layer.qk_right, shape.rope, qk.shape[1])
-        norms["qk_rank"] = rope.family_rank_spectra(layer.qk_left, layer.qk_right, shape.rope, qk.shape[1])
-        qk_21 = np.array([np.linalg.norm(layer.qk_left[h], 2) * float(np.sum(np.linalg.norm(layer.qk_right[h], axis=0)))
+        values = rope.head_values(layer.qk_left, layer.qk_right)  # one SVD per stored head matrix, shared
+        qk = rope.family_spectra(layer.qk_left, layer.qk_right, shape.rope, qk.shape[1], values)
+        norms["qk_rank"] = rope.family_rank_spectra(layer.qk_left, layer.qk_right, shape.rope, qk.shape[1], values)
+        qk_21 = np.array([float(values[0][h][0]) * float(np.sum(np.linalg.norm(layer.qk_right[h], axis=0)))
                           for h in range(qk.shape[0])]) * shape.rope.score_factor
     return LayerSpectra(
         rounding=rounding,

@@ -115,3 +115,26 @@ def test_the_same_blocks_without_imatrix_are_known(tmp_path, capsys):
     assert main(["analyze", str(path), "--json"]) == 0
     storage = json.loads(capsys.readouterr().out)["storage_rank"]
     assert storage["unknown"] == [] and storage["spectral_norm_relative_uncertainty"] > 0
+
+
+def test_rope_heads_decompose_each_stored_matrix_once(monkeypatch):
+    """GQA: 4 query heads over 2 key heads take 4 + 2 SVDs (not 4 + 4, nor twice that for the rank spectra), and
+    the shared values give the same spectra as decomposing every head on its own."""
+    import numpy as np
+
+    from sabounds.numerics.checkpoints import rope
+    rng = np.random.default_rng(0)
+    q_left = rng.standard_normal((4, 32, 8))
+    keys = rng.standard_normal((2, 8, 32))
+    k_right = keys[[0, 0, 1, 1]]
+    spec = rope.RopeSpec(theta=10000.0, head_dim=8, rotary_dim=8, context=4096)
+    calls = []
+    real = np.linalg.svd
+    monkeypatch.setattr(np.linalg, "svd", lambda *a, **k: calls.append(1) or real(*a, **k))
+    values = rope.head_values(q_left, k_right)
+    assert len(calls) == 6
+    monkeypatch.setattr(np.linalg, "svd", real)
+    for h in range(4):
+        np.testing.assert_allclose(values[1][h], real(k_right[h], compute_uv=False), rtol=1e-12)
+        np.testing.assert_allclose(rope.family_spectra(q_left, k_right, spec, 32, values)[h, :8],
+                                   rope.family_bound(q_left[h], k_right[h], spec), rtol=1e-12)
