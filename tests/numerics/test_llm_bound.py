@@ -138,3 +138,17 @@ def test_rope_heads_decompose_each_stored_matrix_once(monkeypatch):
         np.testing.assert_allclose(values[1][h], real(k_right[h], compute_uv=False), rtol=1e-12)
         np.testing.assert_allclose(rope.family_spectra(q_left, k_right, spec, 32, values)[h, :8],
                                    rope.family_bound(q_left[h], k_right[h], spec), rtol=1e-12)
+
+
+def test_the_products_qr_gives_each_factors_values():
+    """sigma(left) = sigma(R1) and sigma(right) = sigma(R2) from the QR the product's spectrum takes: a rotating
+    head's Horn bound needs no second decomposition of its N x d_h factors."""
+    import numpy as np
+
+    from sabounds.numerics.spectra import product_singular_values
+    rng = np.random.default_rng(1)
+    left, right = rng.standard_normal((3, 40, 6)) * 1e3, rng.standard_normal((3, 6, 50)) * 1e-3
+    values, sl, sr = product_singular_values(left, right, factor_values=True)
+    np.testing.assert_allclose(values, product_singular_values(left, right), rtol=0)
+    np.testing.assert_allclose(sl, np.linalg.svd(left, compute_uv=False), rtol=1e-12)
+    np.testing.assert_allclose(sr, np.linalg.svd(right, compute_uv=False), rtol=1e-12)
