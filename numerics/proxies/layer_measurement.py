@@ -137,6 +137,8 @@ def _layer_spectra(source, layer, index: int, spectrum, rounding=None) -> "Layer
         norms = dict(attn_gain=attn.gain, attn_radius=attn.radius, mlp_gain=mlp.gain, mlp_radius=mlp.radius,
                      norm_assumed=float((attn.assumed is not None) + 2 * (mlp.assumed is not None)))
     if rotating:
+        if rounding is not None:  # a rotating head's storage-aware rank from its stored factors' values
+            rounding = {**rounding, "QK_left_sigma": np.array(values[0]), "QK_right_sigma": np.array(values[1])}
         qk_delta0 = qk[:, 0].copy()
         qk = rope.family_spectra(layer.qk_left, layer.qk_right, shape.rope, qk.shape[1], values)
         norms["qk_rank"] = rope.family_rank_spectra(layer.qk_left, layer.qk_right, shape.rope, qk.shape[1], values)

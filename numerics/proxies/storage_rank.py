@@ -93,6 +93,7 @@ def _thresholds(layer, u: float, dtype: str | None, errors) -> dict[str, np.ndar
                "M_out": np.array([a * float(_frobenius(layer.m_out))])}
         if getattr(layer, "m_gate", None) is not None:
             out["M_gate"] = np.array([a * float(_frobenius(layer.m_gate))])
+        out.update(QK_left_tau=storage_error(layer.qk_left, u, dtype), QK_right_tau=storage_error(layer.qk_right, u, dtype))
         return underflow_terms(out, layer, u, dtype)
 
     def product(left, right, e_left, e_right):
@@ -103,6 +104,7 @@ def _thresholds(layer, u: float, dtype: str | None, errors) -> dict[str, np.ndar
            "M_in": np.array([float(_frobenius(errors.m_in))]), "M_out": np.array([float(_frobenius(errors.m_out))])}
     if getattr(layer, "m_gate", None) is not None:
         out["M_gate"] = np.array([float(_frobenius(errors.m_gate))])
+    out.update(QK_left_tau=_frobenius(errors.qk_left), QK_right_tau=_frobenius(errors.qk_right))
     return out
 
 
@@ -184,6 +186,24 @@ class StorageRank:
                 "ours": self.ours, "published_ours": self.published_ours}
 
 
+def _stored_factor_rank(layer_thresholds: dict, m, tol: float) -> float | None:
+    """A rotating head's storage-aware rank bound from stored values only: ``min(#{sigma_i(Wq_h) > tau_q},
+    #{sigma_i(Wk_g) > tau_k})`` (every member ``Wq_h^T R Wk_g`` has rank at most both factors'), each count above
+    its factor's own storage error and the published threshold; NaN when a factor's error is unknown; None for any
+    other matrix."""
+    if m.type != "QK" or "QK_left_sigma" not in layer_thresholds:
+        return None
+    h = max(m.head, 0)
+    counts = []
+    for side in ("left", "right"):
+        sigma = np.asarray(layer_thresholds[f"QK_{side}_sigma"][h])
+        tau = float(layer_thresholds[f"QK_{side}_tau"][h])
+        if math.isnan(tau):
+            return math.nan
+        counts.append(int(np.count_nonzero(sigma > max(tau, published_threshold(sigma, tol)))))
+    return float(min(counts))
+
+
 def storage_aware(analysis, thresholds: list[dict[str, np.ndarray]], u: float, why: str = "") -> StorageRank:
     """Re-count each matrix's rank above ``max(tau, published threshold)`` and re-minimise over p; a NaN tau (the
     storage error of a factor is not known, ``why``) leaves the rank unknown and the published row in place."""
@@ -191,6 +211,9 @@ def storage_aware(analysis, thresholds: list[dict[str, np.ndarray]], u: float, w
     ranks, between, moved, minima, worst, beyond, unknown = [], 0, [], [], 0.0, 0, []
     for m in analysis.matrices:
         tau = float(thresholds[m.layer][m.type][max(m.head, 0)])
+        stored = _stored_factor_rank(thresholds[m.layer], m, analysis.rank_tol)
+        if stored is not None:  # a rotating head: Horn's b_i are no stored matrix's values; its factors are
+            tau = math.nan if math.isnan(stored) else 0.0
         if math.isnan(tau):
             unknown.append((m.layer, m.head, m.type))
             ranks.append(None)
@@ -201,7 +224,8 @@ def storage_aware(analysis, thresholds: list[dict[str, np.ndarray]], u: float, w
         if m.spectral_norm > 0:
             worst = max(worst, tau / m.spectral_norm)
         published = published_threshold(m.sigma, analysis.rank_tol)
-        rank = int(np.count_nonzero(m.sigma > max(tau, published)))
+        rank = min(int(stored), m.rank) if stored is not None else \
+            int(np.count_nonzero(m.sigma > max(tau, published)))
         between += m.rank - rank
         ranks.append(rank)
         row = np.array(m.contributions, dtype=np.float64)

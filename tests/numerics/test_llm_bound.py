@@ -152,3 +152,32 @@ def test_the_products_qr_gives_each_factors_values():
     np.testing.assert_allclose(values, product_singular_values(left, right), rtol=0)
     np.testing.assert_allclose(sl, np.linalg.svd(left, compute_uv=False), rtol=1e-12)
     np.testing.assert_allclose(sr, np.linalg.svd(right, compute_uv=False), rtol=1e-12)
+
+
+def test_a_rotating_heads_storage_rank_comes_from_its_stored_factors(tmp_path):
+    """The count is on the stored factors' values: with head 0's stored Wq_0 of rank 3 (its other singular values
+    replaced by ones below its storage error), QK_0's storage-aware rank is 3 although Horn's b_i of the analysis
+    are all well above the product's threshold; the other heads keep theirs, and a NaN factor error is unknown."""
+    import numpy as np
+
+    from sabounds.api import analyze
+    from sabounds.numerics.proxies.storage_rank import storage_aware
+    path, _ = write_pair(tmp_path, "llama", "Q8_0")
+    result = analyze(str(path))
+    source, measured = result.opened
+    thresholds = [dict(s.rounding) for s in measured.layers]
+    base = storage_aware(result.analysis, thresholds, 2.0 ** -53)
+    index = {(m.layer, m.head, m.type): i for i, m in enumerate(result.analysis.matrices)}
+    i0, i1 = index[(0, 0, "QK")], index[(0, 1, "QK")]
+    assert base.ranks[i0] == base.ranks[i1] == 16  # d_h: every factor full rank in storage
+    left = thresholds[0]["QK_left_sigma"].copy()
+    left[0, 3:] = 0.5 * thresholds[0]["QK_left_tau"][0]
+    thresholds[0] = {**thresholds[0], "QK_left_sigma": left}
+    horn = result.analysis.matrices[i0].sigma
+    assert np.count_nonzero(horn > float(thresholds[0]["QK"][0])) > 3  # counting Horn's b_i would not see it
+    lowered = storage_aware(result.analysis, thresholds, 2.0 ** -53)
+    assert lowered.ranks[i0] == 3 and lowered.ranks[i1] == 16
+    tau = thresholds[0]["QK_right_tau"].copy()
+    tau[1] = np.nan
+    thresholds[0] = {**thresholds[0], "QK_right_tau": tau}
+    assert (0, 1, "QK") in storage_aware(result.analysis, thresholds, 2.0 ** -53).unknown
