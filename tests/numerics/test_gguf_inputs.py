@@ -148,3 +148,43 @@ def test_a_long_vocabulary_is_stepped_over_not_decoded(tmp_path):
     assert store.metadata["llama.block_count"] == 1
     assert took < 5.0, took  # decoding took tens of seconds; stepping over is a fraction of one (under load)
 
+
+
+def _write_llama(path, weights, unaligned: bool) -> None:
+    """``weights`` (Hugging Face names) as a float32 llama GGUF; ``unaligned``: alignment 1 and a 3-byte tensor
+    first, so every float tensor after it starts 3 bytes off its item size."""
+    from tests.support.gguf_files import gguf_tensors
+    writer = gguf.GGUFWriter(str(path), "llama")
+    for add, value in ((writer.add_block_count, 2), (writer.add_embedding_length, 64), (writer.add_head_count, 4),
+                       (writer.add_head_count_kv, 2), (writer.add_feed_forward_length, 96),
+                       (writer.add_layer_norm_rms_eps, 1e-5), (writer.add_rope_freq_base, 500000.0),
+                       (writer.add_context_length, 4096)):
+        add(value)
+    if unaligned:
+        writer.add_custom_alignment(1)
+        writer.add_tensor("odd", np.zeros(3, np.int8))
+    for name, array in gguf_tensors("llama", weights).items():
+        writer.add_tensor(name, array)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+
+
+def test_unaligned_tensor_data_reads_like_aligned(tmp_path, capsys):
+    """Tensors 3 bytes off their item size give the numbers of the aligned file, without a warning."""
+    import warnings
+
+    from tests.support.gguf_files import hf_weights
+    weights = hf_weights("llama")
+    aligned, unaligned = tmp_path / "a.gguf", tmp_path / "u.gguf"
+    _write_llama(aligned, weights, False)
+    _write_llama(unaligned, weights, True)
+    store = GGUFStore(unaligned)
+    assert not np.asarray(store._tensors["blk.0.attn_q.weight"].data).flags.aligned
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        code, a = _analyze(capsys, aligned)
+        code2, b = _analyze(capsys, unaligned)
+    assert code == code2 == 0 and b.err == ""
+    assert json.loads(a.out)["totals"] == json.loads(b.out)["totals"]
