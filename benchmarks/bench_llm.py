@@ -2,7 +2,8 @@
 
 Three timings of the first K layers, each the best of R runs in this process (after imports and one warm-up):
 
-- floor:   read and dequantize every layer matrix with ``gguf`` (``gguf.quants.dequantize``), then the spectra the
+- floor:   read and dequantize every layer matrix (``gguf.quants.dequantize`` through the package's GGUF store, whose
+           metadata reading skips the tokenizer's arrays), then the spectra the
            analysis needs with LAPACK: per query head ``sigma(Wq_h)``, per key head ``sigma(Wk_g)``, per head the
            N x N product ``Wv_g^T Wo_h``'s values (through its d_h x d_h core) and the MLP matrices' values;
 - analyze: ``sabounds.analyze(path, layers=K)`` (the same reading and spectra, plus certificates and proxies);
@@ -27,16 +28,13 @@ from family_bounds import smollm2
 
 def floor(path, layers: int) -> None:
     """Read + dequantize + the same spectra, in plain numpy (no certificates, no proxies)."""
-    import gguf
-    reader = gguf.GGUFReader(str(path))
-    tensors = {t.name: t for t in reader.tensors}
-    meta = {f.name: f for f in reader.fields.values()}
-    heads = int(meta["llama.attention.head_count"].contents())
-    kv = int(meta["llama.attention.head_count_kv"].contents())
+    from sabounds.numerics.checkpoints.gguf_file import GGUFStore
+    store = GGUFStore(path)  # gguf's reader without decoding the vocabulary (a floor should not pay for it)
+    heads = int(store.metadata["llama.attention.head_count"])
+    kv = int(store.metadata["llama.attention.head_count_kv"])
 
     def read(name):
-        t = tensors[name]
-        return gguf.quants.dequantize(np.asarray(t.data), t.tensor_type).astype(np.float64)
+        return store.read(name).astype(np.float64)
 
     for i in range(layers):
         b = f"blk.{i}."
