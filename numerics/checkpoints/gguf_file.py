@@ -28,6 +28,7 @@ import numpy as np
 
 from sabounds.numerics.checkpoints.architectures import PRE_LN, Family
 from sabounds.numerics.checkpoints.errors import CheckpointError, one_line, shown
+from sabounds.numerics.user_files import require_regular_file
 
 GGUF = "gguf"
 _FLOAT_TYPES = {"F32": 2.0 ** -24, "F16": 2.0 ** -11, "BF16": 2.0 ** -8, "F64": 2.0 ** -53}
@@ -98,6 +99,7 @@ class GGUFStore:
         gguf = _gguf()
         self.path = Path(path)
         self.label = str(self.path)
+        require_regular_file(self.path, "GGUF file", CheckpointError)
         try:
             self._reader = _bounded_reader(gguf, self.path)
         except Exception as exc:  # the reader raises ValueError, KeyError, IndexError... for a bad or cut file
