@@ -37,13 +37,19 @@ class Sweep:
 
 def check_cache_dir(cache_dir: str | None, inputs, out: str | None) -> None:
     """Refuse a spectra cache that is not a folder, or that is, contains or lies inside an input (checkpoint or
-    list file) or the output folder: the cache writes ``entries/`` and ``files/`` into it."""
+    list file) or the output folder (the cache writes ``entries/`` and ``files/`` into it), or one that is not private
+    (owned by another user, writable by group or others)."""
     if cache_dir is None:
         return
     if "\0" in cache_dir:
         raise InputError("the cache folder's name contains a NUL character")
     if os.path.lexists(cache_dir) and not os.path.isdir(cache_dir):
         raise InputError(f"the spectra cache {cache_dir} exists and is not a folder; give a folder as the cache")
+    from sabounds.numerics.cache import CacheFolderError, check_cache_root
+    try:
+        check_cache_root(cache_dir)
+    except CacheFolderError as exc:
+        raise InputError(str(exc)) from None
     real = os.path.realpath(cache_dir)
     for item, what in [*((i, "the input") for i in inputs), (out, "the output folder")]:
         if item is None or not str(item).strip():
