@@ -44,6 +44,7 @@ from sabounds.threads import default_to_one_blas_thread  # noqa: E402
 default_to_one_blas_thread()
 
 from sabounds import __version__  # noqa: E402  (numpy must not be imported before the thread default)
+from sabounds.arguments import show_ranges  # noqa: E402
 from sabounds.errors import UserError  # noqa: E402
 
 COMMANDS = {
@@ -117,6 +118,7 @@ def build_parser(argv: list[str] | None = None, every_command: bool = True) -> a
         module = importlib.import_module(f"sabounds.commands.{name}")
         cmd = sub.add_parser(name, help=help_text, description=(module.__doc__ or help_text).strip(), epilog=DOCS_POINTER)
         module.add_arguments(cmd)
+        show_ranges(cmd)
         cmd.set_defaults(_run=module.run)
     return parser
 

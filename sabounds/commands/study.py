@@ -14,8 +14,9 @@ import argparse
 import json
 
 from sabounds.api import study
-from sabounds.arguments import add_figure_arguments, cache_dir_of, figure_options, non_negative_int
+from sabounds.arguments import add_figure_arguments, cache_dir_of, figure_options, workers
 from sabounds.progress import progress_bar
+from sabounds.scheduler_address import scheduler_address
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,9 +25,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grid", default="default", choices=tuple(GRID_NOTES),
                         help="; ".join(f"{k}: {v}" for k, v in GRID_NOTES.items()) + " (default %(default)s)")
     parser.add_argument("--tasks", metavar="T[,T]", help=f"comma-separated subset of {','.join(TASKS)} (default all)")
-    parser.add_argument("--workers", type=non_negative_int, metavar="K",
+    parser.add_argument("--workers", type=workers, metavar="K",
                         help="local cluster size (default: one worker per core; 0: run in this process)")
-    parser.add_argument("--scheduler", metavar="ADDRESS", help="use the running Dask scheduler at ADDRESS instead")
+    parser.add_argument("--scheduler", metavar="ADDRESS", type=scheduler_address,
+                        help="use the running Dask scheduler at ADDRESS ([tcp://|tls://]HOST:PORT) instead")
     parser.add_argument("--out", metavar="DIR", help="write study.json, runs.csv, table.md and figures into new DIR")
     parser.add_argument("--force", action="store_true", help="replace DIR if it exists")
     parser.add_argument("--cache-dir", metavar="DIR", help="run cache folder (default: $SABOUNDS_CACHE_DIR or the user "
