@@ -185,8 +185,8 @@ def json_depth(raw: bytes) -> int:
 
 
 def parse_json(raw: bytes, where: str, what: str, limits: Limits, error: type[Exception] = UserFileError):
-    """JSON bytes within ``limits``: depth and items (commas and colons outside strings, an upper bound on values)
-    counted before parsing, integer digits refused as they are parsed."""
+    """JSON bytes within ``limits``: depth and items (commas outside strings, an upper bound on values) counted before
+    parsing, integer digits and the non-standard ``NaN``, ``Infinity`` and ``-Infinity`` refused as they are parsed."""
     stripped = _JSON_STRING.sub(b'""', raw) if b'"' in raw else raw
     opened = stripped.count(b"[") + stripped.count(b"{")
     if opened > limits.max_depth:
@@ -203,8 +203,10 @@ def parse_json(raw: bytes, where: str, what: str, limits: Limits, error: type[Ex
             raise error(f"{where}: the {what} has a number of {len(text.lstrip('-'))} digits (at most "
                         f"{limits.max_digits})")
         return int(text)
+    def constant(text: str):
+        raise error(f"{where}: the {what} holds {text}; only finite numbers are accepted")
     try:
-        return json.loads(raw.decode("utf-8"), parse_int=integer)
+        return json.loads(raw.decode("utf-8"), parse_int=integer, parse_constant=constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         if isinstance(exc, error):
             raise

@@ -3,7 +3,6 @@ on a checkpoint's weights, term by term, with vacuity verdicts and the n each bo
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,9 +20,15 @@ MAX_TOKENS = 10 ** 15  # far beyond any context length; the bound takes T into f
 
 def config_tokens(model_dir: str | Path) -> int:
     """``max_position_embeddings`` of the checkpoint's config.json (512 when absent); ValueError above MAX_TOKENS."""
+    from sabounds.numerics.checkpoints.errors import CheckpointError, read_json
     try:
-        value = json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8")).get("max_position_embeddings")
-    except (OSError, ValueError, AttributeError, TypeError):  # no folder (a dict or ONNX source), no config, not JSON
+        path = Path(model_dir) / "config.json"
+        if not path.is_file():  # no folder (a dict, an ONNX or GGUF source), no config
+            return DEFAULT_TOKENS
+        value = read_json(path, "config").get("max_position_embeddings")
+    except CheckpointError as exc:  # through the bounded reader: a config beyond its caps is refused
+        raise ValueError(str(exc)) from None
+    except (OSError, AttributeError, TypeError):  # not a path, or a config that is no JSON object
         return DEFAULT_TOKENS
     if isinstance(value, int) and value > MAX_TOKENS:
         raise ValueError(f"{Path(model_dir) / 'config.json'}: field max_position_embeddings is "

@@ -52,7 +52,6 @@ def study(grid: str = "default", *, tasks: Sequence[str] | None = None, workers:
     from sabounds.api._sweep import check_cache_dir
     from sabounds.outputs.atomic import atomic_directory, check_target
     from sabounds.training_study.grids import GRID_NOTES, grid as grid_runs
-    from sabounds.training_study.pipeline import run_study
     from sabounds.training_study.tasks import TASKS
     if scheduler is not None and workers is not None:
         raise InputError("a worker count sizes a local cluster; it cannot be combined with a scheduler")
@@ -68,6 +67,7 @@ def study(grid: str = "default", *, tasks: Sequence[str] | None = None, workers:
     if out:
         check_target(out, force, protect=protect)
     check_cache_dir(None if cache_dir is None else str(cache_dir), [], out)
+    from sabounds.training_study.pipeline import run_study  # torch (200 MB): after every refusal of the arguments
     total = len(grid_runs(grid, tasks))
     with (progress_bar(total) if progress_bar else nullcontext(lambda note: None)) as advance:
         try:

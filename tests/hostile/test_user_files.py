@@ -143,8 +143,9 @@ def test_an_unterminated_string_is_linear(tmp_path):
 
 def test_json_caps(tmp_path):
     cases = {"deep.json": "[" * 100 + "]" * 100, "wide.json": "[" + "1," * 200 + "1]",
-             "digits.json": '{"a": ' + "7" * 5000 + "}"}
-    words = {"deep.json": "nests 100 levels", "wide.json": "values", "digits.json": "5000 digits"}
+             "digits.json": '{"a": ' + "7" * 5000 + "}", "nan.json": '{"eps": NaN}', "inf.json": '{"eps": -Infinity}'}
+    words = {"deep.json": "nests 100 levels", "wide.json": "values", "digits.json": "5000 digits",
+             "nan.json": "holds NaN", "inf.json": "holds -Infinity"}
     for name, text in cases.items():
         (tmp_path / name).write_text(text)
         with pytest.raises(UserFileError, match=words[name]):

@@ -172,6 +172,9 @@ def _cases() -> list[Case]:
     for sid, text in JSON_STRUCTURES.items():
         cases.append(Case(f"analyze-mapping-{sid}", "JSON structure", ("analyze", "--mapping", "f.json", "--json"),
                           _write("f.json", text)))
+    for literal in ("NaN", "Infinity", "-Infinity"):
+        cases.append(Case(f"analyze-config-eps-{literal}", "JSON structure", ("analyze", "m", "--json"),
+                          _config_with(literal), words=f"holds {literal}"))
     for kind, make in SPECIAL_FILES.items():
         for tid, argv in SPECIAL_TARGETS.items():
             cases.append(Case(f"{tid}-{kind}", "special file", tuple(argv),
@@ -186,6 +189,16 @@ def _cases() -> list[Case]:
         cases.append(Case(aid, "numeric options and addresses", tuple(argv), lambda root: None))
     cases += _cache_cases()
     return cases
+
+
+def _config_with(literal: str):
+    """A tiny model whose config.json sets ``layer_norm_eps`` to a non-standard JSON literal (NaN, Infinity)."""
+    def prepare(root: Path) -> None:
+        from tests.support.hostile import tiny_model
+        tiny_model(root / "m")
+        path = root / "m" / "config.json"
+        path.write_text(path.read_text().replace("{", '{"layer_norm_eps": ' + literal + ", ", 1))
+    return prepare
 
 
 def _cache_folder(mode: int, owner: int | None = None):
