@@ -13,7 +13,9 @@ from sabounds.errors import InputError
 @dataclass(frozen=True)
 class Study:
     """``sabounds.study``'s result: ``json`` as ``sabounds study --json``; ``runs`` (one row per run) and
-    ``ranking`` (one row per task and measure: tau, interval, granulated Psi, sign-error) as pandas tables."""
+    ``ranking`` (one row per task and measure: tau, interval, granulated Psi, sign-error) as pandas tables.
+    ``json["complete"]`` is false when runs were lost with their workers on every try (``json["missing"]``: their
+    labels; they are excluded like failed runs, and a rerun trains only them, the others coming from the cache)."""
 
     json: dict = field(repr=False)
 
@@ -69,10 +71,17 @@ def study(grid: str = "default", *, tasks: Sequence[str] | None = None, workers:
     check_cache_dir(None if cache_dir is None else str(cache_dir), [], out)
     from sabounds.training_study.pipeline import run_study  # torch (200 MB): after every refusal of the arguments
     total = len(grid_runs(grid, tasks))
+    from sabounds.distributed import LostTask
+    lost: list[str] = []
+
+    def done(spec, outcome, cached) -> None:
+        if isinstance(outcome, LostTask):
+            lost.append(spec.label())
+        advance(spec.label())
     with (progress_bar(total) if progress_bar else nullcontext(lambda note: None)) as advance:
         try:
-            result = Study(run_study(grid, tasks, workers, scheduler, cache_dir,
-                                     on_done=lambda spec, outcome, cached: advance(spec.label())))
+            result = Study({**run_study(grid, tasks, workers, scheduler, cache_dir, on_done=done),
+                            "complete": not lost, "missing": lost})
         except OSError as exc:
             raise InputError(f"cannot reach the Dask scheduler {scheduler}: {' '.join(str(exc).split())}") from None
         except ValueError as exc:

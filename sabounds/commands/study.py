@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from sabounds.api import study
 from sabounds.arguments import add_figure_arguments, cache_dir_of, figure_options, workers
@@ -45,8 +46,14 @@ def run(args) -> int:
                    progress_bar=lambda total: progress_bar("runs", total=total, enabled=not args.json))
     if args.json:
         print(json.dumps(result.json, indent=2, sort_keys=True))
-        return 0
-    _print_tables(result.json, args.out)
+    else:
+        _print_tables(result.json, args.out)
+    missing = result.json.get("missing") or []
+    if missing:
+        print(f"sabounds study: partial result: {len(missing)} run(s) missing, lost with their workers ({missing[0]}"
+              f"{', ...' if len(missing) > 1 else ''}); rerun to complete it (finished runs come from the cache)",
+              file=sys.stderr)
+        return 1
     return 0
 
 
