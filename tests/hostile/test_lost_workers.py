@@ -71,3 +71,26 @@ def _csv_rows(path: Path) -> list[dict]:
     import csv
     with open(path, newline="", encoding="utf-8") as fh:
         return list(csv.DictReader(fh))
+
+
+def test_study_with_a_run_lost_on_every_try_exits_1_and_a_rerun_completes_it(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("torch")
+    from sabounds.training_study import runner
+    from sabounds.training_study.grids import grid
+    from tests.support.lost_workers import train_or_die
+    cache = tmp_path / "cache"
+    argv = ["study", "--grid", "tiny", "--tasks", "digits", "--cache-dir", str(cache), "--json"]
+    assert main([*argv, "--workers", "0"]) == 0
+    doomed = next(s for s in grid("tiny", ["digits"]) if s.layout == "pre" and s.seed == 1)
+    runner.RunCache(cache).path(runner.run_key(doomed)).unlink()
+    capsys.readouterr()
+    monkeypatch.setattr(runner, "_task", train_or_die)
+    assert main([*argv, "--workers", "2"]) == 1
+    out, err = capsys.readouterr()
+    result = json.loads(out)
+    assert result["complete"] is False and result["missing"] == [doomed.label()]
+    assert "partial result: 1 run(s) missing" in err and doomed.label() in err and "Traceback" not in err
+    monkeypatch.undo()
+    assert main([*argv, "--workers", "0"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["complete"] is True and result["timing"]["trained"] == 1 and result["timing"]["cached"] == 5
