@@ -67,7 +67,7 @@ def test_gqa_check_fails_when_rope_is_dropped(monkeypatch):
 def test_rope_check_fails_when_the_family_bound_is_the_delta_zero_member(monkeypatch):
     from sabounds.numerics.checkpoints import rope
     from sabounds.numerics.spectra import product_singular_values
-    monkeypatch.setattr(rope, "family_spectra", lambda left, right, spec, width: product_singular_values(left, right))
+    monkeypatch.setattr(rope, "family_spectra", lambda left, right, spec, width, values=None: product_singular_values(left, right))
     assert select("arch.rope_numeric")[0].run(FAST).verdict is Verdict.REFUTED
 
 
@@ -75,7 +75,7 @@ def test_block_check_fails_when_rope_is_dropped(monkeypatch):
     """Measuring QK_h = Wq_h^T Wk_g only (delta = 0): the head built with Wq^T Wk = 0 exceeds the factor."""
     from sabounds.numerics.checkpoints import rope
     from sabounds.numerics.spectra import product_singular_values
-    monkeypatch.setattr(rope, "family_spectra", lambda left, right, spec, width: product_singular_values(left, right))
+    monkeypatch.setattr(rope, "family_spectra", lambda left, right, spec, width, values=None: product_singular_values(left, right))
     assert select("arch.pre_ln_block_numeric")[0].run(FAST).verdict is Verdict.REFUTED
 
 
@@ -137,7 +137,9 @@ def test_analyze_prints_rope_quantities_and_the_premise(tmp_path, capsys):
     assert "normalisation premise" in out and "sqrt(eps)" in out
     assert main(["analyze", str(tmp_path), "--rms-floor", "0.02"]) == 0
     assert "rms >= 0.02" in " ".join(capsys.readouterr().out.split())
-    assert main(["analyze", str(tmp_path), "--rms-floor", "-1"]) == 2
+    with pytest.raises(SystemExit) as exc:  # refused by the argument's type (positive, finite)
+        main(["analyze", str(tmp_path), "--rms-floor", "-1"])
+    assert exc.value.code == 2
 
 
 def test_the_checks_block_is_transformers_llama_layer():
