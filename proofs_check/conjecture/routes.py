@@ -233,14 +233,15 @@ def closed(ff) -> Outcome | None:
         return Outcome(Verdict.PROVED, "sympy: the closed relation evaluated exactly", engines=("sympy",),
                        detail=f"lhs = {sides['lhs']}, rhs = {sides['rhs']}: sympy evaluates the relation to True")
     if truth is sp.false:
-        g, _ = ff.gap()
-        try:
-            margin = float(sp.N(g, 30))
-        except (ValueError, ZeroDivisionError, OverflowError, TypeError, ArithmeticError):
-            margin = None
-        return Outcome(Verdict.REFUTED, "sympy: the closed relation evaluated exactly", None, None, margin, sides,
-                       f"lhs = {sides['lhs']}, rhs = {sides['rhs']}: sympy evaluates the relation to False",
-                       engines=("sympy",), margin_error=0.0)
+        g, strict = ff.gap()
+        check = check_point(g, {}, 30)
+        if not check.violated(strict) or len(check.engines) < (2 if A.available() else 1):
+            return Outcome.unresolved("sympy: the closed relation evaluated exactly", "sympy evaluates the relation "
+                                      f"to False but the engines do not certify it: {check.text}")
+        engines = tuple(dict.fromkeys(("sympy",) + check.engines))
+        return Outcome(Verdict.REFUTED, "sympy: the closed relation evaluated exactly", None, None, check.middle, sides,
+                       f"lhs = {sides['lhs']}, rhs = {sides['rhs']}: sympy evaluates the relation to False; "
+                       f"re-checked: {check.text}", engines=engines, margin_error=check.error)
     return None
 
 

@@ -32,14 +32,25 @@ def _violated_at(case: Case, witness: dict) -> bool:
     names = [v.split(":")[0] for v in case.variables]
     symbols = {n: sp.Symbol(n, real=True) for n in names}
     rel = parse_relation(case.relation, symbols)
-    point = {symbols[n]: sp.Rational(witness[n]) if isinstance(witness[n], float) else sp.sympify(witness[n])
-             for n in names}
+    names = [n for n in names if symbols[n] in rel.free_symbols]  # a relation sympy made closed needs no point
+    point = {symbols[n]: _exact(witness[n]) for n in names if n in rel.free_symbols or n in witness}
     less = isinstance(rel, (sp.LessThan, sp.StrictLessThan))
     gap = ((rel.rhs - rel.lhs) if less else (rel.lhs - rel.rhs)).subs(point)
     strict = isinstance(rel, (sp.StrictLessThan, sp.StrictGreaterThan))
     if strict and sp.simplify(gap) == 0:
         return True
     return bool(sp.N(gap, 1200) < 0)
+
+
+def _exact(v) -> sp.Expr:
+    """A witness coordinate as the number it denotes: a JSON float at its binary value, a decimal or fraction text as
+    the rational it spells, other text (``pi/10``) as sympy reads it."""
+    if isinstance(v, float):
+        return sp.Rational(v)
+    try:
+        return sp.Rational(v)
+    except (TypeError, ValueError):
+        return sp.sympify(v)
 
 
 def _check(case: Case) -> None:
