@@ -8,15 +8,16 @@ balls (Min/Max/Abs differentiate to Heaviside/sign, enclosed as their Clarke gra
 kinks).  The mean-value form converges quadratically as boxes shrink, which beats the dependency problem on the narrow
 bumps that naive interval arithmetic cannot see.  The box whose enclosure reaches lowest is split next; at it, the
 gap at the exact centre is enclosed: certainly < 0 (<= 0 when strict) is a violation, and a certified sub-box around
-the centre (its whole enclosure < 0) is reported with it.  Budget: a count of enclosures, never a clock.  Fails
-(``holds`` None) when a box cannot be split further (the relation is tight there at the working precision: the
-result says so, ``unsplittable``) or the budget runs out.
+the centre (its whole enclosure < 0) is reported with it.  Budget: a count of enclosures, never a clock.  A box that
+cannot be told from 0 at the precision (too thin to split, or below 0 only by rounding) is set aside and the rest
+goes on: ``holds`` None with ``unsplittable`` and the set-aside boxes in ``pending`` when only those are left (the
+caller raises the precision, or explains them by exact tight points), with ``exhausted`` when the budget ran out.
 """
 
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 import sympy as sp
@@ -26,6 +27,9 @@ from sabounds.proofs_check.interval_enclosure import NotEnclosable
 from sabounds.theory.checks import Interval
 
 DEFAULT_BITS = 128
+MAX_ASIDE = 16
+"""Sub-boxes that cannot be told from 0 are set aside (to be explained by exact tight points); more than this many
+(a relation tight along a curve) ends the run as unsettled."""
 
 
 @dataclass(frozen=True)
@@ -40,8 +44,11 @@ class ArbBoxResult:
     upper: sp.Rational | None = None
     """An upper bound of the gap at ``exact`` (negative for a violation)."""
     unsplittable: bool = False
+    """Some sub-boxes could not be told from 0 at ``bits`` bits (set aside in ``pending``, exact rational ends)."""
     bits: int = DEFAULT_BITS
     pending: list = field(default_factory=list)
+    exhausted: bool = False
+    """The run stopped with sub-boxes neither settled nor set aside (its box budget, or too many set aside)."""
 
 
 class _Enclosures:
@@ -204,6 +211,42 @@ def _certified_sub_box(enc: _Enclosures, box: dict, centre: dict, strict: bool) 
     return None
 
 
+PRECISIONS = (128, 512, 2048)
+"""The bits of the first run and of the runs on the boxes it set aside (a gap of 1e-120 cannot be signed at 128 bits,
+whose rounding is about 1e-38)."""
+
+
+def raising_precision(gap: sp.Expr, strict: bool, domain: Mapping[sp.Symbol, Interval], budget: int) -> ArbBoxResult:
+    """:func:`branch_and_bound` at ``PRECISIONS[0]`` bits on the box, then again at each higher precision on every
+    box the previous run set aside (each a box of its own): a set-aside box that a higher precision settles is
+    settled; a violation found in one is a violation of the relation.  The result's ``pending`` are the boxes left
+    at the highest precision."""
+    first = branch_and_bound(gap, strict, domain, budget, PRECISIONS[0])
+    if not first.unsplittable or first.exhausted:
+        return first
+    aside, used = first.pending, first.boxes
+    for bits in PRECISIONS[1:]:
+        left = []
+        for box in aside:
+            local = {s: Interval(lo, hi, integer=domain[s].integer) for s, (lo, hi) in box.items()}
+            result = branch_and_bound(gap, strict, local, max(50, (budget - used) // max(1, len(aside))), bits)
+            used += result.boxes
+            if result.holds is False:
+                return replace(result, boxes=used)
+            if result.exhausted:  # too costly at this precision: the boxes of the previous one stay set aside
+                return ArbBoxResult(None, used, f"every sub-box settled but {len(aside)} that cannot be told from 0 at "
+                                    f"{bits // 4} bits (at {bits} bits they would take more than the box budget)",
+                                    unsplittable=True, bits=bits // 4, pending=aside)
+            left += result.pending
+        aside = left
+        if not aside:
+            return ArbBoxResult(True, used, f"all {used} sub-boxes have rhs - lhs {'>' if strict else '>='} 0 (Arb "
+                                f"balls, up to {bits} bits on the boxes that needed it, naive and mean-value enclosures, "
+                                "best-first branch and bound)", bits=bits)
+    return ArbBoxResult(None, used, f"every sub-box settled but {len(aside)} that cannot be told from 0 even at "
+                        f"{PRECISIONS[-1]} bits", unsplittable=True, bits=PRECISIONS[-1], pending=aside)
+
+
 def branch_and_bound(gap: sp.Expr, strict: bool, domain: Mapping[sp.Symbol, Interval], budget: int,
                      bits: int = DEFAULT_BITS) -> ArbBoxResult:
     """Decide ``gap >= 0`` (``> 0`` if ``strict``) on ``domain`` by best-first bisection on Arb balls at ``bits`` bits."""
@@ -224,19 +267,17 @@ def branch_and_bound(gap: sp.Expr, strict: bool, domain: Mapping[sp.Symbol, Inte
                 pending_reason = str(exc) or type(exc).__name__
                 return None
 
-        heap = [(float("-inf"), 0, root, bound(root))]
+        heap, aside = [(float("-inf"), 0, root, bound(root))], []
         while heap:
             _, _, box, b = heapq.heappop(heap)
             if b is not None and (b > 0 or (not strict and b >= 0)):
                 continue
-            if used >= budget:
-                return ArbBoxResult(None, used, f"not settled within {budget} Arb boxes ({len(heap) + 1} left)"
-                                    + (f"; last: {pending_reason}" if pending_reason else ""), bits=bits)
+            if used >= budget or len(aside) > MAX_ASIDE:
+                why = (f"not settled within {budget} Arb boxes ({len(heap) + 1} left)" if used >= budget else
+                       f"more than {MAX_ASIDE} sub-boxes cannot be told from 0 at {bits} bits (tight along a curve?)")
+                return ArbBoxResult(None, used, why + (f"; last: {pending_reason}" if pending_reason else ""), bits=bits,
+                                    unsplittable=bool(aside), pending=_rational_boxes(aside), exhausted=True)
             centre = {s: floor_of((lo + hi) / 2) if sub_domain[s].integer else (lo + hi) / 2 for s, (lo, hi) in box.items()}
-            if b is not None and _rounding_limited(b, bits):
-                return ArbBoxResult(None, used, f"the gap's enclosure on a sub-box reaches below 0 only by the rounding of "
-                                    f"{bits}-bit arithmetic ({b}): it cannot be told from 0 at this precision",
-                                    unsplittable=True, bits=bits, pending=[{s: A.rational(c) for s, c in centre.items()}])
             try:
                 at_centre = enc.point(centre)
             except (NotEnclosable, ZeroDivisionError, ValueError, ArithmeticError):
@@ -249,17 +290,22 @@ def branch_and_bound(gap: sp.Expr, strict: bool, domain: Mapping[sp.Symbol, Inte
                                     "best-first bisection " + (f"is at most {bound_text}, so the strict relation (which "
                                     "needs a gap > 0) fails there" if strict and not at_centre < 0 else
                                     f"lies below 0 (at most {bound_text})"),
-                                    exact, None if sub is None else {s: (A.rational(lo), A.rational(hi)) for s, (lo, hi) in sub.items()},
-                                    A.ends(at_centre)[1], bits=bits)
-            halves = split_box(box, sub_domain, bits)
+                                    exact, None if sub is None else _rational_boxes([sub])[0], A.ends(at_centre)[1], bits=bits)
+            halves = None if b is not None and _rounding_limited(b, bits) else split_box(box, sub_domain, bits)
             if halves is None:
-                where = ", ".join(f"{s} in [{float(A.rational(lo)):.17g}, {float(A.rational(hi)):.17g}]" for s, (lo, hi) in box.items())
-                return ArbBoxResult(None, used, f"a sub-box could not be split further at {bits} bits ({where}): the gap "
-                                    "cannot be told from 0 there", unsplittable=True, bits=bits,
-                                    pending=[{s: A.rational((lo + hi) / 2) for s, (lo, hi) in box.items()}])
+                aside.append(box)  # it cannot be told from 0 at this precision: set aside, the rest goes on
+                continue
             for half in halves:
                 bh = bound(half)
                 tie += 1
                 heapq.heappush(heap, (_low(bh) if bh is not None else float("-inf"), tie, half, bh))
+        if aside:
+            return ArbBoxResult(None, used, f"every sub-box settled but {len(aside)} that cannot be told from 0 at {bits} "
+                                "bits (they cannot be split further, or their enclosure reaches below 0 only by rounding)",
+                                unsplittable=True, bits=bits, pending=_rational_boxes(aside))
         return ArbBoxResult(True, used, f"all {used} sub-boxes have rhs - lhs {'>' if strict else '>='} 0 (Arb balls, "
                             f"{bits} bits, naive and mean-value enclosures, best-first branch and bound)", bits=bits)
+
+
+def _rational_boxes(boxes: list) -> list[dict]:
+    return [{s: (A.rational(lo), A.rational(hi)) for s, (lo, hi) in box.items()} for box in boxes]

@@ -1,13 +1,15 @@
 """Judge the free-form decider's adversarial search: a violation re-checked at its exact value by both engines
 (``refuted``), a strict relation's tightest point (``refuted`` at an exact zero, else ``unresolved``), or ``verified``
 evidence whose smallest gap is certified by an Arb ball that excludes 0 (precision doubled up to a cap) with
-``mpmath.iv`` agreeing.  ``verified`` is never given when a sample violates, when the branch and bound left a box it
-could not split (unless an exact tight point of a non-strict relation explains it), or when the smallest gap cannot
-be told from 0: those are ``unresolved`` with the reason."""
+``mpmath.iv`` agreeing.  ``verified`` is never given when a sample violates, when the branch and bound left a
+sub-box it did not settle (its budget or time ran out), when a sub-box it set aside (no sign even at the precision
+cap) holds no exact tight point of a non-strict relation, or when the smallest gap cannot be told from 0: those are
+``unresolved`` with the reason."""
 
 from __future__ import annotations
 
 import time
+from typing import Mapping
 
 import mpmath
 import sympy as sp
@@ -43,26 +45,52 @@ def _violations(ff, found, dps: int) -> tuple[Outcome | None, list]:
     return unsure, held
 
 
-def _unsplittable(ff, dps: int, seconds: float) -> Outcome | str | None:
-    """The branch and bound's unsplittable boxes: an exact tight point inside refutes a strict relation and explains a
-    non-strict one (``None``); otherwise ``unresolved``; a string names the explained points."""
+def _inside(point: Mapping, box: Mapping) -> bool:
+    """Is the exact ``point`` inside ``box`` widened by its own width on each side?  (Sympy evaluates the point 30
+    digits beyond the box's width: a box set aside at 2048 bits is 1e-600 wide.)"""
+    for s, (lo, hi) in box.items():
+        w = hi - lo
+        digits = 60 if w == 0 else max(60, int(-mpmath.log10(mpmath.mpf(w.p) / w.q)) + 30)
+        v = sp.Rational(str(sp.N(point[s], digits)))
+        if not (lo - w - sp.Rational(1, 10 ** (digits - 5)) <= v <= hi + w + sp.Rational(1, 10 ** (digits - 5))):
+            return False
+    return True
+
+
+def _leftovers(ff, dps: int, seconds: float) -> Outcome | str | None:
+    """What the branch and bound left: sub-boxes it did not settle make ``verified`` impossible (``unresolved``);
+    set-aside boxes (no sign at the precision cap) must each hold an exact tight point: it refutes a strict relation
+    and explains a non-strict one (a string naming the points); ``None`` when nothing was left."""
     g, strict = ff.gap()
-    explained = []
+    unsettled = ff.notes.get("unsettled", "the branch and bound did not run")
+    if unsettled:
+        return Outcome.unresolved(METHOD, "no sample violates the relation, but the branch and bound left sub-boxes it "
+                                  f"did not settle ({unsettled}); `verified` needs every sub-box settled, or set aside "
+                                  "and explained by an exact tight point")
     middle = {s: (sp.Rational(d.lo) + sp.Rational(d.hi)) / 2 for s, d in ff.domain.items()}
-    for centre in ff.notes.get("unsplittable", []):
-        full = {s: mpmath.mpf(v.p) / v.q for s, v in {**middle, **centre}.items()}
-        exact = tight.tight_point(g, full, ff.domain, dps, seconds)
+    found: list[dict] = []
+    for box in ff.notes.get("aside", []):
+        centre = {**middle, **{s: (lo + hi) / 2 for s, (lo, hi) in box.items()}}
+        exact = next((p for p in found if _inside(p, box)), None)
         if exact is None:
-            return Outcome(Verdict.UNRESOLVED, "interval branch and bound on Arb balls", dps, None, None,
-                           witness_text(ff.exact(full, dps)),
-                           "a sub-box of the bisection could not be split further and the gap cannot be told from 0 "
-                           "there (no exact point with gap 0 was found by sympy): neither a proof nor a margin")
+            exact = tight.tight_point(g, {s: mpmath.mpf(v.p) / v.q for s, v in centre.items()}, ff.domain, dps, seconds)
+            if exact is None or not _inside(exact, box) or not (strict or tight.certified_minimum(g, exact, box, ff.domain)):
+                return Outcome(Verdict.UNRESOLVED, "interval branch and bound on Arb balls", dps, None, None,
+                               witness_text(centre), "a sub-box of the bisection cannot be told from 0 even at the "
+                               "highest precision, and sympy finds no exact point with gap 0 in it where the gap is "
+                               "certified to have its minimum (zero gradient and a positive definite Hessian on the "
+                               "box, or an increase into the domain at its edge): neither a proof, a violation nor a "
+                               "margin")
+            found.append(exact)
         if strict:
-            return refuted_at(ff, exact, "exact tight point inside an unsplittable box of the bisection (sympy)",
+            return refuted_at(ff, exact, "exact tight point inside a sub-box the bisection could not sign (sympy)",
                               f"sympy shows rhs - lhs = {g} is exactly 0 there, so the strict relation fails", dps)
-        explained.append(", ".join(f"{s} = {v}" for s, v in exact.items()))
-    return ("; the bisection's unsplittable box holds an exact tight point (" + "; ".join(explained) + "), where the "
-            "non-strict relation holds with equality") if explained else None
+    if not found:
+        return None
+    return ("; the bisection's remaining sub-boxes each hold an exact tight point ("
+            + "; ".join(", ".join(f"{s} = {v}" for s, v in p.items()) for p in found)
+            + "), where the non-strict relation holds with equality and the gap has its minimum on the box (certified: "
+            "zero gradient and a positive definite Hessian by Arb, or an increase into the domain)")
 
 
 def _tightest(ff, found, settings, start: float):
@@ -109,9 +137,6 @@ def judge(ff, found, settings, start: float, why: str) -> Outcome:
         return Outcome(Verdict.UNRESOLVED, METHOD, dps, found.evaluations, None, witness_text(ff.exact(found.point, dps)),
                        f"{found.undefined} of {found.evaluations} sampled points could not be evaluated (beyond the "
                        "evaluator's magnitude bound, or undefined): no verdict from a search that skipped points")
-    explained = _unsplittable(ff, dps, max(0.2, min(2.0, ff.budget - (time.monotonic() - start))))
-    if isinstance(explained, Outcome):
-        return explained
     point = ff.exact(found.point, dps)
     with mpmath.workdps(dps):
         lhs, rhs, value = ff.sides_gap({s: mpmath.mpf(v.p) / v.q for s, v in point.items()}, dps)
@@ -122,6 +147,9 @@ def judge(ff, found, settings, start: float, why: str) -> Outcome:
         if out is not None:
             return out
         point = refined
+    explained = _leftovers(ff, dps, max(0.2, min(2.0, ff.budget - (time.monotonic() - start))))
+    if isinstance(explained, Outcome):
+        return explained
     if not A.available():
         return Outcome(Verdict.UNRESOLVED, METHOD, dps, found.evaluations, float(value), witness_text(point),
                        f"no sample violates the relation, but a verified margin must be certified by Arb, which is not "

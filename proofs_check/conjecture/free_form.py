@@ -38,8 +38,9 @@ class FreeForm:
     (4) best-first branch and bound on Arb balls with mean-value forms, a proof cross-checked by ``mpmath.iv``;
     (5) an adversarial search of the gap at ``settings.precision`` digits (:mod:`.evidence`): every point with a
     gap <= 0 is re-checked at its exact value by both engines (``refuted``, or ``unresolved``); ``verified`` only
-    when no sample violates, no sub-box was left unsplittable without an exact tight point explaining it, and the
-    smallest gap's Arb ball excludes 0 (precision doubled up to a cap) with mpmath.iv agreeing.  Where the engines
+    when no sample violates, the branch and bound settled every sub-box but a few it set aside that each hold an
+    exact tight point (where the non-strict relation holds with equality), and the smallest gap's Arb ball excludes 0
+    (precision doubled up to a cap) with mpmath.iv agreeing.  Where the engines
     disagree the answer is ``unresolved`` and says so.  ``budget`` seconds is a safety limit whose expiry gives
     ``unresolved``.  Fails: a violation confined to a region neither the bisection nor the samples reach is missed
     (the verdict is then ``verified``, which is evidence, not proof).
@@ -52,7 +53,7 @@ class FreeForm:
     requirements: tuple = ()
     """The parser's domain requirements (``sabounds.theory.expression.Requirement``), checked before anything else."""
     notes: dict = field(default_factory=dict, compare=False, repr=False)
-    """What one route leaves for a later one (the unsplittable boxes of the branch and bound)."""
+    """What one route leaves for a later one (the branch and bound's set-aside boxes, or why it did not settle)."""
     name: ClassVar[str] = "free-form"
     stages: ClassVar[int] = 1
 
@@ -105,7 +106,7 @@ class FreeForm:
             return exact
         if exact is not None:
             reasons.append(exact)
-        left = max(0.1, self.budget / 2 - (time.monotonic() - start))
+        left = max(0.1, 0.7 * self.budget - (time.monotonic() - start))
         bisection = routes.branch_and_bound(self, settings, left)
         if isinstance(bisection, Outcome):
             return bisection

@@ -124,18 +124,20 @@ def branch_and_bound(ff, settings, seconds: float) -> Outcome | str:
     start = time.monotonic()
     if not A.available():
         return _mpmath_only(ff, settings, seconds, budget)
-    reasons, result = [], None
-    ff.notes["unsplittable"] = []
+    reasons, result, best = [], None, None
     for form, gap in _forms(ff):
         result = _bisect_raising_precision(gap, strict, ff.domain, budget, max(0.1, seconds - (time.monotonic() - start)))
         if result is None:
             reasons.append(f"{form}: Arb branch and bound did not finish within its time share of {seconds:g} s")
             break
-        if result.unsplittable:
-            ff.notes["unsplittable"] = ff.notes["unsplittable"] + result.pending
         if result.holds is not None:
             break
         reasons.append(f"{form}: {result.reason}")
+        if not result.exhausted and best is None:
+            best = (form, result)
+    # what the search's judgement needs: boxes left that cannot be told from 0, or that the bisection did not settle
+    ff.notes["aside"] = best[1].pending if best else []
+    ff.notes["unsettled"] = None if best else "; ".join(reasons)
     if result is None or result.holds is None:
         return "; ".join(reasons)
     if result.holds is False:
@@ -160,25 +162,15 @@ def branch_and_bound(ff, settings, seconds: float) -> Outcome | str:
                        "mpmath.iv's branch and bound could not settle it within its budget (no disagreement)"))
 
 
-BISECTION_BITS = (128, 512, 2048)
-"""The branch and bound's precisions: a box that cannot be split further at one is tried again at the next (a gap of
-1e-300 cannot be signed at 128 bits, whose rounding is 1e-38)."""
-
-
 def _bisect_raising_precision(gap, strict, domain, budget, seconds):
-    """The Arb branch and bound at 128 bits, again at 512 and 2048 while a sub-box is left unsplittable (time
-    permitting); ``None`` when the first run does not finish within ``seconds``."""
-    from sabounds.proofs_check.arb_branch_bound import branch_and_bound as bb
-    start, result = time.monotonic(), None
-    for bits in BISECTION_BITS:
-        try:
-            with time_limit(max(0.1, seconds - (time.monotonic() - start))):
-                result = bb(gap, strict, domain, budget, bits)
-        except TimeLimit:
-            return result
-        if not result.unsplittable:
-            return result
-    return result
+    """The Arb branch and bound, its set-aside boxes again at higher precisions
+    (``arb_branch_bound.raising_precision``); ``None`` when it does not finish within ``seconds``."""
+    from sabounds.proofs_check.arb_branch_bound import raising_precision
+    try:
+        with time_limit(seconds):
+            return raising_precision(gap, strict, domain, budget)
+    except TimeLimit:
+        return None
 
 
 def _forms(ff):
@@ -204,6 +196,7 @@ def _forms(ff):
 def _mpmath_only(ff, settings, seconds: float, budget: int) -> Outcome | str:
     from sabounds.proofs_check.inequality_decider import certify_inequality
     missing = f"Arb (python-flint, {A.PIN}) is not installed: mpmath.iv alone"
+    ff.notes["aside"], ff.notes["unsettled"] = [], None
     try:
         with time_limit(seconds):
             certified = certify_inequality(ff.relation, ff.domain, budget=budget)

@@ -163,3 +163,46 @@ def arb_enclosure_near(g: sp.Expr, point: Mapping[sp.Symbol, mpmath.mpf], domain
             return _Enclosures(g, list(box)).box(box)
     except (NotEnclosable, ZeroDivisionError, ValueError, ArithmeticError):
         return None
+
+
+def certified_minimum(g: sp.Expr, point: Mapping[sp.Symbol, sp.Expr], box: Mapping[sp.Symbol, tuple],
+                      domain: Mapping[sp.Symbol, Interval], bits: int = 256) -> bool:
+    """Is ``g >= 0`` on ``box`` certified, given sympy's exact zero ``g(point) = 0`` inside it?  Each coordinate where
+    the point sits on the domain's edge must have Arb's enclosure of ``dg/dx`` on the box pointing into the domain
+    (so ``g`` only grows inward); every other coordinate must have ``dg/dx = 0`` at the point exactly (sympy) and the
+    Arb enclosure of the Hessian in those coordinates on the box must be positive definite (every leading minor,
+    expanded in ball arithmetic, above 0).  Then ``g`` is monotone toward the point in the first and convex with a
+    critical point in the others, so its minimum on the box is ``g(point) = 0``."""
+    from sabounds.proofs_check import arb_enclosure as A
+    from sabounds.proofs_check.interval_enclosure import NotEnclosable
+    flint = A.flint_module()
+    symbols = list(box)
+    try:
+        with time_limit(1.0), flint.ctx.workprec(bits):
+            balls = {s: A.ball(lo, hi) for s, (lo, hi) in box.items()}
+            interior = []
+            for s in symbols:
+                slope = sp.diff(g, s)
+                at_lo, at_hi = point[s] == sp.Rational(domain[s].lo), point[s] == sp.Rational(domain[s].hi)
+                enclosure = A.form(slope).enclose(balls) if at_lo or at_hi else None
+                if (at_lo and enclosure >= 0) or (at_hi and enclosure <= 0):
+                    continue
+                if not _is_zero(slope.xreplace(dict(point))):
+                    return False
+                interior.append(s)
+            hessian = [[A.form(sp.diff(g, a, b)).enclose(balls).ball() for b in interior] for a in interior]
+            return all(_determinant([row[:k] for row in hessian[:k]]) > 0 for k in range(1, len(interior) + 1))
+    except (TimeLimit, NotEnclosable, ZeroDivisionError, ValueError, TypeError, ArithmeticError, RecursionError):
+        return False
+
+
+def _determinant(m: list):
+    """The determinant of a small matrix of Arb balls by Laplace expansion (a ball containing every determinant of
+    the matrices the balls contain)."""
+    if len(m) == 1:
+        return m[0][0]
+    total = 0
+    for j, a in enumerate(m[0]):
+        minor = [row[:j] + row[j + 1:] for row in m[1:]]
+        total = total + (-1) ** j * a * _determinant(minor)
+    return total
