@@ -15,6 +15,9 @@ from dataclasses import dataclass
 
 FALSE_OK = frozenset({"refuted", "unresolved"})
 TRUE_OK = frozenset({"proved", "verified"})
+DEGENERATE = frozenset({"proved", "verified", "unresolved"})
+"""True relations tight where the gap's Hessian vanishes (contact of order 4 or more) or along a curve: the bisection
+cannot settle the boxes there and no certified minimum explains them, so ``unresolved`` is an honest answer."""
 
 
 @dataclass(frozen=True)
@@ -178,11 +181,11 @@ def true_cases() -> list[Case]:
         ("x**5 - x + 1 > 0", ("x:-1:1",), False),
         ("4*x*(1 - x)*4*y*(1 - y) <= 1", ("x", "y"), False),
     ]]
-    cases += [Case(r, v, True, "transcendental", quick=q) for r, v, q in [
+    cases += [Case(r, v, True, "transcendental", rest[0] if rest else frozenset(), quick=q) for r, v, q, *rest in [
         ("exp(x) >= 1 + x", ("x:-2:2",), True),
         ("sin(x) <= x", ("x:0:3",), False),
         ("log(1 + x) <= x", ("x:0:100",), False),
-        ("cos(x) >= 1 - x**2/2", ("x:-2:2",), False),
+        ("cos(x) >= 1 - x**2/2", ("x:-2:2",), False, DEGENERATE),
         ("atan(x) <= x", ("x:0:10",), False),
         ("tanh(x) <= 1", ("x:-5:5",), False),
         ("erf(x) <= 1", ("x:0:30",), False),
@@ -192,22 +195,22 @@ def true_cases() -> list[Case]:
         ("sqrt(x) <= (1 + x)/2", ("x:0:10",), False),
         ("log(x) <= x - 1", ("x:0.1:10",), False),
         ("Min(x, 1) <= 1", ("x:-2:2",), False),
-        ("Max(x, y) >= (x + y)/2", ("x:-2:2", "y:-2:2"), False),
+        ("Max(x, y) >= (x + y)/2", ("x:-2:2", "y:-2:2"), False, DEGENERATE),
         ("Abs(x) >= x", ("x:-2:2",), False),
         ("sin(x)**2 + cos(x)**2 <= 1", ("x:0:10",), False),
         ("exp(x) > x", ("x:-5:5",), False),
         ("sin(x) <= 1", ("x:0:10",), False),
         ("atan(x) < pi/2", ("x:0:1000",), False),
-        ("tanh(x) >= x - x**3/3", ("x:0:1",), False),
+        ("tanh(x) >= x - x**3/3", ("x:0:1",), False, DEGENERATE),
         ("log(x) < x", ("x:0.1:100",), False),
         ("erf(x) >= 0", ("x:0:5",), False),
         ("exp(x) >= exp(1)*x", ("x:0:3",), False),
         ("cos(x) <= 1", ("x:-10:10",), False),
         ("gamma(x + 1) >= 1/2", ("x:0:3",), False),
         ("x**x >= exp(-1/E)", ("x:0.1:2",), False),
-        ("sqrt(x**2 + y**2) >= Abs(x)", ("x:-2:2", "y:-2:2"), False),
+        ("sqrt(x**2 + y**2) >= Abs(x)", ("x:-2:2", "y:-2:2"), False, DEGENERATE),
         ("exp(x + y) <= exp(x)*exp(y) + 10**(-30)", ("x:-1:1", "y:-1:1"), False),
-        ("exp(x) >= 1 + x + x**2/2 + x**3/6", ("x:-1:1",), False),
+        ("exp(x) >= 1 + x + x**2/2 + x**3/6", ("x:-1:1",), False, DEGENERATE),
     ]]
     cases += _bumps(True)
     cases += [Case(r, v, True, "tiny-gap", quick=q) for r, v, q in [
