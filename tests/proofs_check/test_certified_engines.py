@@ -70,7 +70,7 @@ def test_undefined_point_is_reported_before_sympy_cancels_it(capsys):
 
 
 def test_verified_carries_a_certified_margin_and_a_scale_free_measure(capsys):
-    code, rec = _json(["x**x >= exp(-1/E)", "--var", "x:0.1:2"], capsys)
+    code, rec = _json(["x**x >= exp(-1/E)", "--var", "x:0.1:2", "--time-limit", "30"], capsys)
     assert rec["verdict"] == "verified" and rec["engines"] == ["arb", "mpmath.iv"]
     assert rec["margin"] > rec["margin_error"] >= 0 and rec["scaled_margin"] < 1e-6
 
