@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 
 import mpmath
 import numpy as np
@@ -341,3 +342,14 @@ def test_edelman_uses_gamma_e_without_the_attention_factor():
     model = tiny_model()
     assert [float(r) for r in rhos(model, PUBLISHED)] == [2, 1, 1, 1]
     assert [float(r) for r in rhos(model, PUBLISHED, edelman=True)] == [1, 1, 1, 1]
+
+
+def test_first_crossing_stops_looking_past_float64():
+    """A gap that never changes sign: the bracket search stops once x passes ln(float max) (no factor is reported
+    beyond it), about 11 evaluations, not the 64 doubling steps allowed."""
+    from sabounds.numerics.bound.solve import _first_crossing
+    calls = []
+    assert _first_crossing(lambda x: calls.append(x) or 1.0) is None
+    assert len(calls) <= 12 and calls[-1] < 2 * math.log(sys.float_info.max)
+    calls.clear()
+    assert _first_crossing(lambda x: calls.append(x) or (1.0 if x < 700 else -1.0)) is not None  # below the cut: found
