@@ -167,7 +167,7 @@ def tables(model: Model, variant: Variant, setting: BoundInputs, comp: Compiled 
     """Every slot's shares and prices at every grid point; ``shrink[k]`` (optional) divides ``rho_k`` (break-even)."""
     comp = comp or compiled(setting.constants)
     with mpmath.workdps(setting.dps):
-        rho = rhos(model, variant)
+        rho = rhos(model, variant, input_norm=setting.input_norm)
         if shrink is not None:
             rho = [r / mpmath.mpf(f) for r, f in zip(rho, shrink)]
         lrho = np.array([float(mpmath.log(r)) for r in rho])
@@ -350,7 +350,7 @@ def edelman(comp: Compiled, model: Model, variant: Variant, setting: BoundInputs
     """Edelman et al. (2022): ``W_E = (sum_k (rho^E_k w_k B_k)^{2/3})^{3/2}`` over the dyadic (2,1)-radii ``w_k``, with
     Edelman's ``gamma^E`` (no attention factor c/2 on QK) and each slot's input norm bound ``B_k`` (``B = 1`` outside)."""
     with mpmath.workdps(setting.dps):
-        rho_e = rhos(model, variant, edelman=True)
+        rho_e = rhos(model, variant, edelman=True, input_norm=setting.input_norm)
         w_e = mpmath.fsum((r * b * mpmath.ldexp(1, s.w_shell)) ** (mpmath.mpf(2) / 3)
                           for r, b, s in zip(rho_e, t.norms, model.slots)) ** 1.5
         d_max = max(s.d_in * s.d_out for s in model.slots)
