@@ -270,13 +270,18 @@ def _empirical(setting: BoundInputs) -> Term:
     return Term("empirical", label, mpmath.mpf(setting.empirical))
 
 
+def _norm_parts(model: Model) -> dict[str, float]:
+    """The norm radii's union price as a part of the post hoc price, where the model has norm radii."""
+    return {"norm_shells": model.norm_cost()} if model.family is not None or model.token_radii is not None else {}
+
+
 def _cost_parts(model: Model, t: Tables, choice: np.ndarray, grid: bool = True) -> dict[str, float]:
     rows = np.arange(model.K)
     chosen = t.cost[rows, choice]
     zero = model.ps[choice] == 0
     return {"grid_union": model.K * math.log(2 * model.grid_m + 1) if grid else 0.0, "spectral_shells": t.s_cost,
             "rank_choices": float(chosen[zero].sum()), "schatten_shells": float(chosen[~zero].sum()),
-            **({"norm_shells": model.norm_cost()} if model.family is not None else {})}
+            **_norm_parts(model)}
 
 
 def ours_sum(comp: Compiled, model: Model, setting: BoundInputs, t: Tables) -> BoundValue:
@@ -357,7 +362,7 @@ def edelman(comp: Compiled, model: Model, variant: Variant, setting: BoundInputs
         dudley = comp.edelman(w_e, mpmath.mpf(1), mpmath.mpf(setting.margin), mpmath.mpf(setting.margin),
                               mpmath.mpf(setting.n), mpmath.mpf(setting.tokens), mpmath.mpf(d_max))
         parts = {"spectral_shells": t.s_cost, "two_one_shells": sum(shell_cost(s.w_shell) for s in model.slots),
-                 **({"norm_shells": model.norm_cost()} if model.family is not None else {})}
+                 **_norm_parts(model)}
         terms = [_empirical(setting), Term("dudley", "Dudley integral, Edelman's norm-based cover (cut at Delta/n)", dudley),
                  *_common_terms(comp, setting, sum(parts.values()))]
         terms[2] = Term("post_hoc", "post hoc: dyadic shells of the spectral and (2,1) radii", terms[2].value)

@@ -369,3 +369,6 @@ def test_post_ln_token_norms_are_capped_by_the_layer_norms_and_enter_every_atten
     assert np.allclose(got, want, rtol=1e-12)
     unit = [float(r) for r in rhos(model, PUBLISHED)]
     assert unit[4] == gamma_qk(2, 4, 1) * 4 and unit[0] < got[0] / 10
+    with mpmath.workdps(30):
+        got = evaluate(model, PUBLISHED, BoundInputs(n=10**6, delta=0.05, margin=1))
+    assert got.ours_sum.cost_parts["norm_shells"] == model.norm_cost() > 0  # the radii's shells are priced
