@@ -9,8 +9,13 @@ and status 130.
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import signal
 import sys
+
+from sabounds import __version__
+from sabounds.errors import UserError
 
 
 def _interrupted_at_start_up(signum, frame):  # nothing has been written yet: one line, no traceback
@@ -19,11 +24,8 @@ def _interrupted_at_start_up(signum, frame):  # nothing has been written yet: on
     os._exit(130)
 
 
-signal.signal(signal.SIGINT, _interrupted_at_start_up)  # the very first thing: imports below take a while
-
-
 def _signal_ready() -> None:
-    """Test hook: a test that set ``sabounds._ready_file`` before importing this module learns that the one-line
+    """Test hook: a test that set ``sabounds._ready_file`` before calling :func:`main` learns that the one-line
     Ctrl-C handler is in place.  No environment variable arms it, and it only ever creates a new file."""
     import os
     path = getattr(sys.modules.get("sabounds"), "_ready_file", None)
@@ -33,18 +35,6 @@ def _signal_ready() -> None:
         except OSError:
             pass
 
-
-_signal_ready()
-
-import argparse  # noqa: E402
-import importlib  # noqa: E402
-
-from sabounds.threads import default_to_one_blas_thread  # noqa: E402
-
-default_to_one_blas_thread()
-
-from sabounds import __version__  # noqa: E402  (numpy must not be imported before the thread default)
-from sabounds.errors import UserError  # noqa: E402
 
 COMMANDS = {
     "verify": "decide every registered check (derivation steps and claims)",
@@ -121,7 +111,7 @@ def build_parser(argv: list[str] | None = None, every_command: bool = True) -> a
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def _main(argv: list[str] | None) -> int:
     from sabounds import streams
     from sabounds.limits import check_arguments
 
@@ -152,11 +142,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         check_arguments(args)
         streams.require_stdout()
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        on_main_thread = signal.getsignal(signal.SIGINT) is _interrupted_at_start_up
+        if on_main_thread:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
             code = int(args._run(args) or 0)
         finally:
-            signal.signal(signal.SIGINT, _interrupted_at_start_up)
+            if on_main_thread:
+                signal.signal(signal.SIGINT, _interrupted_at_start_up)
         streams.flush_stdout()
         return code
     except UserError as exc:
@@ -182,3 +175,20 @@ def main(argv: list[str] | None = None) -> int:
             for name in cluster.QUIET_LOGGERS:
                 logging.getLogger(name).setLevel(logging.CRITICAL)
         return 130
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command.  The process state the command line needs (a one-line Ctrl-C handler while the command's
+    imports load, one BLAS thread unless the user chose) is set here, not on import, and restored on return, so
+    a notebook or a test that imports :mod:`sabounds.cli` keeps its own."""
+    from sabounds.threads import one_blas_thread_by_default
+    import threading
+    on_main_thread = threading.current_thread() is threading.main_thread()  # only it may set a handler
+    previous = signal.signal(signal.SIGINT, _interrupted_at_start_up) if on_main_thread else None
+    try:
+        _signal_ready()
+        with one_blas_thread_by_default():
+            return _main(argv)
+    finally:
+        if on_main_thread:
+            signal.signal(signal.SIGINT, previous)

@@ -5,9 +5,8 @@ Select with ``pytest --hypothesis-profile=thorough`` or ``SABOUNDS_HYPOTHESIS_PR
 
 import os
 
-from sabounds.threads import default_to_one_blas_thread
-
-default_to_one_blas_thread()
+if "OPENBLAS_NUM_THREADS" not in os.environ and "OMP_NUM_THREADS" not in os.environ:
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"  # the test processes, as the command line: one BLAS thread (threads.py)
 
 import pytest
 from hypothesis import HealthCheck, settings
