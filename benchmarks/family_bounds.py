@@ -52,7 +52,7 @@ def main() -> None:
         for label, path in (("LLaMA-shaped SmolLM2-135M (Q4_1 GGUF)", smollm2()),
                             ("GPT-2-small-shaped, GPT-2 initialisation", gpt2_shaped(Path(tmp) / "gpt2"))):
             start = time.perf_counter()
-            a = sabounds.bound(path, n=1e9, delta=0.05, margin=1.0)
+            a = sabounds.bound(path, n=1e9, delta=0.05, margin=1.0).analysis
             b = a.primary
             need = " / ".join(nstr(a.needed[k].n, 4) for k in ("ours_sum", "ours_rss", "edelman"))
             print(f"{label}: L = {a.model.layers}, N = {a.model.hidden}, {a.model.K} matrices; "
