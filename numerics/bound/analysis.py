@@ -13,6 +13,7 @@ from sabounds.numerics.bound.solve import BreakEven, NNeeded, n_needed, proxy_br
 from sabounds.numerics.bound.whole import BoundValue, BoundInputs, WholeBound, evaluate_model
 
 NAMES = ("ours_sum", "ours_rss", "edelman")
+ACTIVATION_NAMES = {"silu": "SiLU", "gelu_tanh": "GELU-tanh", "relu": "ReLU", "gelu": "GELU"}
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,26 @@ class BoundAnalysis:
     def primary(self) -> WholeBound:
         return self.bounds[PUBLISHED.key]
 
+    def label(self, variant: Variant) -> str:
+        """The variant's label; for a family whose activation is not GELU, its own ``L_act`` replaces ``L_phi``."""
+        family = self.model.family
+        if family is None or family.activation == "gelu":
+            return variant.label
+        name = ACTIVATION_NAMES.get(family.activation, family.activation)
+        lact = family.activation_constant(variant)
+        return (f"{variant.key}: {name} L_act = {mpmath.nstr(lact, 8)} (sup |phi'| rounded up; the GELU constants "
+                f"do not enter), attention constant {variant.attention}")
+
+    @property
+    def unmodelled(self) -> tuple:
+        """The maps of the family's layer the bookkeeping leaves out (empty for BERT's layer)."""
+        return () if self.model.family is None else self.model.family.unmodelled
+
+    @property
+    def sound(self) -> bool:
+        """True when the totals bound the network (every map modelled, under the stated premises)."""
+        return not self.unmodelled
+
     def to_json(self) -> dict:
         return to_json(self)
 
@@ -59,12 +80,20 @@ def analyze_bound(model: Model, setting: BoundInputs, target=1, variants: tuple[
         target = mpmath.mpf(target)
         bounds = {v.key: evaluate_model(model, v, setting) for v in variants}
         primary = variants[0]
-        needed_by_variant = {v.key: {name: n_needed(model, v, setting, name, target) for name in NAMES} for v in variants}
+        sound = model.family is None or model.family.sound
+        needed_by_variant = {v.key: {name: n_needed(model, v, setting, name, target) if sound else
+                                     not_a_bound(model, name, target) for name in NAMES} for v in variants}
         needed = needed_by_variant[primary.key]
         proxy = proxy_break_even(model, setting.dps)
         whole = whole_break_even(model, primary, setting)
-        curve = bound_curve(model, primary, setting, needed, curve_points) if curve_points else None
+        curve = bound_curve(model, primary, setting, needed, curve_points) if curve_points and sound else None
     return BoundAnalysis(model, setting, target, bounds, needed, needed_by_variant, proxy, whole, curve)
+
+
+def not_a_bound(model: Model, which: str, target) -> NNeeded:
+    """No n is solved for where the totals are not a bound: the note names what is left out."""
+    left_out = "; ".join(u.component for u in model.family.unmodelled)
+    return NNeeded(which, target, None, None, None, None, 0, f"not solved: not a bound (not modelled: {left_out})")
 
 
 def _num(x):
@@ -93,16 +122,19 @@ def _slot_json(model: Model, i: int) -> dict:
 def to_json(a: BoundAnalysis) -> dict:
     s = a.setting
     from sabounds.theory.whole_bound import CONSTANTS
+    soundness = {"sound": a.sound, "unmodelled": [u.to_json() for u in a.unmodelled]}
     return {
+        **soundness,
         "model": {"L": a.model.layers, "N": a.model.hidden, "heads": a.model.heads, "slots": a.model.K, "grid_m": a.model.grid_m,
                   **({} if a.model.family is None else {"family": a.model.family.name,
                                                         "premises": list(a.model.family.premises)}),
                   "token_norms": token_norm_record(a.model, s.input_norm)},
         "setting": {"n": _num(s.n), "delta": s.delta, "margin": s.margin, "input_norm": s.input_norm, "tokens": s.tokens,
+                    "tokens_source": s.tokens_source,
                     "empirical_margin_risk": s.empirical, "precision_digits": s.dps, "target": _num(a.target),
                     "constants": {name: str(value) for name, value in s.constants},
                     "constant_meanings": {name: c.meaning for name, c in CONSTANTS.items()}},
-        "variants": {key: {"label": wb.variant.label, "status": wb.variant.status,
+        "variants": {key: {"label": a.label(wb.variant), "status": wb.variant.status, **soundness,
                            **{name: {**_bound_json(getattr(wb, name)), "n_needed": _num(a.needed_by_variant[key][name].n)}
                               for name in NAMES}} for key, wb in a.bounds.items()},
         "n_needed": {name: {"n": _num(r.n), "bound_at_n": _num(r.value), "bracket": [_num(r.lo), _num(r.hi)],

@@ -12,7 +12,7 @@ from typing import Callable
 from sabounds.numerics.bound.family import Family, NormRadii
 from sabounds.numerics.bound.slots import LayerInput, Model, build_model
 from sabounds.numerics.checkpoints.architectures import PRE_LN
-from sabounds.numerics.proxies.layer_factors import departures, premise_for
+from sabounds.numerics.proxies.layer_factors import departures, premise_for, unmodelled
 from sabounds.numerics.proxies.model_analysis import measure_model, open_checkpoint
 from sabounds.numerics.spectra import RANK_TOL
 
@@ -26,7 +26,8 @@ PRE_LN_PREMISES = (
     "(post hoc 'norm_shells')",
 )
 ROPE_PREMISE = ("RoPE: each QK_h slot is covered as one matrix with the family's uniform bounds b_i = sigma_i(Wq_h) "
-                "sigma_i(Wk_g) (Horn); that this covers the scores at every offset at once is assumed, not derived "
+                "sigma_i(Wk_g) (the product inequality prod_{i<=k} sigma_i <= prod_{i<=k} b_i at every offset, "
+                "hence sigma_1 and S_p for p > 0; not sigma_i <= b_i one by one); that this covers the scores at every offset at once is assumed, not derived "
                 "(step whole_bound.families.rope_cover)")
 
 
@@ -53,20 +54,21 @@ def family_of(shape, spectra, rms_floor: float | None = None) -> Family | None:
         attn, mlp = s.token_norms()
         norms.append(NormRadii(attn.gain, attn.radius, mlp.gain, mlp.radius))
         notes += [n.assumed for n in (attn, mlp) if n.assumed]
-    premises = [*departures(shape, premise, tuple(notes)), *FAMILY_PREMISES]
+    premises = [*departures(shape, premise, tuple(notes), with_unmodelled=False), *FAMILY_PREMISES]
     if pre_ln:
         premises += PRE_LN_PREMISES
     if shape.rope is not None:
         premises.append(ROPE_PREMISE)
     return Family(shape.family, pre_ln, shape.gated, shape.activation, shape.head_dim, premise, tuple(norms),
-                  tuple(premises))
+                  tuple(premises), unmodelled(shape))
 
 
 def model_from_checkpoint(model_dir: str | Path, layers: int | None = None, allow_pickle: bool = False,
                           grid_m: int | None = None, rank_tol: float = RANK_TOL,
                           progress: Callable[[str], None] | None = None,
                           rms_floor: float | None = None) -> tuple[Model, dict]:
-    """The bound's :class:`Model` of a checkpoint's first ``layers`` layers, and its ``config.json`` fields used."""
+    """The bound's :class:`Model` of a checkpoint's first ``layers`` layers, and what the checkpoint says besides:
+    ``model_dir`` and ``context`` (its own context length and the field it came from, ``(None, "")`` if none)."""
     checkpoint = open_checkpoint(model_dir, allow_pickle=allow_pickle)
     shape = checkpoint.shape
     premise_for(shape, rms_floor)  # a bad --rms-floor is refused before any layer is read
@@ -75,4 +77,4 @@ def model_from_checkpoint(model_dir: str | Path, layers: int | None = None, allo
     radii = [None if s.post_radii is None else tuple(float(r) for r in s.post_radii) for s in spectra]
     model = build_model(layer_inputs(spectra, shape.intermediate), shape.hidden, grid_m, rank_tol, family,
                         radii if any(r is not None for r in radii) else None)
-    return model, {"model_dir": str(checkpoint.model_dir)}
+    return model, {"model_dir": str(checkpoint.model_dir), "context": checkpoint.context}

@@ -26,7 +26,8 @@ MAX_SWEEPS = 50
 @dataclass(frozen=True)
 class BoundInputs:
     """What the bound is evaluated at: ``n`` samples, confidence ``1 - delta``, ``margin`` gamma, token norm ``input_norm``
-    B, ``tokens`` T, the empirical margin risk ``empirical`` (0 when no data is given), constants and ``dps`` digits."""
+    B, ``tokens`` T (``tokens_source``: where T came from), the empirical margin risk ``empirical`` (0 when no data is
+    given), constants and ``dps`` digits."""
 
     n: mpmath.mpf | float | int
     delta: float
@@ -36,6 +37,7 @@ class BoundInputs:
     empirical: float = 0.0
     constants: tuple = field(default_factory=constants_key)
     dps: int = 30
+    tokens_source: str = ""
 
     def at_n(self, n) -> "BoundInputs":
         return replace(self, n=n)

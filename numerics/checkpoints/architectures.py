@@ -20,6 +20,21 @@ _ACTIVATION_ALIASES = {"gelu": "gelu", "gelu_python": "gelu", "gelu_new": "gelu_
                        "gelu_pytorch_tanh": "gelu_tanh", "gelu_tanh": "gelu_tanh", "quick_gelu": None,
                        "relu": "relu", "silu": "silu", "swish": "silu"}
 
+@dataclass(frozen=True)
+class Unmodelled:
+    """A map of a family's layer that the Lipschitz bookkeeping (lip, alpha, gamma) leaves out, and why: a bound
+    computed without it is not a bound on the family's network."""
+
+    component: str
+    why: str
+
+    def describe(self) -> str:
+        return f"{self.component}: {self.why}"
+
+    def to_json(self) -> dict:
+        return {"component": self.component, "why": self.why}
+
+
 SIZE_FIELDS = ("layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate")
 
 
@@ -70,8 +85,8 @@ class Family:
     config: dict = field(default_factory=lambda: dict(_BERT_CONFIG))
     intermediate_default: int | None = None
     note: str = ""
-    unmodelled: str = ""
-    """Maps of the family's layer that lip, alpha and gamma leave out (printed among the departures)."""
+    unmodelled: tuple["Unmodelled", ...] = ()
+    """Maps of the family's layer that lip, alpha and gamma leave out: where there is one, no whole bound is claimed."""
     post_norms: tuple[str, str] | None = None
     """Post-LN: the LayerNorm weights after attention (what the MLP reads) and after the MLP (the next layer's input);
     their biases by the same name ending in ``bias``.  Their output bounds cap the whole bound's token norms."""
@@ -153,9 +168,11 @@ LLAMA = Family(
 QWEN2 = replace(
     LLAMA, name="qwen2", model_types=("qwen2",),
     note="LLaMA's layer with biases on the query, key and value projections",
-    unmodelled="not modelled: the query, key and value biases (the scores (Wq x + b_q)^T (Wk x' + b_k) add "
-               "||b_q|| ||Wk|| + ||b_k|| ||Wq|| to the score map's Lipschitz constant; b_v shifts the output by "
-               "Wo b_v); lip, alpha, ours and edelman are those of the layer without them")
+    unmodelled=(Unmodelled("attention: query and key biases b_q, b_k (every layer)",
+                           "the scores (Wq x + b_q)^T (Wk x' + b_k) add ||b_q|| ||Wk|| + ||b_k|| ||Wq|| to the score "
+                           "map's Lipschitz constant, which lip and gamma leave out"),
+                Unmodelled("attention: value bias b_v (every layer)",
+                           "shifts each head's output by Wo b_v, which the token radius of the next norm leaves out"),))
 
 GEMMA = Family(
     "gemma", ("gemma",), "layers.{i}.",
@@ -174,16 +191,29 @@ VIT = Family(
     mlp_norm="layernorm_after.weight", mlp_norm_bias="layernorm_after.bias", norm_eps_fields=("layer_norm_eps",),
     norm_eps_default=1e-12, note="pre-LN encoder with residuals and GELU")
 
-GEMMA2 = replace(GEMMA, name="gemma2", model_types=("gemma2", "gemma3", "gemma3_text"),
-                 mlp_norm="pre_feedforward_layernorm.weight",
-                 note="Gemma 2/3: pre- and post-RMSNorms around attention and MLP, rotary embeddings, GeGLU, gains "
-                      "1 + weight; Gemma 3 also RMS-normalises each head's queries and keys",
-                 unmodelled="not modelled: the post-attention and post-feedforward RMSNorms (each multiplies its "
-                            "branch's Lipschitz constant by up to max|g| / sqrt(eps)) and Gemma 3's per-head query/key "
-                            "RMSNorms (scores are not x Wq^T R Wk x'); lip, alpha, ours and edelman do not bound "
-                            "this layer")
+_GEMMA2_POST_NORMS = (
+    Unmodelled("attention: post-attention RMSNorm (every layer)",
+               "multiplies the attention branch's Lipschitz constant by up to max|g| / sqrt(eps); lip and gamma "
+               "leave it out"),
+    Unmodelled("MLP: post-feedforward RMSNorm (every layer)",
+               "multiplies the MLP branch's Lipschitz constant by up to max|g| / sqrt(eps); lip and gamma leave it "
+               "out"))
 
-FAMILIES: dict[str, Family] = {f.name: f for f in (BERT, DISTILBERT, MPNET, GPT2, LLAMA, QWEN2, GEMMA, GEMMA2, VIT)}
+GEMMA2 = replace(GEMMA, name="gemma2", model_types=("gemma2",),
+                 mlp_norm="pre_feedforward_layernorm.weight",
+                 note="Gemma 2: pre- and post-RMSNorms around attention and MLP, rotary embeddings, GeGLU, gains "
+                      "1 + weight",
+                 unmodelled=_GEMMA2_POST_NORMS)
+
+GEMMA3 = replace(GEMMA2, name="gemma3", model_types=("gemma3", "gemma3_text"),
+                 note="Gemma 3: Gemma 2's layer, and each head's queries and keys RMS-normalised before the scores",
+                 unmodelled=(*_GEMMA2_POST_NORMS,
+                             Unmodelled("attention: per-head query and key RMSNorms (every layer)",
+                                        "the scores are RMSNorm(Wq x)^T R RMSNorm(Wk x'), not x Wq^T R Wk x': QK_h "
+                                        "is not the score matrix, so its spectrum does not enter the bound as "
+                                        "derived")))
+
+FAMILIES: dict[str, Family] = {f.name: f for f in (BERT, DISTILBERT, MPNET, GPT2, LLAMA, QWEN2, GEMMA, GEMMA2, GEMMA3, VIT)}
 """Built-in families by name."""
 
 

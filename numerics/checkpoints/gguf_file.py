@@ -22,11 +22,13 @@ What llama.cpp's converter did to the weights, and why the paper's matrices are 
 from __future__ import annotations
 
 import math
+import re
+import sys
 from pathlib import Path
 
 import numpy as np
 
-from sabounds.numerics.checkpoints.architectures import PRE_LN, Family
+from sabounds.numerics.checkpoints.architectures import FAMILIES, PRE_LN, Family
 from sabounds.numerics.checkpoints.errors import CheckpointError, one_line, shown
 
 GGUF = "gguf"
@@ -52,13 +54,13 @@ def _family(arch: str, name: str, activation: str, *, qkv: bool = False, gated: 
                   norm_eps_fields=(f"{arch}.attention.layer_norm_rms_epsilon", f"{arch}.attention.layer_norm_epsilon"),
                   norm_eps_default=1e-5 if arch == "gpt2" else 1e-6, rope=arch != "gpt2",
                   layout=PRE_LN, activation=activation, activation_fields=(), config=meta,
-                  note=f"GGUF file of architecture {arch}")
+                  note=f"GGUF file of architecture {arch}", unmodelled=FAMILIES[name].unmodelled)
 
 
 GGUF_FAMILIES = {
     "llama": _family("llama", "llama", "silu"), "qwen2": _family("qwen2", "qwen2", "silu"),
     "gemma": _family("gemma", "gemma", "gelu_tanh"), "gemma2": _family("gemma2", "gemma2", "gelu_tanh"),
-    "gemma3": _family("gemma3", "gemma2", "gelu_tanh"), "gpt2": _family("gpt2", "gpt2", "gelu_tanh", qkv=True,
+    "gemma3": _family("gemma3", "gemma3", "gelu_tanh"), "gpt2": _family("gpt2", "gpt2", "gelu_tanh", qkv=True,
                                                                         gated=False),
     "phi3": _family("phi3", "llama", "silu", qkv=True),
 }
@@ -86,9 +88,76 @@ def _bounded_reader(gguf, path: Path):
                 if count.size != 1 or int(count[0]) > max(left, 0):
                     raise ValueError(f"an array at byte {orig_offs} declares {int(count[0]) if count.size else '?'} "
                                      f"items with {max(left, 0)} bytes left in the file")
+                if int(count[0]) > MAX_DECODED_ITEMS:
+                    return _skipped_array(gguf, self, orig_offs, int(count[0]))
             return super()._get_field_parts(orig_offs, raw_type)
 
     return BoundedReader(str(path), "r")
+
+
+MAX_DECODED_ITEMS = 4096
+"""Metadata arrays longer than this (the tokenizer's vocabulary, merges, scores) are stepped over, not decoded: the
+analysis uses only per-layer arrays (one item per block)."""
+
+
+def _skipped_array(gguf, reader, orig_offs: int, count: int):
+    """``_get_field_parts``'s answer for an array stepped over: its size in bytes and no items (``contents()`` is
+    ``[]``; :meth:`GGUFStore._scalars` records None).  Strings are walked by their 8-byte lengths."""
+    raw_itype = reader._get(orig_offs, np.uint32)
+    itype = gguf.GGUFValueType(int(raw_itype[0]))
+    start = orig_offs + 12
+    nptype = reader.gguf_scalar_to_np.get(itype)
+    if nptype is not None:
+        end = start + count * np.dtype(nptype).itemsize
+    elif itype == gguf.GGUFValueType.STRING:
+        order = sys.byteorder if reader.byte_order == "I" else ("big" if sys.byteorder == "little" else "little")
+        data, end, size = reader.data, start, len(reader.data)
+        for _ in range(count):
+            if end + 8 > size:
+                raise ValueError(f"a string array at byte {orig_offs} runs past the end of the file")
+            end += 8 + int.from_bytes(bytes(data[end:end + 8]), order)
+    else:
+        raise ValueError(f"an array of {itype.name} items at byte {orig_offs} ({count} items) is not read")
+    if end > len(reader.data):
+        raise ValueError(f"an array at byte {orig_offs} runs past the end of the file")
+    return end - orig_offs, [raw_itype, reader._get(orig_offs + 4, np.uint64)], [], \
+        [gguf.GGUFValueType.ARRAY, itype]
+
+
+_SPLIT_NAME = re.compile(r"^(.*)-(\d{5})-of-(\d{5})\.gguf$", re.IGNORECASE)
+MAX_PARTS = 10_000
+
+
+def split_parts(path: Path) -> list[Path]:
+    """``[path]``, or every part of a split file given its first part (``name-00001-of-0000N.gguf``, llama.cpp's
+    gguf-split naming); one line naming a missing part."""
+    match = _SPLIT_NAME.match(path.name)
+    if match is None or int(match.group(2)) != 1:
+        return [path]
+    total = int(match.group(3))
+    if not 1 <= total <= MAX_PARTS:
+        raise CheckpointError(f"{shown(path)}: a split file of {total} parts is not read (1..{MAX_PARTS})")
+    parts = [path.with_name(f"{match.group(1)}-{k:05d}-of-{match.group(3)}.gguf") for k in range(1, total + 1)]
+    missing = next((p for p in parts if not p.is_file()), None)
+    if missing is not None:
+        raise CheckpointError(f"{shown(missing)}: part of the split file {shown(path)} is missing")
+    return parts
+
+
+def gguf_in_folder(path: Path) -> Path:
+    """A folder holding no config.json and a single ``.gguf`` (or the split parts of one, ``-00001-of-0000N.gguf``)
+    is read as that file (the first part); any other path is returned as given."""
+    if not path.is_dir() or (path / "config.json").exists():
+        return path
+    found = sorted(p for p in path.iterdir() if p.suffix.lower() == ".gguf" and p.is_file())
+    if len(found) == 1:
+        return found[0]
+    parts = {_SPLIT_NAME.match(p.name).group(1) for p in found if _SPLIT_NAME.match(p.name)}
+    if found and len(parts) == 1 and all(_SPLIT_NAME.match(p.name) for p in found):
+        return found[0]
+    if len(found) > 1:
+        raise CheckpointError(f"{shown(path)}: holds {len(found)} .gguf files of different models; give one file")
+    return path
 
 
 class GGUFStore:
@@ -98,12 +167,15 @@ class GGUFStore:
         gguf = _gguf()
         self.path = Path(path)
         self.label = str(self.path)
-        try:
-            self._reader = _bounded_reader(gguf, self.path)
-        except Exception as exc:  # the reader raises ValueError, KeyError, IndexError... for a bad or cut file
-            raise CheckpointError(f"{shown(self.path)}: not a readable GGUF file, malformed or truncated "
-                                  f"({type(exc).__name__}: {one_line(exc)[:200]})") from None
-        self._tensors = {t.name: t for t in self._reader.tensors}
+        self.parts = split_parts(self.path)
+        readers = [self._open(gguf, p) for p in self.parts]
+        self._reader = readers[0]
+        self._tensors = {}
+        for part, reader in zip(self.parts, readers):
+            for t in reader.tensors:
+                if t.name in self._tensors:
+                    raise CheckpointError(f"{shown(part)}: tensor {shown(t.name)} is also in an earlier part")
+                self._tensors[t.name] = t
         self.names = set(self._tensors)
         self.metadata = self._scalars()
         self.architecture = self.metadata.get("general.architecture")
@@ -111,8 +183,12 @@ class GGUFStore:
             self._add_phi3_halves()
 
     def _scalars(self) -> dict:
+        """The metadata values; an array stepped over (:data:`MAX_DECODED_ITEMS`) or undecodable is None."""
         out = {}
         for name, field in self._reader.fields.items():
+            if field.types and field.types[0].name == "ARRAY" and not field.data and int(field.parts[1][0]):
+                out[name] = None
+                continue
             try:
                 out[name] = field.contents()
             except (ValueError, IndexError, UnicodeDecodeError, TypeError):
@@ -153,10 +229,14 @@ class GGUFStore:
         kind = tensor.tensor_type.name
         try:
             if kind == "F64":
-                return np.asarray(tensor.data, dtype=np.float64).reshape(self.shape(name))
+                return np.array(tensor.data, dtype=np.float64).reshape(self.shape(name))
             if kind in ("I8", "I16", "I32", "I64"):
                 raise CheckpointError(f"{shown(self.path)}: tensor {shown(name)} has integer type {kind}, not weights")
-            values = gguf.quants.dequantize(np.asarray(tensor.data), tensor.tensor_type)
+            with np.errstate(all="ignore"):  # a NaN or Inf scale is refused by the caller's finiteness check
+                data = np.asarray(tensor.data)
+                if not data.flags.aligned:  # a tensor offset not a multiple of its item size: copied, aligned
+                    data = data.copy()
+                values = gguf.quants.dequantize(data, tensor.tensor_type)
         except NotImplementedError:
             raise CheckpointError(f"{shown(self.path)}: tensor {shown(name)} has type {kind}, which gguf "
                                   "cannot dequantize") from None
@@ -165,6 +245,32 @@ class GGUFStore:
                                   f"({one_line(exc)[:200]})") from None
         return values.reshape(self.shape(name))
 
+    @staticmethod
+    def _open(gguf, path: Path):
+        try:
+            return _bounded_reader(gguf, path)
+        except Exception as exc:  # the reader raises ValueError, KeyError, IndexError... for a bad or cut file
+            raise CheckpointError(f"{shown(path)}: not a readable GGUF file, malformed or truncated "
+                                  f"({type(exc).__name__}: {one_line(exc)[:200]})") from None
+
+    @property
+    def imatrix(self) -> bool:
+        """True when the file says it was quantized with an importance matrix (``quantize.imatrix.*`` metadata)."""
+        return any(key.startswith("quantize.imatrix") for key in self._reader.fields)
+
+    def storage_unknown(self, name: str) -> str | None:
+        """Why no entrywise storage error bound is known for the tensor (None when :meth:`error_bound` gives one)."""
+        kind = self.type_name(name)
+        if kind in _FLOAT_TYPES:
+            return None
+        if kind in _BLOCK_STEP and not self.imatrix:
+            return None
+        if kind in _BLOCK_STEP:
+            return (f"{kind} quantized with an importance matrix (quantize.imatrix metadata): its scales are chosen by "
+                    "a weighted search, not llama.cpp's reference rounding, so no entrywise error bound is derived")
+        return (f"{kind}: scales chosen by search (K-quants: per-sub-block scales and minimums; i-quants: "
+                "codebooks), so the storage grid is not uniform and no entrywise error bound is derived")
+
     def error_bound(self, name: str, values: np.ndarray) -> np.ndarray | None:
         """Entrywise bound on ``|w - w~|`` for a ``w`` that stores as ``w~``: ``u/(1-u) |w~|`` (plus half the
         subnormal spacing) for a float type; for Q8_0/Q4_0/Q4_1/Q5_0/Q5_1 under llama.cpp's reference quantizer
@@ -172,9 +278,12 @@ class GGUFStore:
         ``|x - q d16 - m16| <= D (c + qmax (u16 + 2^-22)) + qmax 2^-25 + [u16 |m16| / (1 - u16) + 2^-25]`` with
         ``D = |d16| / (1 - u16) + 2^-25`` the float32 scale, ``c`` 1/2 (a whole step where Q4_0/Q5_0 clamp),
         ``2^-22`` the float32 rounding of ``x / d``; the bracket only for ``*_1``.  None for other types (K-quants
-        choose scales by search: their error is not derived here)."""
+        choose scales by search: their error is not derived here) and for block types in an imatrix file
+        (:meth:`storage_unknown`)."""
         fused = self._fused(name)
         kind = self.type_name(name)
+        if self.storage_unknown(name) is not None:
+            return None
         if kind in _FLOAT_TYPES:
             u = _FLOAT_TYPES[kind]
             spacing = {"F16": _F16_HALF_SPACING, "BF16": 2.0 ** -134, "F32": 2.0 ** -150}.get(kind, 0.0)
@@ -201,15 +310,33 @@ class GGUFStore:
         return shown(self.path)
 
 
-def gguf_config(store: GGUFStore) -> tuple[Family, dict]:
-    """The family of ``general.architecture`` and the metadata as a config (sizes checked by the caller);
-    one line naming the field when the architecture is missing or not supported, or a size is per layer."""
+def forced_family(arch: str, name: str, path) -> Family:
+    """The GGUF tensor names and ``{arch}.*`` metadata read as family ``name`` (``--architecture``): its layer
+    (activation, gate, fused qkv) with the file's own metadata keys."""
+    layers = {}
+    for f in GGUF_FAMILIES.values():  # phi3 reads as llama's layer; llama's own names come first
+        layers.setdefault(f.name, f)
+    if name not in layers:
+        raise CheckpointError(f"{shown(path)}: --architecture {shown(name)} has no GGUF layout; for a .gguf file "
+                              f"give one of: {', '.join(layers)}")
+    like = layers[name]
+    return _family(arch, name, like.activation, qkv=like.qkv is not None, gated=like.gated)
+
+
+def gguf_config(store: GGUFStore, architecture: str | None = None) -> tuple[Family, dict]:
+    """The family of ``general.architecture`` (or the forced ``architecture``, read with the file's keys) and the
+    metadata as a config (sizes checked by the caller); one line naming the field when the architecture is missing
+    or not supported, or a size is per layer."""
     arch = store.architecture
-    if arch not in GGUF_FAMILIES:
+    if not isinstance(arch, str) or not arch or len(arch) > 64:
+        raise CheckpointError(f"{shown(store.path)}: field general.architecture must be a short string, got "
+                              f"{shown(arch)[:80]}")
+    if architecture is None and arch not in GGUF_FAMILIES:
         raise CheckpointError(f"{shown(store.path)}: field general.architecture is {shown(arch)}; supported GGUF "
-                              f"architectures: {', '.join(GGUF_FAMILIES)}")
-    family = GGUF_FAMILIES[arch]
+                              f"architectures: {', '.join(GGUF_FAMILIES)} (or --architecture FAMILY to read it as one)")
+    family = GGUF_FAMILIES[arch] if architecture is None else forced_family(arch, architecture, store.path)
     config = dict(store.metadata)
+    _check_values(config, arch, store.path)
     for key in (f"{arch}.attention.head_count", f"{arch}.attention.head_count_kv", f"{arch}.feed_forward_length"):
         value = config.get(key)
         if isinstance(value, list):
@@ -228,6 +355,33 @@ def gguf_config(store: GGUFStore) -> tuple[Family, dict]:
             config[key] = float(str(np.float32(value)))  # the shortest decimal of a float32 field: the config's value
     config.update(_rope_fields(config, arch))
     return family, config
+
+
+MAX_COUNT = 2 ** 31
+"""Largest size or count accepted from a GGUF's metadata (block count, widths, heads, context length)."""
+_COUNT_KEYS = ("block_count", "embedding_length", "attention.head_count", "attention.head_count_kv",
+               "attention.key_length", "attention.value_length", "feed_forward_length", "context_length",
+               "rope.dimension_count")
+_POSITIVE_KEYS = ("attention.layer_norm_rms_epsilon", "attention.layer_norm_epsilon", "rope.freq_base",
+                  "rope.scaling.factor")
+
+
+def _check_values(meta: dict, arch: str, path) -> None:
+    """Each metadata value the analysis reads, checked by type and range where it enters: counts integers in
+    ``1..MAX_COUNT`` (one, or one per layer), eps, the rotary base and scaling factor finite and positive."""
+    for key in (f"{arch}.{k}" for k in _COUNT_KEYS if f"{arch}.{k}" in meta):
+        value = meta[key]
+        for item in value if isinstance(value, list) and value else [value]:
+            if isinstance(item, bool) or not isinstance(item, int) or not 1 <= item <= MAX_COUNT:
+                got = "an integer outside that range" if isinstance(item, int) and not isinstance(item, bool) \
+                    else shown(item)[:60]
+                raise CheckpointError(f"{shown(path)}: field {key} must be an integer in 1..{MAX_COUNT} (one, or one "
+                                      f"per layer), got {got}")
+    for key in (f"{arch}.{k}" for k in _POSITIVE_KEYS if f"{arch}.{k}" in meta):
+        value = meta[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+            raise CheckpointError(f"{shown(path)}: field {key} must be a finite positive number, got "
+                                  f"{shown(value)[:60]}")
 
 
 def _rope_fields(meta: dict, arch: str) -> dict:

@@ -106,25 +106,38 @@ def family_bound(q_left: np.ndarray, k_right: np.ndarray, spec: RopeSpec | None 
     return (1.0 if spec is None else spec.score_factor) * sq[:k] * sk[:k]
 
 
-def family_spectra(q_left: np.ndarray, k_right: np.ndarray, spec: RopeSpec, width: int) -> np.ndarray:
+def head_values(q_left: np.ndarray, k_right: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Per head ``sigma(Wq_h)`` and ``sigma(Wk_g)``, one SVD per stored matrix: a key head shared by consecutive
+    query heads (GQA: equal slices) is decomposed once."""
+    sq = [np.linalg.svd(q_left[h], compute_uv=False) for h in range(q_left.shape[0])]
+    sk: list[np.ndarray] = []
+    for h in range(k_right.shape[0]):
+        same = h > 0 and np.array_equal(k_right[h], k_right[h - 1])
+        sk.append(sk[-1] if same else np.linalg.svd(k_right[h], compute_uv=False))
+    return sq, sk
+
+
+def family_spectra(q_left: np.ndarray, k_right: np.ndarray, spec: RopeSpec, width: int, values=None) -> np.ndarray:
     """Per head (stacked ``(H, N, d_h)`` and ``(H, d_h, N)`` factors), :func:`family_bound` padded with zeros to
-    ``width``: the spectrum the analysis uses for a rotating head."""
+    ``width``: the spectrum the analysis uses for a rotating head (``values``: :func:`head_values`, if computed)."""
+    sq, sk = values or head_values(q_left, k_right)
     out = np.zeros((q_left.shape[0], width))
     for h in range(out.shape[0]):
-        b = family_bound(q_left[h], k_right[h], spec)
-        out[h, :b.size] = b
+        k = min(sq[h].size, sk[h].size)
+        out[h, :k] = spec.score_factor * sq[h][:k] * sk[h][:k]
     return out
 
 
-def family_rank_spectra(q_left: np.ndarray, k_right: np.ndarray, spec: RopeSpec, width: int) -> np.ndarray:
+def family_rank_spectra(q_left: np.ndarray, k_right: np.ndarray, spec: RopeSpec, width: int,
+                        values=None) -> np.ndarray:
     """Per head ``c_k = c min(sigma_1(Wq_h) sigma_k(Wk_g), sigma_k(Wq_h) sigma_1(Wk_g))`` padded to ``width``: a bound
     on ``sigma_k`` of every member (``sigma_k(AB) <= sigma_1(A) sigma_k(B)``), hence on its thresholded rank.
     Horn's products do not bound each ``sigma_k``: ``b = (1, 9e-10)`` allows a member with
     ``sigma = (3e-5, 3e-5)``, so ``#{b_k > thr}`` can be below a member's rank; ``S_p`` (p > 0) keeps ``b``."""
+    sq_all, sk_all = values or head_values(q_left, k_right)
     out = np.zeros((q_left.shape[0], width))
     for h in range(out.shape[0]):
-        sq = np.linalg.svd(q_left[h], compute_uv=False)
-        sk = np.linalg.svd(k_right[h], compute_uv=False)
+        sq, sk = sq_all[h], sk_all[h]
         k = min(sq.size, sk.size)
         if k:
             out[h, :k] = spec.score_factor * np.minimum(sq[0] * sk[:k], sq[:k] * sk[0])

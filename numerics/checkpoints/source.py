@@ -8,6 +8,7 @@ family comes from ``config.json``'s ``model_type`` (or ``architecture=``), or fr
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -115,8 +116,8 @@ def _norm_eps(config: Mapping, family: Family, where: str):
     """The normalisation eps from the config (the family's default otherwise); refused unless a number >= 0."""
     eps_fields = family.norm_eps_fields or (() if family.model_types else _EPS_FIELDS)
     eps = next((config[f] for f in eps_fields if config.get(f) is not None), family.norm_eps_default)
-    if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps >= 0):
-        raise CheckpointError(f"{where}: the normalisation eps must be a number >= 0, got {shown(eps)}")
+    if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 <= eps < math.inf):
+        raise CheckpointError(f"{where}: the normalisation eps must be a finite number >= 0, got {shown(eps)[:60]}")
     return eps
 
 
@@ -150,14 +151,34 @@ def shape_from_config(config: Mapping, family: Family, where: str,
     return shape, {k: f"{where}: field {v}" for k, v in names.items()}
 
 
+CONTEXT_FIELDS = ("max_position_embeddings", "n_positions", "n_ctx")
+"""config.json fields that may hold the context length (GPT-2 names it ``n_positions``)."""
+
+
+def context_length(config: Mapping, where: str, fields: tuple[str, ...] = CONTEXT_FIELDS) -> tuple[int | None, str]:
+    """The checkpoint's own context length and where it was read (``None, ""`` when it states none); one line
+    naming the field when it is not a positive integer."""
+    for name in fields:
+        value = config.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            got = "a number <= 0" if isinstance(value, int) and not isinstance(value, bool) else shown(value)[:60]
+            raise CheckpointError(f"{where}: field {name} must be a positive integer (the context length), got {got}")
+        return value, f"{where}: field {name}"
+    return None, ""
+
+
 class CheckpointSource:
-    """Tensors of one model under one family's names: ``tensor(name, shape)`` and ``layer(i)``, in float64."""
+    """Tensors of one model under one family's names: ``tensor(name, shape)`` and ``layer(i)``, in float64;
+    ``context`` the checkpoint's own context length and its source (``(None, "")`` when it states none)."""
 
     def __init__(self, store: TensorStore, family: Family, shape: tuple[ModelShape, dict[str, str]], label: str,
-                 model_dir: Path | None = None, files: tuple[Path, ...] = ()):
+                 model_dir: Path | None = None, files: tuple[Path, ...] = (),
+                 context: tuple[int | None, str] = (None, "")):
         self.shape, self.size_fields = shape
         self.store, self.family, self.label = store, family, label
-        self.model_dir, self.files = model_dir, files
+        self.model_dir, self.files, self.context = model_dir, files, context
         probe = family.probe()
         self.prefix = next((p for p in family.prefixes if p + probe in store.names), family.prefixes[0])
 
@@ -207,16 +228,19 @@ class CheckpointSource:
 
     def layer_and_bounds(self, index: int) -> tuple[LayerMatrices, LayerMatrices | None]:
         """Layer ``index``, and the same cut of the store's entrywise storage error bounds (``GGUFStore.error_bound``
-        at each stored value) where the store gives them for every tensor read (GGUF), else None."""
+        at each stored value) where the store gives them (GGUF), else None.  A tensor whose error is not known (a
+        K-quant, an imatrix file) contributes NaN bounds: the matrices built from it get an unknown threshold."""
         bound_of = getattr(self.store, "error_bound", None)
-        bounds: dict[str, np.ndarray | None] = {}
+        bounds: dict[str, np.ndarray] = {}
 
         def read(name, shape):
             values = self.tensor(name, shape)
-            bounds[name] = None if bound_of is None else bound_of(self.prefix + name, values)
+            if bound_of is not None:
+                known = bound_of(self.prefix + name, values)
+                bounds[name] = np.full_like(values, np.nan) if known is None else known
             return values
         layer = self._assemble(index, read)
-        if not bounds or any(b is None for b in bounds.values()):
+        if bound_of is None:
             return layer, None
         return layer, self._assemble(index, lambda name, shape: bounds[name])
 
@@ -299,13 +323,17 @@ def open_source(source, mapping=None, *, config=None, architecture=None, allow_p
     model_dir, files = None, ()
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
+        from sabounds.numerics.checkpoints.gguf_file import gguf_in_folder
+        path = gguf_in_folder(path)
         if path.is_file() and path.suffix.lower() == ".gguf":
             from sabounds.numerics.checkpoints.gguf_file import GGUFStore, gguf_config
             store = GGUFStore(path)
-            family, cfg = gguf_config(store)
-            if architecture is not None or mapping is not None:
+            family, cfg = gguf_config(store, architecture if isinstance(architecture, str) else None)
+            if mapping is not None or isinstance(architecture, Family):
                 family, _ = _family_for(cfg, str(path), architecture, mapping)
-            return CheckpointSource(store, family, shape_from_config(cfg, family, str(path)), str(path), None, (path,))
+            context = context_length(store.metadata, str(path), (f"{store.architecture}.context_length",))
+            return CheckpointSource(store, family, shape_from_config(cfg, family, str(path)), str(path), None,
+                                    tuple(store.parts), context)
         if path.is_file() and path.suffix.lower() == ".onnx":
             from sabounds.numerics.checkpoints.onnx_model import OnnxStore
             store = OnnxStore(path)
@@ -326,7 +354,8 @@ def open_source(source, mapping=None, *, config=None, architecture=None, allow_p
             family, fixed = _family_for(cfg, where, architecture, mapping)
             store = SafetensorsFolder(path, allow_pickle)
             model_dir, label, files = path, str(path), tuple(f.path for f in store.files)
-            return CheckpointSource(store, family, shape_from_config(cfg, family, where, fixed), label, model_dir, files)
+            return CheckpointSource(store, family, shape_from_config(cfg, family, where, fixed), label, model_dir, files,
+                                    context_length(cfg, where))
         elif not path.exists():
             raise CheckpointError(f"{shown(path)}: no such file or directory")
         else:
@@ -345,4 +374,5 @@ def open_source(source, mapping=None, *, config=None, architecture=None, allow_p
     if not cfg and mapping is None:
         raise CheckpointError(f"{label}: no sizes; pass config= (a config.json dict or path) or a mapping with [sizes]")
     family, fixed = _family_for(cfg, where, architecture, mapping)
-    return CheckpointSource(store, family, shape_from_config(cfg, family, where, fixed), label, model_dir, files)
+    return CheckpointSource(store, family, shape_from_config(cfg, family, where, fixed), label, model_dir, files,
+                            context_length(cfg, where))

@@ -45,11 +45,19 @@ class MatrixResult:
     contributions: np.ndarray = field(repr=False)
     log_contributions: np.ndarray | None = field(default=None, repr=False)  # ln of the above, finite beyond float64
     norm_11: float | None = None  # entrywise l1 (Trauger-Tewari); None where not measured
+    horn_bound: bool = False
+    """True for a rotating (RoPE) head's QK: its spectrum is Horn's ``b_i = sigma_i(Wq_h) sigma_i(Wk_g)``, so the
+    norms are upper bounds over the offsets' products, not a stored matrix's values (JSON keys ``*_bound``)."""
 
     def to_json(self) -> dict:
-        return {"layer": self.layer, "head": self.head, "type": self.type, "rank": self.rank,
-                "spectral_norm": self.spectral_norm, "frobenius_norm": self.frobenius_norm, "norm_21": self.norm_21,
-                "stable_rank": self.stable_rank, "alpha": self.alpha, "gamma": self.gamma, "scale": self.scale,
+        norms = {"spectral_norm": self.spectral_norm, "frobenius_norm": self.frobenius_norm, "norm_21": self.norm_21,
+                 "stable_rank": self.stable_rank}
+        if self.horn_bound:
+            norms = {"spectral_bound": self.spectral_norm, "frobenius_bound": self.frobenius_norm,
+                     "norm_21_bound": self.norm_21, "stable_rank_of_bounds": self.stable_rank}
+        return {"layer": self.layer, "head": self.head, "type": self.type, "rank": self.rank, **norms,
+                "values": "horn_bound" if self.horn_bound else "measured",
+                "alpha": self.alpha, "gamma": self.gamma, "scale": self.scale,
                 "p_opt": self.p_opt, "min_contribution": self.min_contribution}
 
 
@@ -104,6 +112,7 @@ class ModelAnalysis:
                     sum(m.type == t for m in self.matrices)) for t in self.types()}
 
     def to_json(self) -> dict:
+        from sabounds.numerics.proxies.layer_factors import unmodelled
         s = self.shape
         return {"model": {"L": s.layers, "N": s.hidden, "heads": s.heads, "head_dim": s.head_dim,
                           "intermediate": s.intermediate, "kv_heads": s.kv_heads, "family": s.family,
@@ -111,6 +120,7 @@ class ModelAnalysis:
                           **({"norm_eps": s.norm_eps} if s.layout == PRE_LN else {}),
                           **({"rope": s.rope.describe()} if s.rope is not None else {})},
                 "proxy": self.proxy, "departures": list(self.departures),
+                "unmodelled": [u.to_json() for u in unmodelled(s)],
                 "grid_m": self.grid_m,
                 "matrices": [m.to_json() for m in self.matrices],
                 "totals": {"ours": self.ours, "edelman": self.edelman},

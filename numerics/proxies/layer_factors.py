@@ -113,9 +113,11 @@ def token_norm(hidden: int, weight: np.ndarray | None, bias: np.ndarray | None, 
     return TokenNorm(gain, root * gain + shift)
 
 
-def departures(shape, premise: NormPremise | None = None, notes: tuple[str, ...] = ()) -> list[str]:
+def departures(shape, premise: NormPremise | None = None, notes: tuple[str, ...] = (),
+               with_unmodelled: bool = True) -> list[str]:
     """How the family's layer departs from the published proxy's (post-LN, GELU, ungated, one K/V per head, no
-    RoPE), the normalisation premise of a pre-LN family, and ``notes`` (assumptions made while measuring)."""
+    RoPE), the normalisation premise of a pre-LN family, the maps left out (:func:`unmodelled`, unless
+    ``with_unmodelled`` is False) and ``notes`` (assumptions made while measuring)."""
     out = []
     if shape.layout == PRE_LN:
         out.append("pre-LN with residuals: lip = (1 + Lip_LN A)(1 + Lip_LN F), attention on tokens of norm "
@@ -123,19 +125,25 @@ def departures(shape, premise: NormPremise | None = None, notes: tuple[str, ...]
         out.append((premise or premise_for(shape)).describe())
     if getattr(shape, "rope", None) is not None:
         out.append(f"{shape.rope.describe()}: QK_h is the family Wq_h^T R_delta Wk_g over offsets delta, bounded "
-                   "uniformly by Horn's inequality, cited (||.||_2 <= ||Wq_h|| ||Wk_g||, sigma_i <= sigma_i(Wq_h) "
-                   "sigma_i(Wk_g), rank <= d_h); "
-                   "a joint cover over offsets is not derived")
+                   "uniformly, cited: ||.||_2 <= ||Wq_h|| ||Wk_g||; the product inequality prod_{i<=k} sigma_i <= "
+                   "prod_{i<=k} sigma_i(Wq_h) sigma_i(Wk_g) (so S_p, p > 0, is at most that of b_i = sigma_i(Wq_h) "
+                   "sigma_i(Wk_g)); Horn's sigma_{i+j-1} <= sigma_i(Wq_h) sigma_j(Wk_g) for each sigma_k (the rank); "
+                   "rank <= d_h; a joint cover over offsets is not derived")
     if shape.gated:
         out.append("gated MLP: F = (1 + L_act) R ||G|| ||U|| ||D||, inputs ||x|| <= R")
     if shape.kv_heads != shape.heads:
         out.append(f"grouped-query attention: {shape.heads} query heads share {shape.kv_heads} key/value heads")
     if shape.activation != "gelu":
         out.append(f"activation {shape.activation}: L_act = {activation_constant(shape.activation):.6g}")
-    family = FAMILIES.get(shape.family)
-    if family is not None and family.unmodelled:
-        out.append(f"{family.name}: {family.unmodelled}")
+    out += [f"NOT MODELLED, {u.describe()}" for u in (unmodelled(shape) if with_unmodelled else ())]
     return out + list(dict.fromkeys(notes))
+
+
+def unmodelled(shape) -> tuple:
+    """The :class:`~sabounds.numerics.checkpoints.architectures.Unmodelled` maps of the family's layer: where there
+    is one, lip, alpha, ours and edelman do not bound the network."""
+    family = FAMILIES.get(shape.family)
+    return family.unmodelled if family is not None else ()
 
 
 @dataclass(frozen=True)

@@ -128,8 +128,11 @@ def source_roundoff(source) -> tuple[float, str]:
 def _layer_spectra(source, layer, index: int, spectrum, rounding=None) -> "LayerSpectra":
     gated = layer.m_gate is not None
     shape = source.shape
-    qk = product_singular_values(layer.qk_left, layer.qk_right)
-    qk_21 = product_norm_21(layer.qk_left, layer.qk_right)
+    rotating = shape.rope is not None
+    qk = product_singular_values(layer.qk_left, layer.qk_right, factor_values=rotating)
+    if rotating:  # one QR per head factor gives sigma(QK_h(0)), sigma(Wq_h) and sigma(Wk_g)
+        qk, values = qk[0], (list(qk[1]), list(qk[2]))
+    qk_21 = None if rotating else product_norm_21(layer.qk_left, layer.qk_right)
     norms, qk_delta0 = {}, None
     if shape.layout == PRE_LN:
         attn = token_norm(shape.hidden, layer.attn_norm, layer.attn_norm_bias, "pre-attention")
@@ -138,11 +141,13 @@ def _layer_spectra(source, layer, index: int, spectrum, rounding=None) -> "Layer
                      norm_assumed=float((attn.assumed is not None) + 2 * (mlp.assumed is not None)))
     elif getattr(layer, "post_norms", None) and all(w is not None for w, _ in layer.post_norms):
         norms["post_radii"] = np.array([token_norm(shape.hidden, w, b, "post-LN").radius for w, b in layer.post_norms])
-    if shape.rope is not None:
+    if rotating:
+        if rounding is not None:  # a rotating head's storage-aware rank from its stored factors' values
+            rounding = {**rounding, "QK_left_sigma": np.array(values[0]), "QK_right_sigma": np.array(values[1])}
         qk_delta0 = qk[:, 0].copy()
-        qk = rope.family_spectra(layer.qk_left, layer.qk_right, shape.rope, qk.shape[1])
-        norms["qk_rank"] = rope.family_rank_spectra(layer.qk_left, layer.qk_right, shape.rope, qk.shape[1])
-        qk_21 = np.array([np.linalg.norm(layer.qk_left[h], 2) * float(np.sum(np.linalg.norm(layer.qk_right[h], axis=0)))
+        qk = rope.family_spectra(layer.qk_left, layer.qk_right, shape.rope, qk.shape[1], values)
+        norms["qk_rank"] = rope.family_rank_spectra(layer.qk_left, layer.qk_right, shape.rope, qk.shape[1], values)
+        qk_21 = np.array([float(values[0][h][0]) * float(np.sum(np.linalg.norm(layer.qk_right[h], axis=0)))
                           for h in range(qk.shape[0])]) * shape.rope.score_factor
     return LayerSpectra(
         rounding=rounding,

@@ -138,6 +138,7 @@ def analyze_spectra(spectra: list[LayerSpectra], shape: ModelShape, lphi: float 
             layer=layer, head=head, type=kind, rank=int(round(math.exp(log_s_p[i, 0]))), spectral_norm=spectral,
             frobenius_norm=_finite(spectral * relative, "Frobenius norm", layer, kind), norm_21=norm21[i],
             stable_rank=relative ** 2, alpha=from_ln(a), gamma=from_ln(gamma_pub[i]), scale=from_ln(scale[i]),
+            horn_bound=kind == "QK" and shape.rope is not None,
             p_opt=float(ps[best[i]]), min_contribution=float(minima[i]), sigma=sg, contributions=table[i],
             log_contributions=log_table[i], norm_11=norm11[i]))
     ours = ours_total(minima, depth)

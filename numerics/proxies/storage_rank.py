@@ -93,6 +93,7 @@ def _thresholds(layer, u: float, dtype: str | None, errors) -> dict[str, np.ndar
                "M_out": np.array([a * float(_frobenius(layer.m_out))])}
         if getattr(layer, "m_gate", None) is not None:
             out["M_gate"] = np.array([a * float(_frobenius(layer.m_gate))])
+        out.update(QK_left_tau=storage_error(layer.qk_left, u, dtype), QK_right_tau=storage_error(layer.qk_right, u, dtype))
         return underflow_terms(out, layer, u, dtype)
 
     def product(left, right, e_left, e_right):
@@ -103,6 +104,7 @@ def _thresholds(layer, u: float, dtype: str | None, errors) -> dict[str, np.ndar
            "M_in": np.array([float(_frobenius(errors.m_in))]), "M_out": np.array([float(_frobenius(errors.m_out))])}
     if getattr(layer, "m_gate", None) is not None:
         out["M_gate"] = np.array([float(_frobenius(errors.m_gate))])
+    out.update(QK_left_tau=_frobenius(errors.qk_left), QK_right_tau=_frobenius(errors.qk_right))
     return out
 
 
@@ -142,45 +144,88 @@ def published_threshold(sigma: np.ndarray, tol: float) -> float:
 class StorageRank:
     """The storage-aware rank beside the published one, for a whole analysis."""
 
-    dtype_roundoff: float
+    dtype_roundoff: float | None
+    """The stored float dtype's u; None for a GGUF file, whose rounding level is per tensor (``level``)."""
     ranks: list[int]
     between: int
     moved: list[tuple[int, int, str, float, float]]  # (layer, head, type, published p_opt, storage-aware p_opt)
     ours: float
     published_ours: float
-    norm_uncertainty: float = 0.0  # max over matrices of tau / sigma_1: the storage's relative effect on ||W||_2
+    norm_uncertainty: float | None = 0.0
+    """max over the known matrices of tau / sigma_1 (the storage's relative effect on ||W||_2); None if none known."""
     level: str = ""  # what the rounding level is, when not one float dtype's u (quantized GGUF tensors)
+    unknown: tuple = ()
+    """(layer, head, type) of the matrices whose storage error is not known: their rank is None, ours keeps theirs."""
+    unknown_why: str = ""
 
     def summary(self) -> str:
         level = self.level or f"u = {self.dtype_roundoff:.3g}"
+        total = len(self.ranks)
+        if len(self.unknown) == total:
+            return (f"storage-aware rank unknown for all {total} matrices: {self.unknown_why}; the published rank "
+                    "stands, and no resolution of the stored weights is claimed")
+        unknown = (f"; unknown for {len(self.unknown)} of {total} matrices ({self.unknown_why}), whose "
+                   "published rank is kept" if self.unknown else "")
+        ours = "ours over the known matrices" if self.unknown else "ours"
         return (f"storage-aware rank (labelled; published rank stays the default): {self.between} singular values "
                 f"lie between the published threshold and the rounding level of the stored weights "
-                f"({level}); p_opt moves for {len(self.moved)} matrices; ours would be "
-                f"{self.ours:.8g} instead of {self.published_ours:.8g}. Storage rounding moves each spectral norm "
+                f"({level}){unknown}; p_opt moves for {len(self.moved)} matrices; {ours} would be "
+                f"{self.ours:.8g} instead of {self.published_ours:.8g}. Storage rounding moves each "
+                f"{'known ' if self.unknown else ''}spectral norm "
                 f"by at most {self.norm_uncertainty:.2g} relative (tau / sigma_1), and the norm products alpha and "
                 "edelman accordingly")
 
     def to_json(self) -> dict:
         return {"unit_roundoff": self.dtype_roundoff, "rounding_level": self.level or "unit roundoff",
                 "between_thresholds": self.between,
+                "unknown": [{"layer": l, "head": h, "type": t} for l, h, t in self.unknown],
+                "unknown_why": self.unknown_why or None,
                 "spectral_norm_relative_uncertainty": self.norm_uncertainty,
                 "p_opt_moved": [{"layer": l, "head": h, "type": t, "published": a, "storage_aware": b}
                                 for l, h, t, a, b in self.moved],
                 "ours": self.ours, "published_ours": self.published_ours}
 
 
-def storage_aware(analysis, thresholds: list[dict[str, np.ndarray]], u: float) -> StorageRank:
-    """Re-count each matrix's rank above ``max(tau, published threshold)`` and re-minimise over p."""
+def _stored_factor_rank(layer_thresholds: dict, m, tol: float) -> float | None:
+    """A rotating head's storage-aware rank bound from stored values only: ``min(#{sigma_i(Wq_h) > tau_q},
+    #{sigma_i(Wk_g) > tau_k})`` (every member ``Wq_h^T R Wk_g`` has rank at most both factors'), each count above
+    its factor's own storage error and the published threshold; NaN when a factor's error is unknown; None for any
+    other matrix."""
+    if m.type != "QK" or "QK_left_sigma" not in layer_thresholds:
+        return None
+    h = max(m.head, 0)
+    counts = []
+    for side in ("left", "right"):
+        sigma = np.asarray(layer_thresholds[f"QK_{side}_sigma"][h])
+        tau = float(layer_thresholds[f"QK_{side}_tau"][h])
+        if math.isnan(tau):
+            return math.nan
+        counts.append(int(np.count_nonzero(sigma > max(tau, published_threshold(sigma, tol)))))
+    return float(min(counts))
+
+
+def storage_aware(analysis, thresholds: list[dict[str, np.ndarray]], u: float, why: str = "") -> StorageRank:
+    """Re-count each matrix's rank above ``max(tau, published threshold)`` and re-minimise over p; a NaN tau (the
+    storage error of a factor is not known, ``why``) leaves the rank unknown and the published row in place."""
     n = analysis.shape.hidden
-    ranks, between, moved, minima, worst, beyond = [], 0, [], [], 0.0, 0
+    ranks, between, moved, minima, worst, beyond, unknown = [], 0, [], [], 0.0, 0, []
     for m in analysis.matrices:
         tau = float(thresholds[m.layer][m.type][max(m.head, 0)])
+        stored = _stored_factor_rank(thresholds[m.layer], m, analysis.rank_tol)
+        if stored is not None:  # a rotating head: Horn's b_i are no stored matrix's values; its factors are
+            tau = math.nan if math.isnan(stored) else 0.0
+        if math.isnan(tau):
+            unknown.append((m.layer, m.head, m.type))
+            ranks.append(None)
+            minima.append(float(np.min(np.asarray(m.contributions, dtype=np.float64))))
+            continue
         if not math.isfinite(tau):
             tau, beyond = 0.0, beyond + 1
         if m.spectral_norm > 0:
             worst = max(worst, tau / m.spectral_norm)
         published = published_threshold(m.sigma, analysis.rank_tol)
-        rank = int(np.count_nonzero(m.sigma > max(tau, published)))
+        rank = min(int(stored), m.rank) if stored is not None else \
+            int(np.count_nonzero(m.sigma > max(tau, published)))
         between += m.rank - rank
         ranks.append(rank)
         row = np.array(m.contributions, dtype=np.float64)
@@ -191,8 +236,9 @@ def storage_aware(analysis, thresholds: list[dict[str, np.ndarray]], u: float) -
             moved.append((m.layer, m.head, m.type, m.p_opt, float(analysis.ps[best])))
     level = (f"u = {u:.3g}; the threshold is beyond float64 for {beyond} matrices, whose published rank is kept"
              if beyond else "")
+    known = len(unknown) < len(analysis.matrices)
     return StorageRank(u, ranks, between, moved, float(np.sum(minima)) + math.sqrt(analysis.shape.layers),
-                       analysis.ours, worst, level)
+                       analysis.ours, worst if known else None, level, tuple(unknown), why if unknown else "")
 
 
 def source_storage(source) -> tuple[float, str]:
@@ -222,9 +268,10 @@ def storage_rank_of(source, analysis, measured=None) -> StorageRank:
         thresholds = [s.rounding for s in layers[:analysis.shape.layers]]
     else:
         thresholds = [_thresholds_of(source, i, u, dtype) for i in range(analysis.shape.layers)]
-    storage = storage_aware(analysis, thresholds, u)
+    storage = storage_aware(analysis, thresholds, u, unknown_storage(source, analysis.shape.layers))
     quantized = quantized_level(source, analysis.shape.layers)
-    return replace(storage, level="; ".join(x for x in (quantized, storage.level) if x))
+    gguf_u = None if quantized else storage.dtype_roundoff  # a GGUF's level is per tensor, not one dtype's u
+    return replace(storage, dtype_roundoff=gguf_u, level="; ".join(x for x in (quantized, storage.level) if x))
 
 
 def _thresholds_of(source, index: int, u: float, dtype: str) -> dict[str, np.ndarray]:
@@ -233,19 +280,35 @@ def _thresholds_of(source, index: int, u: float, dtype: str) -> dict[str, np.nda
     return rounding_thresholds(layer, u, dtype, bounds)
 
 
+def unknown_storage(source, layers: int) -> str:
+    """Why some analysed tensors' storage error is not known (one reason per GGUF type; "" when all are known)."""
+    why = getattr(source.store, "storage_unknown", None)
+    if why is None:
+        return ""
+    reasons = {}
+    for index in range(layers):
+        for name in source.layer_names(index):
+            reason = why(name) if name in source.store.names else None
+            if reason is not None:
+                reasons.setdefault(source.store.type_name(name), reason)
+    return "; ".join(reasons.values())
+
+
 def quantized_level(source, layers: int) -> str:
     """The label of a GGUF file's rounding level: each block's error bound under llama.cpp's reference quantizer
     (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1: half a step, a whole one where Q4_0/Q5_0 clamp, plus the float16 rounding of the
-    scale and offset; ``GGUFStore.error_bound``), float rounding of F32/F16/BF16 tensors; for
-    other types (K-quants) the step is not derived and float64's u stands (labelled)."""
+    scale and offset; ``GGUFStore.error_bound``), float rounding of F32/F16/BF16 tensors; for other types
+    (K-quants, i-quants) and block types in an imatrix file the error is unknown (:func:`unknown_storage`)."""
     from sabounds.numerics.checkpoints.gguf_file import quantization_steps_known
     from sabounds.numerics.checkpoints.storage_info import storage_info
     info = storage_info(source, layers)
     if info["format"] != "gguf":
         return ""
     types = ", ".join(info["tensor_types"])
-    if quantization_steps_known(info["tensor_types"]):
-        return (f"GGUF {types}: entrywise the block's quantization error bound (half a step, a whole step where "
-                "Q4_0/Q5_0 clamp, plus the float16 rounding of scale and offset), or u |w| for float tensors; "
-                "assumes llama.cpp's reference quantizer (no importance matrix)")
-    return f"GGUF {types}: grid step of these types not derived; float64's u = {UNIT_ROUNDOFF['F64']:.3g} only"
+    imatrix = getattr(source.store, "imatrix", False)
+    known = [t for t in info["tensor_types"] if t in UNIT_ROUNDOFF or quantization_steps_known([t]) and not imatrix]
+    if not known:
+        return f"GGUF {types}: no entrywise error bound for these types (see unknown_why)"
+    return (f"GGUF {types}: entrywise the block's quantization error bound (half a step, a whole step where "
+            "Q4_0/Q5_0 clamp, plus the float16 rounding of scale and offset), or u |w| for float tensors, under "
+            "llama.cpp's reference quantizer (no importance matrix); types without one are unknown")

@@ -19,17 +19,18 @@ DEFAULT_TOKENS = 512
 MAX_TOKENS = 10 ** 15  # far beyond any context length; the bound takes T into float64 arithmetic
 
 
-def config_tokens(model_dir: str | Path) -> int:
-    """``max_position_embeddings`` of the checkpoint's config.json (512 when absent); ValueError above MAX_TOKENS."""
-    try:
-        value = json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8")).get("max_position_embeddings")
-    except (OSError, ValueError, AttributeError, TypeError):  # no folder (a dict or ONNX source), no config, not JSON
-        return DEFAULT_TOKENS
-    if isinstance(value, int) and value > MAX_TOKENS:
-        raise ValueError(f"{Path(model_dir) / 'config.json'}: field max_position_embeddings is "
-                         f"{'a ' + str(len(str(value))) + '-digit number' if value > 10 ** 30 else value}; at most "
-                         f"{MAX_TOKENS} tokens are accepted (pass --tokens T)")
-    return value if isinstance(value, int) and value > 0 else DEFAULT_TOKENS
+def checkpoint_tokens(context: tuple[int | None, str], given: int | None) -> tuple[int, str]:
+    """T and where it came from: ``given`` (``--tokens``), else the checkpoint's own context length (GGUF
+    ``<arch>.context_length``, config.json ``max_position_embeddings``), else 512 (said); ValueError above MAX_TOKENS."""
+    if given is not None:
+        return given, "given (--tokens)"
+    value, where = context
+    if value is None:
+        return DEFAULT_TOKENS, f"default {DEFAULT_TOKENS}: the checkpoint states no context length"
+    if value > MAX_TOKENS:
+        raise ValueError(f"{where} is {'a ' + str(len(str(value))) + '-digit number' if value > 10 ** 30 else value}; "
+                         f"at most {MAX_TOKENS} tokens are accepted (pass --tokens T)")
+    return value, f"the checkpoint's context length ({where})"
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,16 @@ class Bound:
     @property
     def needed(self) -> dict:
         return self.analysis.needed
+
+    @property
+    def sound(self) -> bool:
+        """False where the family's layer has maps the bookkeeping leaves out: then the totals are not a bound."""
+        return self.analysis.sound
+
+    @property
+    def unmodelled(self) -> list[dict]:
+        """The maps left out, each ``{"component", "why"}`` (empty when :attr:`sound`)."""
+        return [u.to_json() for u in self.analysis.unmodelled]
 
     @property
     def lines(self) -> list[str]:
@@ -105,7 +116,9 @@ def bound(model=None, *, n, delta: float, margin: float, input_norm: float = 1.0
     ``constants`` maps names of :data:`sabounds.theory.whole_bound.CONSTANTS` to exact values (numbers or decimal
     strings, taken as exact rationals).  Without ``model`` the bundled all-MiniLM-L6-v2 (:func:`default_model`).  A
     family whose layer departs from BERT's (GPT-2, LLaMA, ViT, ...) is bounded under the premises in
-    ``model.family.premises``; ``rms_floor`` is the pre-LN normalisation premise (every norm input has rms >= it).
+    ``model.family.premises``; where the family has maps the bookkeeping leaves out (Qwen2's biases, Gemma 2/3's
+    post-norms) the result's ``sound`` is False, ``unmodelled`` names them and no n is solved for.  ``tokens``
+    defaults to the checkpoint's context length (``setting.tokens_source`` says where T came from); ``rms_floor`` is the pre-LN normalisation premise (every norm input has rms >= it).
     """
     import sympy as sp
 
@@ -123,9 +136,9 @@ def bound(model=None, *, n, delta: float, margin: float, input_norm: float = 1.0
     try:
         built, info = model_from_checkpoint(model_or_default(model), layers, allow_pickle,
                                             rms_floor=rms_floor)
-        setting = BoundInputs(n=n, delta=delta, margin=margin, input_norm=input_norm,
-                          tokens=tokens or config_tokens(info["model_dir"]), empirical=empirical_risk,
-                          constants=constants_key(exact), dps=precision)
+        t, t_source = checkpoint_tokens(info["context"], tokens)
+        setting = BoundInputs(n=n, delta=delta, margin=margin, input_norm=input_norm, tokens=t, tokens_source=t_source,
+                              empirical=empirical_risk, constants=constants_key(exact), dps=precision)
         return Bound(analyze_bound(built, setting, target, VARIANTS, curve_points))
     except (CheckpointError, ValueError) as exc:
         raise InputError(" ".join(str(exc).split())) from None

@@ -1,8 +1,10 @@
 """Measure a trained checkpoint: per-matrix spectra, post hoc p and the paper's proxies (docs/definitions.md).
 
 MODEL is a folder with config.json and model.safetensors (or a sharded model.safetensors.index.json), an
-.onnx file or a .gguf file (llama.cpp; needs the gguf package); without it, the bundled all-MiniLM-L6-v2 checkpoint is used.  Families (from config.json's
-model_type): BERT, DistilBERT, MPNet, GPT-2, LLaMA/Mistral/Qwen2, ViT; anything else through --mapping FILE.
+.onnx file or a .gguf file (llama.cpp; needs the gguf package; a folder holding one .gguf or its split parts reads
+as that file); without it, the bundled all-MiniLM-L6-v2 checkpoint is used.  Families (from config.json's
+model_type, or a GGUF's general.architecture): BERT, DistilBERT, MPNet, GPT-2, LLaMA/Mistral, Qwen2, Gemma,
+Gemma 2, Gemma 3, ViT; anything else through --mapping FILE.
 The published proxy is reported where the family's layer is the published one, a labelled extension elsewhere.
 Exit status 0 on success, 2 for a bad argument or checkpoint.
 """

@@ -2,7 +2,11 @@
 
 Prints every term of both bounds (they sum to the printed total at the printed resolution), the vacuity verdict for a
 [0, 1]-bounded loss, the n at which each bound falls below the target, and the break-even factors of the proxy and
-of the whole bound.  MODEL_DIR defaults to the bundled all-MiniLM-L6-v2.  Exit status 0, or 2 for bad input.
+of the whole bound.  MODEL_DIR defaults to the bundled all-MiniLM-L6-v2; a .gguf file (LLaMA, Qwen2, Gemma, Gemma
+2/3, GPT-2 architectures) or a model folder of any family analyze reads.  Where the family's layer has maps the
+bookkeeping leaves out (Qwen2's q/k/v biases, Gemma 2/3's post-norms and Gemma 3's q/k norms) the output starts
+with "not a bound", --json says "sound": false and lists them under "unmodelled", and no n is solved for.  T
+defaults to the checkpoint's context length.  Exit status 0, or 2 for bad input.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--delta", type=probability, required=True, metavar="D", help="the bound holds with probability 1 - D")
     parser.add_argument("--margin", type=positive_float, required=True, metavar="G", help="margin gamma of the ramp loss")
     parser.add_argument("--input-norm", type=positive_float, default=1.0, metavar="B", help="token norm bound B (default 1)")
-    parser.add_argument("--tokens", type=positive_int, metavar="T", help="tokens T (default: max_position_embeddings)")
+    parser.add_argument("--tokens", type=positive_int, metavar="T", help="tokens T (default: the checkpoint's context length, GGUF <arch>.context_length or "
+                        "config.json max_position_embeddings; 512 if it states none)")
     parser.add_argument("--target", type=positive_float, default=1.0, metavar="X", help="solve for the n at which each bound is X (default 1)")
     parser.add_argument("--empirical-risk", type=risk, default=0.0, metavar="R", help="empirical margin risk (default 0: no data)")
     parser.add_argument("--constant", type=constant, action="append", default=[], metavar="NAME=VALUE",

@@ -100,7 +100,7 @@ BOUND_SETTING = {"n": 10**9, "delta": 0.05, "margin": 1.0}
 def whole_bound(spectra, checkpoint):
     """The whole bound of the measured layers (the same numbers as ``sabounds bound`` with ``BOUND_SETTING``);
     None for a family whose layer departs from BERT's (the bound is reconstructed for that layer only)."""
-    from sabounds.api._bound import config_tokens
+    from sabounds.api._bound import checkpoint_tokens
     from sabounds.numerics.bound.analysis import analyze_bound
     from sabounds.numerics.bound.slots import build_model
     from sabounds.numerics.bound.checkpoint_inputs import layer_inputs
@@ -108,7 +108,8 @@ def whole_bound(spectra, checkpoint):
     if not checkpoint.shape.published:
         return None
     model = build_model(layer_inputs(spectra, checkpoint.shape.intermediate), checkpoint.shape.hidden)
-    return analyze_bound(model, BoundInputs(**BOUND_SETTING, tokens=config_tokens(checkpoint.model_dir)), curve_points=17)
+    tokens, source = checkpoint_tokens(checkpoint.context, None)
+    return analyze_bound(model, BoundInputs(**BOUND_SETTING, tokens=tokens, tokens_source=source), curve_points=17)
 
 
 def provenance(data: ReportData) -> dict:

@@ -62,9 +62,13 @@ def bound_text_lines(a) -> list[str]:
     """The lines ``sabounds bound`` prints for the analysis ``a`` (a ``BoundAnalysis``), in plain words."""
     s, m = a.setting, a.model
     consts = ", ".join(f"{k} = {v}" for k, v in s.constants)
-    lines = [f"Whole bound [reconstructed Theorem 3.1 and Edelman et al. (2022), same margin bound] on L = {m.layers}, "
+    lines = [] if a.sound else [
+        f"not a bound: the {m.family.name} layer has maps the bookkeeping leaves out, so the totals below do not bound "
+        "this network and no n is solved for; not modelled:", *(f"  - {u.describe()}" for u in a.unmodelled), ""]
+    lines += [f"Whole bound [reconstructed Theorem 3.1 and Edelman et al. (2022), same margin bound] on L = {m.layers}, "
              f"N = {m.hidden}, H = {m.heads} ({m.K} matrices, grid m = {m.grid_m})",
-             f"n = {sci(s.n, 6)}, delta = {s.delta}, margin = {s.margin}, input norm B = {s.input_norm}, tokens T = {s.tokens}, "
+             f"n = {sci(s.n, 6)}, delta = {s.delta}, margin = {s.margin}, input norm B = {s.input_norm}, tokens T = {s.tokens}"
+             f"{' (' + s.tokens_source + ')' if s.tokens_source else ''}, "
              f"empirical margin risk = {s.empirical}; constants: {consts}; mpmath {s.dps} digits",
              f"each total printed to {SIG} significant digits and its terms to {GUARD} more decimals (half-even); "
              "p chosen per matrix on P_m to minimise the whole bound", ""]
@@ -77,7 +81,7 @@ def bound_text_lines(a) -> list[str]:
         lines += [f"Token norms B_l per layer: {shown_norms}" + ("" if tokens["capped_by_norms"] else
                   " (no LayerNorm weights read: propagated only)"), f"  - {tokens['premise']}", ""]
     primary = a.primary
-    lines.append(f"Variant: {primary.variant.label}")
+    lines.append(f"Variant: {a.label(primary.variant)}")
     for name in ("ours_sum", "ours_rss", "edelman"):
         b = getattr(primary, name)
         body, printed_sum, total, top = bound_lines(b)
@@ -92,6 +96,9 @@ def bound_text_lines(a) -> list[str]:
     lines += ["", f"Verdicts (target {sci(a.target)}; a [0, 1]-bounded loss makes any bound >= 1 vacuous):"]
     for name in ("ours_sum", "ours_rss", "edelman"):
         b, need = getattr(primary, name), a.needed[name]
+        if not a.sound:
+            lines.append(f"  {b.label}: not a bound ({need.note.removeprefix('not solved: ')})")
+            continue
         lines.append(f"  {b.label}: {'vacuous' if b.vacuous else 'not vacuous'} at n = {sci(s.n)}; "
                      + (f"below the target from n = {sci(need.n)}" if need.n is not None else need.note))
     pb, wb = a.proxy_break_even, a.whole_break_even
@@ -106,7 +113,7 @@ def bound_text_lines(a) -> list[str]:
     lines += ["", "Variants (tighter constants, same weights):"]
     for key, wbv in a.bounds.items():
         need = a.needed_by_variant[key]
-        lines.append(f"  {wbv.variant.label} [{wbv.variant.status}]:")
+        lines.append(f"  {a.label(wbv.variant)} [{wbv.variant.status}]:")
         lines.append("    " + "; ".join(f"{name.replace('_', ' ')} {sci(getattr(wbv, name).total, 6)} (n needed "
                                         f"{sci(need[name].n) if need[name].n is not None else need[name].note})"
                                         for name in ("ours_sum", "ours_rss", "edelman")))

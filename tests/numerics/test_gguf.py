@@ -56,7 +56,7 @@ def test_gemma_head_size_comes_from_key_length(tmp_path):
     path, _ = write_pair(tmp_path, "gemma3")
     shape = open_checkpoint(path).shape
     assert shape.head_dim == 32 != shape.hidden // shape.heads
-    assert (shape.heads, shape.kv_heads, shape.intermediate, shape.family) == (4, 1, 128, "gemma2")
+    assert (shape.heads, shape.kv_heads, shape.intermediate, shape.family) == (4, 1, 128, "gemma3")
 
 
 def test_gemma_norm_gain_is_stored_plus_one(tmp_path):
@@ -243,8 +243,12 @@ def test_gemma_post_norms_and_query_key_norms_are_named_as_not_modelled(tmp_path
     the numbers not at all: the output must say they do not bound this layer."""
     path, _ = write_pair(tmp_path, "gemma3")
     assert main(["analyze", str(path), "--json"]) == 0
-    departures = json.loads(capsys.readouterr().out)["departures"]
-    assert any("post-attention and post-feedforward RMSNorms" in d and "do not bound" in d for d in departures)
+    data = json.loads(capsys.readouterr().out)
+    components = [u["component"] for u in data["unmodelled"]]
+    assert any("post-attention RMSNorm" in c for c in components)
+    assert any("post-feedforward RMSNorm" in c for c in components)
+    assert any("per-head query and key RMSNorms" in c for c in components)
+    assert any(d.startswith("NOT MODELLED, attention: post-attention RMSNorm") for d in data["departures"])
 
 
 def test_an_array_longer_than_the_file_is_a_one_line_error_not_a_hang(tmp_path):

@@ -184,8 +184,9 @@ def test_cli_json_matches_api(model_dir, capsys):
     assert record["proxy"] == "published" and record["departures"] == []
     assert record["totals"] == api["totals"]
     assert set(record["matrices"][0]) == {"layer", "head", "type", "rank", "spectral_norm", "frobenius_norm",
-                                          "norm_21", "stable_rank", "alpha", "gamma", "scale", "p_opt",
+                                          "norm_21", "stable_rank", "values", "alpha", "gamma", "scale", "p_opt",
                                           "min_contribution"}
+    assert {m["values"] for m in record["matrices"]} == {"measured"}
     assert {m["type"] for m in record["matrices"]} == {"QK", "V_tilde", "M_in", "M_out"}
     assert all(m["head"] == -1 for m in record["matrices"] if m["type"] in ("M_in", "M_out"))
 

@@ -67,7 +67,7 @@ def test_gqa_check_fails_when_rope_is_dropped(monkeypatch):
 def test_rope_check_fails_when_the_family_bound_is_the_delta_zero_member(monkeypatch):
     from sabounds.numerics.checkpoints import rope
     from sabounds.numerics.spectra import product_singular_values
-    monkeypatch.setattr(rope, "family_spectra", lambda left, right, spec, width: product_singular_values(left, right))
+    monkeypatch.setattr(rope, "family_spectra", lambda left, right, spec, width, values=None: product_singular_values(left, right))
     assert select("arch.rope_numeric")[0].run(FAST).verdict is Verdict.REFUTED
 
 
@@ -75,7 +75,7 @@ def test_block_check_fails_when_rope_is_dropped(monkeypatch):
     """Measuring QK_h = Wq_h^T Wk_g only (delta = 0): the head built with Wq^T Wk = 0 exceeds the factor."""
     from sabounds.numerics.checkpoints import rope
     from sabounds.numerics.spectra import product_singular_values
-    monkeypatch.setattr(rope, "family_spectra", lambda left, right, spec, width: product_singular_values(left, right))
+    monkeypatch.setattr(rope, "family_spectra", lambda left, right, spec, width, values=None: product_singular_values(left, right))
     assert select("arch.pre_ln_block_numeric")[0].run(FAST).verdict is Verdict.REFUTED
 
 

@@ -158,3 +158,48 @@ def write_pair(tmp_path, name: str, qtype: str | None = None, seed: int = 0):
     path = tmp_path / f"{name}-{qtype or 'F32'}.gguf"
     write_gguf(path, name, weights, qtype)
     return path, folder
+
+
+def write_kquant_llama(path, qtype: str = "Q4_K", seed: int = 0, imatrix: bool = False,
+                       metadata: dict | None = None) -> None:
+    """A one-layer ``llama`` GGUF of width 256 (a K-quant block is 256 values) whose matrices are ``qtype`` blocks
+    with random sub-block scales and quants (float16 ``d = 2^-7``, ``dmin = 2^-10``; what llama.cpp would store for
+    some weights), for the paths a K-quant takes; ``imatrix`` adds llama.cpp's ``quantize.imatrix.file`` key;
+    ``metadata`` (key -> (kind, value)) adds or overrides fields, e.g. ``{"llama.context_length": ("uint32", 0)}``."""
+    import gguf
+    rng = np.random.default_rng(seed)
+    n, heads, inner = 256, 2, 256
+    kind = gguf.GGMLQuantizationType[qtype]
+    block, size = gguf.GGML_QUANT_SIZES[kind]
+    writer = gguf.GGUFWriter(str(path), "llama")
+    fields = {"llama.block_count": ("uint32", 1), "llama.embedding_length": ("uint32", n),
+              "llama.attention.head_count": ("uint32", heads), "llama.attention.head_count_kv": ("uint32", heads),
+              "llama.feed_forward_length": ("uint32", inner),
+              "llama.attention.layer_norm_rms_epsilon": ("float32", 1e-5),
+              "llama.rope.freq_base": ("float32", 10000.0), "llama.context_length": ("uint32", 2048)}
+    if imatrix:
+        fields["quantize.imatrix.file"] = ("string", "imatrix.dat")
+    fields.update(metadata or {})
+    for key, (how, value) in fields.items():
+        getattr(writer, f"add_{how}")(key, value)
+
+    def blocks(rows, cols):
+        raw = rng.integers(0, 256, (rows, cols // block, size), dtype=np.uint8)
+        d, dmin = (np.frombuffer(np.float16(x).tobytes(), np.uint8) for x in (2.0 ** -7, 2.0 ** -10))
+        if qtype == "Q6_K":  # ql, qh, scales, then d
+            raw[:, :, -2:] = d
+        else:  # Q8_0, Q4_0: d first; Q4_K, Q5_K: d, dmin first
+            raw[:, :, 0:2] = d
+            if qtype in ("Q4_K", "Q5_K"):
+                raw[:, :, 2:4] = dmin
+        return raw.reshape(rows, cols // block * size)
+
+    for name, rows, cols in (("attn_q", n, n), ("attn_k", n, n), ("attn_v", n, n), ("attn_output", n, n),
+                             ("ffn_gate", inner, n), ("ffn_up", inner, n), ("ffn_down", n, inner)):
+        writer.add_tensor(f"blk.0.{name}.weight", blocks(rows, cols), raw_dtype=kind)
+    for name in ("attn_norm", "ffn_norm"):
+        writer.add_tensor(f"blk.0.{name}.weight", np.ones(n, np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
