@@ -14,7 +14,10 @@ from sabounds.errors import InputError
 class Study:
     """``sabounds.study``'s result: ``json`` as ``sabounds study --json``; ``runs`` (one row per run) and
     ``ranking`` (one row per task, measure and axis, plus axis ``overall``: tau, interval, p-value, verdict, with the
-    measure's sign-error, range and tau with n) as pandas tables."""
+    measure's sign-error, range and tau with n) as pandas tables.
+
+    ``json["complete"]`` is false when runs were lost with their workers on every try (``json["missing"]``: their
+    labels; they are excluded like failed runs, and a rerun trains only them, the others coming from the cache)."""
 
     json: dict = field(repr=False)
 
@@ -63,7 +66,6 @@ def study(grid="default", *, tasks: Sequence[str] | None = None, workers: int | 
     from sabounds.api._sweep import check_cache_dir
     from sabounds.outputs.atomic import atomic_directory, check_target
     from sabounds.training_study.grids import GRID_NOTES, grid as grid_runs
-    from sabounds.training_study.pipeline import run_study
     from sabounds.training_study.tasks import TASKS
     if scheduler is not None and workers is not None:
         raise InputError("a worker count sizes a local cluster; it cannot be combined with a scheduler")
@@ -85,11 +87,19 @@ def study(grid="default", *, tasks: Sequence[str] | None = None, workers: int | 
     if out:
         check_target(out, force, protect=protect)
     check_cache_dir(None if cache_dir is None else str(cache_dir), [], out)
+    from sabounds.training_study.pipeline import run_study  # torch (200 MB): after every refusal of the arguments
     total = len(grid_runs(grid, tasks) if isinstance(grid, str) else grid)
+    from sabounds.distributed import LostTask
+    lost: list[str] = []
+
+    def done(spec, outcome, cached) -> None:
+        if isinstance(outcome, LostTask):
+            lost.append(spec.label())
+        advance(spec.label())
     with (progress_bar(total) if progress_bar else nullcontext(lambda note: None)) as advance:
         try:
-            result = Study(run_study(grid, tasks, workers, scheduler, cache_dir,
-                                     on_done=lambda spec, outcome, cached: advance(spec.label())))
+            result = Study({**run_study(grid, tasks, workers, scheduler, cache_dir, on_done=done),
+                            "complete": not lost, "missing": lost})
         except OSError as exc:
             raise InputError(f"cannot reach the Dask scheduler {scheduler}: {' '.join(str(exc).split())}") from None
         except ValueError as exc:

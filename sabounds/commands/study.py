@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from sabounds.api import study
-from sabounds.arguments import add_figure_arguments, cache_dir_of, figure_options, non_negative_int
+from sabounds.arguments import add_figure_arguments, cache_dir_of, figure_options, workers
 from sabounds.progress import progress_bar
+from sabounds.scheduler_address import scheduler_address
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,9 +27,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grid", default="default", choices=tuple(GRID_NOTES),
                         help="; ".join(f"{k}: {v}" for k, v in GRID_NOTES.items()) + " (default %(default)s)")
     parser.add_argument("--tasks", metavar="T[,T]", help=f"comma-separated subset of {','.join(TASKS)} (default all)")
-    parser.add_argument("--workers", type=non_negative_int, metavar="K",
+    parser.add_argument("--workers", type=workers, metavar="K",
                         help="local cluster size (default: one worker per core; 0: run in this process)")
-    parser.add_argument("--scheduler", metavar="ADDRESS", help="use the running Dask scheduler at ADDRESS instead")
+    parser.add_argument("--scheduler", metavar="ADDRESS", type=scheduler_address,
+                        help="use the running Dask scheduler at ADDRESS ([tcp://|tls://]HOST:PORT) instead")
     parser.add_argument("--out", metavar="DIR", help="write study.json, runs.csv, table.md and figures into new DIR")
     parser.add_argument("--force", action="store_true", help="replace DIR if it exists")
     parser.add_argument("--cache-dir", metavar="DIR", help="run cache folder (default: $SABOUNDS_CACHE_DIR or the user "
@@ -44,8 +47,14 @@ def run(args) -> int:
                    progress_bar=lambda total: progress_bar("runs", total=total, enabled=not args.json))
     if args.json:
         print(json.dumps(result.json, indent=2, sort_keys=True))
-        return 0
-    _print_tables(result.json, args.out)
+    else:
+        _print_tables(result.json, args.out)
+    missing = result.json.get("missing") or []
+    if missing:
+        print(f"sabounds study: partial result: {len(missing)} run(s) missing, lost with their workers ({missing[0]}"
+              f"{', ...' if len(missing) > 1 else ''}); rerun to complete it (finished runs come from the cache)",
+              file=sys.stderr)
+        return 1
     return 0
 
 
