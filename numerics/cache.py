@@ -16,6 +16,9 @@ folder, or a file changed in any of these, is hashed again.
 
 Every cache file is opened with ``O_NOFOLLOW | O_NONBLOCK`` and read only if ``fstat`` says it is a regular file,
 at most ``MAX_ENTRY_BYTES``: a symbolic link (to ``/dev/zero``, say) or a FIFO in the cache is a miss, not a hang.
+The cache is private: its folders are made 0700 and its files 0600 whatever the umask, a cache folder owned by
+another user or writable by group or others is refused (``CacheFolderError``, one line), and every write goes through
+folder descriptors opened with ``O_NOFOLLOW`` (``private_write``), so a link planted at ``entries/`` is never followed.
 
 The folder is ``platformdirs.user_cache_dir("sabounds")`` (e.g. ``~/.cache/sabounds`` on Linux), or the
 ``SABOUNDS_CACHE_DIR`` environment variable, or ``--cache-dir``.  ``SABOUNDS_CACHE_DIR=off`` disables caching.
@@ -32,7 +35,6 @@ import os
 import re
 import stat
 import struct
-import tempfile
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -66,20 +68,118 @@ def digest(*parts: bytes | str) -> str:
     return h.hexdigest()
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and one ``os.replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+class CacheFolderError(OSError):
+    """A cache folder this process must not trust: owned by another user, writable by group or others, or a link
+    where a folder of the cache should be.  The message is one line naming the folder."""
+
+
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _check_private(info: os.stat_result, where) -> None:
+    """Refuse a cache folder owned by another user or writable by group or others (they could swap the secret)."""
+    if not stat.S_ISDIR(info.st_mode):
+        raise CacheFolderError(f"the cache folder {where} is not a folder")
+    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+        raise CacheFolderError(f"the cache folder {where} is owned by another user (uid {info.st_uid}); "
+                               "give a folder of your own with --cache-dir")
+    if info.st_mode & 0o022:
+        raise CacheFolderError(f"the cache folder {where} is writable by group or others (mode "
+                               f"{stat.S_IMODE(info.st_mode):o}); chmod go-w it or give another folder")
+
+
+def check_cache_root(root) -> None:
+    """Refuse an existing cache folder that is not private (see :func:`_check_private`); a missing one is made 0700
+    on the first write."""
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
+        info = os.stat(root)
+    except OSError:  # missing, or under a file: nothing to trust, and a write there fails (costing the caching)
+        return
+    _check_private(info, root)
+
+
+def _open_private_dir(root: Path, parts: tuple[str, ...]) -> int:
+    """A descriptor on ``root/parts...``, each part made 0700 if missing (whatever the umask) and opened with
+    ``O_NOFOLLOW`` relative to its parent's descriptor, so a link planted at ``entries/`` is refused, never followed;
+    the root and every part must be private (:func:`_check_private`)."""
+    created = False
+    try:
+        os.mkdir(root, 0o700)
+        created = True
+    except FileExistsError:
+        pass
+    except FileNotFoundError:
+        root.parent.mkdir(parents=True, exist_ok=True)
+        os.mkdir(root, 0o700)
+        created = True
+    fd = os.open(root, _DIR_FLAGS)
+    try:
+        if created:
+            os.fchmod(fd, 0o700)
+        _check_private(os.fstat(fd), root)
+        where = root
+        for name in parts:
+            where = where / name
+            made = False
+            try:
+                os.mkdir(name, 0o700, dir_fd=fd)
+                made = True
+            except FileExistsError:
+                pass
+            try:
+                child = os.open(name, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
+            except OSError as exc:
+                raise CacheFolderError(f"the cache folder {where} is a link or not a folder ({exc.strerror or exc}); "
+                                       "the cache follows no link when writing") from None
+            os.close(fd)
+            fd = child
+            if made:
+                os.fchmod(fd, 0o700)
+            _check_private(os.fstat(fd), where)
+        return fd
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        os.close(fd)
         raise
+
+
+def private_write(root, parts: tuple[str, ...], name: str, data: bytes, link: bool = False) -> bool:
+    """Write ``root/parts.../name`` (mode 0600) through a temporary file in that folder and one rename, every step
+    relative to a folder descriptor and no link followed; ``link``: ``os.link`` into place instead of a rename, so an
+    existing file wins (False is returned then: another process made it first)."""
+    fd = _open_private_dir(Path(root), tuple(parts))
+    tmp = f".{name}.{os.urandom(8).hex()}.tmp"
+    try:
+        out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600,
+                      dir_fd=fd)
+        try:
+            os.fchmod(out, 0o600)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(out, view):]
+        finally:
+            os.close(out)
+        if link:
+            try:
+                os.link(tmp, name, src_dir_fd=fd, dst_dir_fd=fd, follow_symlinks=False)
+            except FileExistsError:
+                return False
+            return True
+        os.replace(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
+        tmp = None
+        return True
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp, dir_fd=fd)
+            except FileNotFoundError:
+                pass
+        os.close(fd)
+
+
+def _atomic_write(path: Path, data: bytes, root: Path) -> None:
+    """Write ``data`` to ``path`` (below the cache ``root``) by :func:`private_write`."""
+    parts = path.relative_to(root).parts
+    private_write(root, parts[:-1], parts[-1], data)
 
 
 def read_regular(path: Path, limit: int) -> bytes | None:
@@ -123,16 +223,8 @@ class SpectraCache:
             data = read_regular(path, 64)
             if data is None and create:
                 data = os.urandom(32)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".secret.", suffix=".tmp")  # mode 0600
-                try:
-                    with os.fdopen(fd, "wb") as fh:
-                        fh.write(data)
-                    os.link(tmp, path)  # whole or absent: a second process never reads half a secret
-                except FileExistsError:  # another process made it first: use theirs
+                if not private_write(self.root, (), "secret", data, link=True):  # whole or absent; else theirs
                     data = read_regular(path, 64)
-                finally:
-                    os.unlink(tmp)
             self._secret = data if data is not None and len(data) == 32 else None
         return self._secret
 
@@ -155,7 +247,7 @@ class SpectraCache:
 
     def put(self, key: str, arrays: Mapping[str, np.ndarray]) -> None:
         payload = pack(arrays)
-        _atomic_write(self._entry(key), MAGIC + self.tag(key, payload) + payload)
+        _atomic_write(self._entry(key), MAGIC + self.tag(key, payload) + payload, self.root)
 
     def get(self, key: str) -> dict[str, np.ndarray] | None:
         """The entry of ``key`` if it is a regular file tagged for this key under this cache's secret, else None."""
@@ -217,7 +309,7 @@ class _IndexedFile:
                                    "digest": hashlib.sha256(view[self.start + begin:self.start + end]).hexdigest()}
             body = json.dumps({"path": str(self.path), "header": self.header_digest, "tensors": known})
             tag = self.cache.tag(self.identity, self.header_digest, group, body).hex()
-            _atomic_write(index_path, json.dumps({"tag": tag, "body": body}).encode())
+            _atomic_write(index_path, json.dumps({"tag": tag, "body": body}).encode(), self.cache.root)
         return {n: known[n] for n in wanted}
 
     def _indexed(self, index_path: Path, group: str) -> dict[str, dict]:

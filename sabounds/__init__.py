@@ -32,13 +32,13 @@ def _installed_version() -> str:
     return "0.1.0+source"
 
 __all__ = ["Analysis", "Bound", "Checks", "Conjecture", "Derivation", "InputError", "Regimes", "Report", "Study",
-           "Sweep", "UserError", "analyze", "bound", "conjecture", "default_model", "derivation", "regimes", "report",
-           "study", "sweep", "verify"]
+           "Sweep", "UserError", "analyze", "bound", "conjecture", "default_model", "derivation", "rank_runs", "regimes",
+           "report", "study", "sweep", "verify"]
 
 if TYPE_CHECKING:  # what an editor and a type checker see; at run time the names load on first use (fast import)
     from sabounds.api import (Analysis, Bound, Checks, Conjecture, Derivation, InputError, Regimes, Report, Study,
-                              Sweep, UserError, analyze, bound, conjecture, default_model, derivation, regimes,
-                              report, study, sweep, verify)
+                              Sweep, UserError, analyze, bound, conjecture, default_model, derivation, rank_runs,
+                              regimes, report, study, sweep, verify)
 
 
 def __getattr__(name: str):

@@ -8,9 +8,10 @@ from decimal import Decimal
 
 import mpmath
 
-from sabounds.arguments import positive_float, positive_int
+from sabounds.arguments import positive_float, positive_int, ranged
 
 
+@ranged("0 < D < 1")
 def probability(text: str) -> float:
     value = positive_float(text)
     if value >= 1:
@@ -24,6 +25,7 @@ MAX_N = mpmath.mpf(10) ** 100000
 """The largest n: the printed bound writes n's powers in fixed notation, which fails beyond ~1e1000000."""
 
 
+@ranged("8..1e100000")
 def sample_size(text: str) -> mpmath.mpf:
     if len(text) > MAX_N_TEXT:
         raise argparse.ArgumentTypeError(f"expected a number of samples such as 1e9 of at most {MAX_N_TEXT} "
@@ -38,6 +40,7 @@ def sample_size(text: str) -> mpmath.mpf:
     return value
 
 
+@ranged("VALUE > 0, finite, at most 40 characters")
 def constant(text: str) -> tuple[str, str]:
     from sabounds.theory.whole_bound import CONSTANTS
     name, sep, value = text.partition("=")
@@ -53,6 +56,7 @@ def constant(text: str) -> tuple[str, str]:
     return name, value
 
 
+@ranged("0..1")
 def risk(text: str) -> float:
     try:
         value = float(text)
@@ -63,6 +67,7 @@ def risk(text: str) -> float:
     return value
 
 
+@ranged("20..200 digits")
 def precision(text: str) -> int:
     value = positive_int(text)
     if not 20 <= value <= 200:

@@ -15,6 +15,7 @@ import signal
 import sys
 
 from sabounds import __version__
+from sabounds.arguments import show_ranges
 from sabounds.errors import UserError
 
 
@@ -107,6 +108,7 @@ def build_parser(argv: list[str] | None = None, every_command: bool = True) -> a
         module = importlib.import_module(f"sabounds.commands.{name}")
         cmd = sub.add_parser(name, help=help_text, description=(module.__doc__ or help_text).strip(), epilog=DOCS_POINTER)
         module.add_arguments(cmd)
+        show_ranges(cmd)
         cmd.set_defaults(_run=module.run)
     return parser
 

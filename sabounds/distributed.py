@@ -3,7 +3,9 @@ machine, or an existing one.
 
 Tasks whose verified cache entry exists are answered in this process first (no weights read, no cluster started),
 so a rerun or a resumed sweep only sends what is missing.  Each remaining task is one Dask task; a task that raises
-(or whose worker dies) yields its exception, which the caller turns into its checkpoint's error row.
+yields its exception, which the caller turns into its checkpoint's error row.  A task whose worker is lost (killed,
+out of memory) is reported in one line on stderr and sent again to the remaining workers up to :data:`MAX_RETRIES`
+times; after that it yields :class:`LostTask`, which the caller reports as missing (a partial result, resumable).
 
 The local cluster is private: scheduler, nannies and workers listen on 127.0.0.1 only, over TLS with a key and a
 self-signed certificate made for this run and held in memory (``Security.temporary()``), so a process without
@@ -20,6 +22,23 @@ from typing import Callable, Sequence
 from sabounds.errors import UserError
 from sabounds.numerics.proxies.certified_measure import usable_cores
 from sabounds.numerics.proxies.sweep import LayerResult, LayerTask, cached_results, measure_task
+
+
+MAX_RETRIES = 2
+"""Times a task whose worker was lost is sent again before it is reported missing (the private cluster's scheduler
+fails a task at its first lost worker, ``allowed_failures=0``, so the retries are counted here, and reported)."""
+
+
+class LostTask(RuntimeError):
+    """A task whose worker was lost on every try (1 + :data:`MAX_RETRIES`): missing, not failed; a rerun resumes."""
+
+
+def _lost_worker(exc: BaseException) -> bool:
+    """Whether ``exc`` says the task's worker was lost (Dask's KilledWorker, a cancelled future, a closed comm)."""
+    from distributed.comm.core import CommClosedError
+    from distributed.scheduler import KilledWorker
+    import concurrent.futures
+    return isinstance(exc, (KilledWorker, CommClosedError, concurrent.futures.CancelledError))
 
 
 def default_workers() -> int:
@@ -78,7 +97,7 @@ def private_cluster(workers: int):
     security = Security.temporary()
     common = {"host": "127.0.0.1", "protocol": "tls", "security": security, "dashboard": False,
               "dashboard_address": None}
-    scheduler = {"cls": node_class("Scheduler"), "options": {**common, "port": 0}}
+    scheduler = {"cls": node_class("Scheduler"), "options": {**common, "port": 0, "allowed_failures": 0}}
     worker = {"cls": Nanny, "options": {**common, "nthreads": 1, "worker_class": node_class("Worker"),
                                         "silence_logs": logging.CRITICAL}}
     return SpecCluster(scheduler=scheduler, workers={i: worker for i in range(workers)}, worker=worker,
@@ -160,6 +179,45 @@ def quiet_logs():
             logger.setLevel(level)
 
 
+def describe(task) -> str:
+    """A task as a reader knows it: a layer of a checkpoint, or a run (the study's tasks are dicts)."""
+    if hasattr(task, "source") and hasattr(task, "layer"):
+        return f"layer {task.layer} of {task.source}"
+    return " ".join(str(task).split())[:120]
+
+
+def _retry(client, function, task, tries: int, exc: BaseException, finished, where: dict, position: int):
+    """Send ``task`` again after its worker was lost (one line on stderr), or its :class:`LostTask` after the last
+    try; None when it was sent again.  A task queued on a worker that another task killed is lost with it too."""
+    import sys
+    what = describe(task)
+    if tries >= MAX_RETRIES:
+        sys.stderr.write(f"sabounds: a worker was lost holding {what} on each of {tries + 1} tries; it is missing\n")
+        return LostTask(f"{what}: its worker was lost on each of {tries + 1} tries ({type(exc).__name__}); rerun "
+                        "to resume")
+    sys.stderr.write(f"sabounds: a worker was lost holding {what}; sending it again ({tries + 1} of "
+                     f"{MAX_RETRIES})\n")
+    again = client.submit(function, task, pure=False)
+    where[again.key] = (position, task, tries + 1)
+    finished.add(again)
+    return None
+
+
+def _close(cluster, tries: int = 3) -> None:
+    """Close the private cluster.  A nanny caught restarting a lost worker fails its first close (distributed's
+    ``AssertionError: can only join a started process``): the results are in, so the close is tried again after a
+    moment rather than ending the run in a traceback."""
+    import time
+    for attempt in range(tries):
+        try:
+            cluster.close()
+            return
+        except Exception:  # distributed's own state while a worker restarts
+            if attempt == tries - 1:
+                return
+            time.sleep(1.0)
+
+
 def _run_on_dask(function, tasks, positions, workers, scheduler, finish) -> None:
     try:
         import cryptography  # noqa: F401  (the local cluster's temporary certificate)
@@ -178,15 +236,21 @@ def _run_on_dask(function, tasks, positions, workers, scheduler, finish) -> None
             else:
                 client = connect(scheduler)
             futures = client.map(function, tasks, pure=False)
-            where = {f.key: p for f, p in zip(futures, positions)}
-            for future in as_completed(futures, loop=client.loop):
+            where = {f.key: (p, task, 0) for f, p, task in zip(futures, positions, tasks)}
+            finished = as_completed(futures, loop=client.loop)
+            for future in finished:
+                position, task, tries = where.pop(future.key)
                 try:
                     outcome = future.result()
                 except Exception as exc:  # the task's own error, or a lost worker
                     outcome = exc
-                finish(where[future.key], outcome)
+                    if _lost_worker(exc):
+                        outcome = _retry(client, function, task, tries, exc, finished, where, position)
+                        if outcome is None:
+                            continue
+                finish(position, outcome)
         finally:
             if client is not None:
                 client.close()
             if cluster is not None:
-                cluster.close()
+                _close(cluster)

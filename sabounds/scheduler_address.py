@@ -33,7 +33,7 @@ def scheduler_address(text: str) -> str:
     parts = urllib.parse.urlsplit(given if "://" in given else "tcp://" + given)
     if parts.scheme not in PROTOCOLS:
         raise argparse.ArgumentTypeError(f"the scheduler address {shown!r} uses protocol {parts.scheme!r}; "
-                                         "sweep connects over tcp:// or tls:// only")
+                                         "sabounds connects over tcp:// or tls:// only")
     try:
         port = parts.port
     except ValueError:

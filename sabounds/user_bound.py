@@ -2,7 +2,7 @@
 
 Every expression is parsed by the package's whitelisted parser (``sabounds.theory.expression``: never ``eval``)
 against the symbol table ``sabounds.theory.symbols.NAMED`` (``form`` may also use ``W`` and ``ell``).  The file
-is read with a size cap; any fault is one line naming the entry (``UserError``: exit 2).  Keys: ``id``, ``title``,
+is read by the one bounded reader (``sabounds.numerics.user_files``: a regular file within ``LIMITS``); any fault is one line naming the entry (``UserError``: exit 2).  Keys: ``id``, ``title``,
 ``term`` (one slot's share), ``aggregation`` (sum, rss, power_mean_2/3, exp), ``propagation`` (none,
 gamma_edelman), ``log_factor``, optional ``form``, ``assumptions``, ``citation``.  See docs/bounds.md.
 """
@@ -10,43 +10,34 @@ gamma_edelman), ``log_factor``, optional ``form``, ``assumptions``, ``citation``
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
 import sympy as sp
 
 from sabounds.errors import UserError
+from sabounds.numerics.user_files import Limits, read_toml
 from sabounds.theory import symbols as S
 from sabounds.theory.bound import AGGREGATIONS, DUDLEY_FORM, Bound, Proxy, W, ell
 from sabounds.theory.expression import ExpressionError, parse_relation
 
 MAX_BYTES = 64 * 1024
+LIMITS = Limits(MAX_BYTES, max_key_parts=4, max_depth=4, max_items=100, max_keys=64, max_digits=100)
 KEYS = {"id", "title", "term", "aggregation", "propagation", "log_factor", "form", "assumptions", "citation"}
 REQUIRED = ("id", "term", "aggregation", "propagation", "log_factor")
 _ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,39}$")
-
-
-def _read(path: Path) -> str:
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read the bound file ({exc.strerror or type(exc).__name__})") from None
-    if len(data) > MAX_BYTES:
-        raise UserError(f"{path}: bound file larger than {MAX_BYTES} bytes")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: bound file is not UTF-8 text") from None
 
 
 def _expr(path: Path, key: str, text, names: dict) -> sp.Expr:
     if not isinstance(text, str):
         raise UserError(f"{path}: entry {key}: must be a string holding an expression")
     try:
-        return parse_relation(f"0 <= {text}", names).rhs
+        expr = parse_relation(f"0 <= {text}", names).rhs
     except ExpressionError as exc:
         raise UserError(f"{path}: entry {key}: {exc}") from None
+    if key != "form" and (expr.is_positive is False or expr.is_real is False):
+        raise UserError(f"{path}: entry {key}: {text[:80]!r} is not positive for positive values of its symbols; "
+                        "a bound's term and log factor must be positive real numbers")
+    return expr
 
 
 def _text(path: Path, key: str, data: dict, default: str = "") -> str:
@@ -59,10 +50,7 @@ def _text(path: Path, key: str, data: dict, default: str = "") -> str:
 def load_bound(path) -> Bound:
     """The bound described by the TOML file at ``path`` (one-line :class:`UserError` for anything malformed)."""
     path = Path(path)
-    try:
-        data = tomllib.loads(_read(path))
-    except (tomllib.TOMLDecodeError, RecursionError) as exc:
-        raise UserError(f"{path}: not valid TOML ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
+    data = read_toml(path, "bound file", LIMITS, UserError)
     unknown = sorted(set(data) - KEYS)
     if unknown:
         raise UserError(f"{path}: entry {unknown[0]}: unknown key; known: {', '.join(sorted(KEYS))}")

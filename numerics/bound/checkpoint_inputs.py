@@ -74,5 +74,7 @@ def model_from_checkpoint(model_dir: str | Path, layers: int | None = None, allo
     premise_for(shape, rms_floor)  # a bad --rms-floor is refused before any layer is read
     spectra = measure_model(checkpoint, layers, progress).layers
     family = family_of(shape, spectra, rms_floor)
-    model = build_model(layer_inputs(spectra, shape.intermediate), shape.hidden, grid_m, rank_tol, family)
+    radii = [None if s.post_radii is None else tuple(float(r) for r in s.post_radii) for s in spectra]
+    model = build_model(layer_inputs(spectra, shape.intermediate), shape.hidden, grid_m, rank_tol, family,
+                        radii if any(r is not None for r in radii) else None)
     return model, {"model_dir": str(checkpoint.model_dir), "context": checkpoint.context}

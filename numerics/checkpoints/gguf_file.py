@@ -30,6 +30,7 @@ import numpy as np
 
 from sabounds.numerics.checkpoints.architectures import FAMILIES, PRE_LN, Family
 from sabounds.numerics.checkpoints.errors import CheckpointError, one_line, shown
+from sabounds.numerics.user_files import require_regular_file
 
 GGUF = "gguf"
 _FLOAT_TYPES = {"F32": 2.0 ** -24, "F16": 2.0 ** -11, "BF16": 2.0 ** -8, "F64": 2.0 ** -53}
@@ -247,6 +248,7 @@ class GGUFStore:
 
     @staticmethod
     def _open(gguf, path: Path):
+        require_regular_file(path, "GGUF file", CheckpointError)
         try:
             return _bounded_reader(gguf, path)
         except Exception as exc:  # the reader raises ValueError, KeyError, IndexError... for a bad or cut file

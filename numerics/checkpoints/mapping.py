@@ -28,47 +28,33 @@ when absent, from ``config.json`` (BERT's or LLaMA's field names).  Example (``d
     intermediate = 48
 
 ``layer`` is a template of its own, not a format string: text with ``{i}`` (the layer index) and no other brace.
-A TOML file is read only within ``MAX_MAPPING_BYTES``, ``MAX_KEY_PARTS`` dotted key parts a line and
-``MAX_JSON_DEPTH`` levels of brackets.  Every problem is one line naming the file and the bad entry.
+The file is read by the one bounded reader (``sabounds.numerics.user_files``) within ``MAPPING_LIMITS``: a regular
+file of at most ``MAX_MAPPING_BYTES``, keys of at most 16 dotted parts, 64 levels of brackets, 10 000 items and
+keys.  Every problem is one line naming the file and the bad entry or limit.
 """
 
 from __future__ import annotations
 
 import json
-import re
-import tomllib
 from dataclasses import replace
 from pathlib import Path
 
 from sabounds.numerics.checkpoints.architectures import (ACTIVATIONS, FAMILIES, POST_LN, PRE_LN, SIZE_FIELDS, Family,
                                                          canonical_activation)
-from sabounds.numerics.checkpoints.errors import MAX_JSON_DEPTH, CheckpointError, json_depth, one_line, read_json, shown
+from sabounds.numerics.checkpoints.errors import CheckpointError, shown
+from sabounds.numerics.user_files import Limits, read_structured
 
 TENSOR_ROLES = ("query", "key", "value", "qkv", "output", "mlp_in", "mlp_out", "mlp_gate", "mlp_norm", "attn_norm",
                 "mlp_norm_bias", "attn_norm_bias")
 TOP_KEYS = ("base", "name", "layer", "orientation", "layout", "activation", "prefixes", "tensors", "sizes", "rope")
 MAX_MAPPING_BYTES = 2 ** 20
-MAX_KEY_PARTS = 16
-_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'')
+MAPPING_LIMITS = Limits(MAX_MAPPING_BYTES, max_key_parts=16, max_depth=64, max_items=10_000, max_keys=10_000)
 MAX_NAME_CHARS = 1024
 
 
 def load_mapping(path: str | Path) -> tuple[Family, dict[str, int]]:
     """Read and validate a mapping file: the family it describes and the sizes it fixes (possibly none)."""
-    path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"{shown(path)}: mapping file not found")
-    if path.suffix.lower() == ".json":
-        data = read_json(path, "mapping", max_bytes=MAX_MAPPING_BYTES)
-    else:
-        try:
-            if path.stat().st_size > MAX_MAPPING_BYTES:
-                raise CheckpointError(f"{path}: mapping larger than {MAX_MAPPING_BYTES} bytes")
-            text = path.read_text(encoding="utf-8")
-            check_key_parts(text, str(path))
-            data = tomllib.loads(text)
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
-            raise CheckpointError(f"{path}: not valid TOML ({one_line(exc)})") from None
+    data = read_structured(path, "mapping file", MAPPING_LIMITS, CheckpointError)
     return parse_mapping(data, str(path))
 
 
@@ -82,19 +68,6 @@ def check_template(layer: str, where: str) -> None:
     if "{" in layer.replace("{i}", "") or "}" in layer.replace("{i}", ""):
         raise CheckpointError(f"{where}: entry layer {shown(layer)} may contain only {{i}} between braces (the "
                               "layer index; no format specifications, attributes or indexes)")
-
-
-def check_key_parts(text: str, where: str) -> None:
-    """At most ``MAX_KEY_PARTS`` dotted parts in any TOML key or table header, and brackets nested at most
-    ``MAX_JSON_DEPTH`` deep, checked before ``tomllib`` builds one table per part (100 000 parts: 23 GB)."""
-    for number, line in enumerate(text.splitlines(), 1):
-        dots = _QUOTED.sub("", line.split("#", 1)[0] if '"' not in line and "'" not in line else line).count(".")
-        if dots >= MAX_KEY_PARTS:
-            raise CheckpointError(f"{where}: line {number} has {dots + 1} dotted key parts; at most "
-                                  f"{MAX_KEY_PARTS} are accepted")
-    depth = json_depth(text.encode())
-    if depth > MAX_JSON_DEPTH:
-        raise CheckpointError(f"{where}: entries nest {depth} levels deep; at most {MAX_JSON_DEPTH} are accepted")
 
 
 def _text(where: str, key: str, value, allowed: tuple[str, ...] | None = None) -> str:

@@ -266,6 +266,9 @@ class CheckpointSource:
                                                   weight.endswith(".weight") else None)
             norms[role] = self._optional(base, weight, n, f.norm_offset)
             norms[role + "_bias"] = self._optional(base, bias, n, 0.0)
+        if f.post_norms:
+            norms["post_norms"] = tuple((self._optional(base, w, n, 0.0), self._optional(base, w[:-len("weight")] + "bias", n, 0.0))
+                                        for w in f.post_norms)
         return assemble(index, q, k, v, o, up, down, s.heads, s.kv_heads, gate, **norms)
 
     def _optional(self, base: str, name: str | None, n: int, offset: float) -> np.ndarray | None:

@@ -7,6 +7,7 @@ log-sum-exp, the offset by ``logaddexp``, and the aggregation's outer power in l
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -22,23 +23,65 @@ _LOGS = sp.symbols("l_rho l_w11 l_w21 l_F2 l_s l_din l_dout", real=True)
 _u = sp.Symbol("u", real=True)
 
 
+def _gamma(x):
+    """Gamma in float64: inf beyond its range, nan at its poles (refused by :func:`log_value`), never a traceback."""
+    try:
+        return math.gamma(x)
+    except OverflowError:
+        return math.inf
+    except ValueError:
+        return math.nan
+
+
+NUMPY = [{"gamma": np.vectorize(_gamma, otypes=[np.float64])}, "numpy"]
+
+
 @lru_cache(maxsize=64)
-def _compiled(term: sp.Expr, aggregation: str):
+def _compiled(term: sp.Expr, aggregation: str, force: bool = True):
+    """``ln term`` as numpy in the slots' logs.  ``force``: expand logs of products whatever their signs (the
+    catalog's terms, positive by construction); a user's term is expanded only where sympy knows the factors are
+    positive, so ``ln(-s)`` stays the log of a negative number and is refused, never made positive."""
     in_logs = term.subs({x: sp.exp(lx) for x, lx in zip(NORMS, _LOGS)})
     if aggregation == "exp":  # the terms are logs themselves (any sign): summed as they are, ln W = their sum
-        return sp.lambdify(_LOGS, sp.expand_log(in_logs, force=True), modules="numpy"), None
-    log_term = sp.expand_log(sp.log(in_logs), force=True)
+        return sp.lambdify(_LOGS, sp.expand_log(in_logs, force=force), modules=NUMPY), None
+    log_term = sp.expand_log(sp.log(in_logs), force=force)
     outer = sp.expand_log(sp.log(AGGREGATIONS[aggregation](sp.exp(_u))), force=True)
-    return sp.lambdify(_LOGS, log_term, modules="numpy"), sp.lambdify(_u, outer, modules="numpy")
+    return sp.lambdify(_LOGS, log_term, modules=NUMPY), sp.lambdify(_u, outer, modules="numpy")
+
+
+def _real_finite(proxy: Proxy, values) -> np.ndarray:
+    """``values`` as float64 when every one is real and finite; else ValueError naming the proxy's entry ``term``."""
+    values = np.asarray(values)
+    if np.iscomplexobj(values):
+        if np.any(values.imag != 0):
+            raise ValueError(f"entry term: the term is negative or not real on this checkpoint "
+                             "(its logarithm is complex)")
+        values = values.real
+    try:
+        values = values.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("entry term: the term is not a real number") from None
+    if np.any(np.isnan(values)):
+        raise ValueError(f"entry term: the term is negative, zero or undefined on this "
+                         "checkpoint (its logarithm is not a real number)")
+    if np.any(np.isinf(values)):
+        raise ValueError(f"entry term: the term overflows float64 or is zero on this checkpoint "
+                         "(its logarithm is infinite)")
+    return values
 
 
 def log_value(proxy: Proxy, logs: dict[sp.Symbol, np.ndarray]) -> float:
     """``ln proxy`` over slots given as ``symbol -> array of natural logs`` (one entry per slot; missing: ln 1)."""
     n = len(next(iter(logs.values())))
     args = [np.asarray(logs[x], dtype=np.float64) if x in logs else np.zeros(n) for x in NORMS]
-    term, outer = _compiled(proxy.term, proxy.aggregation)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        logs = np.broadcast_to(np.asarray(term(*args), dtype=np.float64), (n,))
+    term, outer = _compiled(proxy.term, proxy.aggregation, proxy.source != "user")
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        try:
+            raw = term(*args)
+        except (TypeError, ArithmeticError) as exc:
+            raise ValueError(f"entry term: cannot be evaluated ({type(exc).__name__})") from None
+        logs = np.broadcast_to(_real_finite(proxy, raw) if proxy.source == "user" else
+                               np.asarray(raw, dtype=np.float64), (n,))
     if outer is None:
         if proxy.offset != 0:
             raise ValueError(f"proxy {proxy.name}: aggregation exp takes no offset")

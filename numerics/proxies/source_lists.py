@@ -13,11 +13,11 @@ from __future__ import annotations
 import glob
 import itertools
 import os
-import stat
 from pathlib import Path
 from typing import Sequence
 
 from sabounds.numerics.checkpoints.errors import shown
+from sabounds.numerics.user_files import read_text
 
 GLOB_CHARS = set("*?[")
 MODEL_FILE_SUFFIXES = (".onnx", ".safetensors", ".bin", ".pt", ".pth")
@@ -81,20 +81,7 @@ def _is_list_file(item: str) -> bool:
 
 def _read_list(item: str) -> list[str]:
     """The non-comment lines of a list file (regular, at most MAX_LIST_BYTES, lines at most MAX_LINE_CHARS)."""
-    try:
-        fd = os.open(item, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-        with os.fdopen(fd, "rb") as fh:
-            info = os.fstat(fh.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise SourceListError(f"{shown(item)}: the list of checkpoints is not a regular file")
-            if info.st_size > MAX_LIST_BYTES:
-                raise SourceListError(f"{shown(item)}: the list of checkpoints has {info.st_size} bytes; at most "
-                                      f"{MAX_LIST_BYTES} are read")
-            text = fh.read(MAX_LIST_BYTES + 1).decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SourceListError(f"{shown(item)}: cannot read the list of checkpoints ({exc})") from None
-    if len(text) > MAX_LIST_BYTES:
-        raise SourceListError(f"{shown(item)}: the list of checkpoints grew past {MAX_LIST_BYTES} bytes while read")
+    text = read_text(item, "list of checkpoints", MAX_LIST_BYTES, SourceListError)
     out = []
     for number, line in enumerate(text.splitlines(), 1):
         if len(line) > MAX_LINE_CHARS:

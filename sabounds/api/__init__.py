@@ -28,10 +28,10 @@ from sabounds.api._conjecture import Conjecture, conjecture
 from sabounds.api._derivation import Derivation, derivation, derivations
 from sabounds.api._regimes import Regimes, regimes
 from sabounds.api._report import Report, report
-from sabounds.api._study import Study, study
+from sabounds.api._study import Study, rank_runs, study
 from sabounds.api._sweep import Sweep, sweep
 from sabounds.errors import InputError, UserError
 
 __all__ = ["Analysis", "Bound", "Checks", "Conjecture", "Derivation", "InputError", "Regimes", "Report", "Study",
            "Sweep", "UserError", "analyze", "bound", "conjecture", "default_model", "derivation", "derivations",
-           "regimes", "report", "study", "sweep", "verify"]
+           "rank_runs", "regimes", "report", "study", "sweep", "verify"]

@@ -3,7 +3,6 @@ on a checkpoint's weights, term by term, with vacuity verdicts and the n each bo
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING

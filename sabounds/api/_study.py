@@ -13,7 +13,11 @@ from sabounds.errors import InputError
 @dataclass(frozen=True)
 class Study:
     """``sabounds.study``'s result: ``json`` as ``sabounds study --json``; ``runs`` (one row per run) and
-    ``ranking`` (one row per task and measure: tau, interval, granulated Psi, sign-error) as pandas tables."""
+    ``ranking`` (one row per task, measure and axis, plus axis ``overall``: tau, interval, p-value, verdict, with the
+    measure's sign-error, range and tau with n) as pandas tables.
+
+    ``json["complete"]`` is false when runs were lost with their workers on every try (``json["missing"]``: their
+    labels; they are excluded like failed runs, and a rerun trains only them, the others coming from the cache)."""
 
     json: dict = field(repr=False)
 
@@ -24,10 +28,18 @@ class Study:
 
     @property
     def ranking(self):
-        return frame([{"task": task, "measure": r["measure"], "runs": r["runs"], "tau": r["tau"],
-                        "tau_low": r["tau_low"], "tau_high": r["tau_high"], "Psi": r["granulated"]["Psi"],
-                        "sign_error_worst": r["sign_error"]["worst"], "sign_error_mean": r["sign_error"]["mean"]}
-                       for task, t in self.json["tasks"].items() for r in t["rankings"]["gap_error"]])
+        rows = []
+        for task, t in self.json["tasks"].items():
+            for r in t["rankings"]["gap_error"]:
+                common = {"task": task, "measure": r["measure"], "runs": r["runs"],
+                          "sign_error_worst": r["sign_error"]["worst"], "sign_error_kept": r["sign_error"]["kept"],
+                          "range": r["describe"]["range"], "tau_with_size": r["describe"]["tau_with_size"]}
+                o = r["overall"]
+                rows.append({**common, "axis": "overall", "tau": o["tau"], "low": o["low"], "high": o["high"],
+                             "p": o["p"], "verdict": o["verdict"]})
+                rows += [{**common, "axis": a, "tau": c["psi"], "low": c["low"], "high": c["high"], "p": c["p"],
+                          "verdict": c["verdict"]} for a, c in r["granulated"]["per_axis"].items()]
+        return frame(rows)
 
     def write(self, out, *, force: bool = False, formats: Sequence[str] = ("png", "pdf", "svg"), dpi: int = 150):
         """study.json, runs.csv, table.md and the figures into the new folder ``out``."""
@@ -38,10 +50,12 @@ class Study:
             write_study(self.json, work, FigureOptions(tuple(formats), dpi))
 
 
-def study(grid: str = "default", *, tasks: Sequence[str] | None = None, workers: int | None = None,
+def study(grid="default", *, tasks: Sequence[str] | None = None, workers: int | None = None,
           scheduler: str | None = None, cache_dir=None, out=None, force: bool = False, figures=None,
           progress_bar=None) -> Study:
-    """Train, measure and rank the named grid (``sabounds study``); ``cache_dir`` None: no run cache.  With ``out``
+    """Train, measure and rank the named grid (``sabounds study``), or ``grid`` given as a sequence of
+    ``sabounds.training_study.grids.RunSpec`` (any task, size, noise, architecture, seed); ``cache_dir`` None: no
+    run cache.  With ``out``
     the study's files go into that new folder (``figures``: a ``FigureOptions``); ``progress_bar(total)``: a context
     manager yielding ``advance(note)``, called once per run."""
     from contextlib import nullcontext
@@ -52,14 +66,19 @@ def study(grid: str = "default", *, tasks: Sequence[str] | None = None, workers:
     from sabounds.api._sweep import check_cache_dir
     from sabounds.outputs.atomic import atomic_directory, check_target
     from sabounds.training_study.grids import GRID_NOTES, grid as grid_runs
-    from sabounds.training_study.pipeline import run_study
     from sabounds.training_study.tasks import TASKS
     if scheduler is not None and workers is not None:
         raise InputError("a worker count sizes a local cluster; it cannot be combined with a scheduler")
     if out is not None and not str(out).strip():
         raise InputError("the output folder needs a name")
-    if grid not in GRID_NOTES:
-        raise InputError(f"unknown grid {grid!r}; choose from {', '.join(GRID_NOTES)}")
+    if isinstance(grid, str):
+        if grid not in GRID_NOTES:
+            raise InputError(f"unknown grid {grid!r}; choose from {', '.join(GRID_NOTES)}")
+    else:
+        from sabounds.training_study.grids import RunSpec
+        grid = list(grid)
+        if not grid or not all(isinstance(s, RunSpec) for s in grid):
+            raise InputError("a custom grid is a non-empty sequence of RunSpec")
     bad = [t for t in tasks or () if t not in TASKS]
     if bad or (tasks is not None and not tasks):
         raise InputError(f"unknown task {', '.join(bad) or '(none)'}; choose among {', '.join(TASKS)}")
@@ -68,11 +87,19 @@ def study(grid: str = "default", *, tasks: Sequence[str] | None = None, workers:
     if out:
         check_target(out, force, protect=protect)
     check_cache_dir(None if cache_dir is None else str(cache_dir), [], out)
-    total = len(grid_runs(grid, tasks))
+    from sabounds.training_study.pipeline import run_study  # torch (200 MB): after every refusal of the arguments
+    total = len(grid_runs(grid, tasks) if isinstance(grid, str) else grid)
+    from sabounds.distributed import LostTask
+    lost: list[str] = []
+
+    def done(spec, outcome, cached) -> None:
+        if isinstance(outcome, LostTask):
+            lost.append(spec.label())
+        advance(spec.label())
     with (progress_bar(total) if progress_bar else nullcontext(lambda note: None)) as advance:
         try:
-            result = Study(run_study(grid, tasks, workers, scheduler, cache_dir,
-                                     on_done=lambda spec, outcome, cached: advance(spec.label())))
+            result = Study({**run_study(grid, tasks, workers, scheduler, cache_dir, on_done=done),
+                            "complete": not lost, "missing": lost})
         except OSError as exc:
             raise InputError(f"cannot reach the Dask scheduler {scheduler}: {' '.join(str(exc).split())}") from None
         except ValueError as exc:
@@ -82,3 +109,26 @@ def study(grid: str = "default", *, tasks: Sequence[str] | None = None, workers:
         with atomic_directory(out, force=force, protect=protect) as work:
             write_study(result.json, work, figures)
     return result
+
+
+def rank_runs(table, *, axes: Sequence[str] | None = None) -> Study:
+    """Rank a user's own runs without training: ``table`` a CSV path or a pandas DataFrame, one row per run with
+    ``seed``, ``train_error``, ``test_error``, hyperparameter columns and measures as ``ln_<name>`` columns (the form
+    of ``runs.csv``); ``axes`` the hyperparameter columns (default: the study's axes that vary).  The result's
+    ``ranking`` and ``write`` are the study's, under task ``user``."""
+    import pandas as pd
+
+    from sabounds.training_study.pipeline import settings
+    from sabounds.training_study.summary import clean
+    from sabounds.training_study.user_runs import rank_table
+    if not isinstance(table, pd.DataFrame):
+        try:
+            table = pd.read_csv(table)
+        except (OSError, ValueError) as exc:
+            raise InputError(f"cannot read the runs table {table}: {' '.join(str(exc).split())[:200]}") from None
+    try:
+        ranked = rank_table(table, axes)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    return Study(clean({"settings": {**settings("user", []), "runs": ranked["runs"]}, "runs": [],
+                        "tasks": {"user": ranked}, "timing": {"cached": 0, "trained": 0, "seconds": 0.0}}))

@@ -25,25 +25,37 @@ class Sweep:
     fits: list = field(repr=False)
     layers: dict = field(default_factory=dict)
     seconds: float = 0.0
+    missing: list = field(default_factory=list)
+    """Tasks lost with their workers on every try (``sabounds.distributed.LostTask``), one line each: the rows of
+    their checkpoints are error rows, the result is partial (``provenance.json``: ``"complete": false``), and
+    ``sweep(..., resume=True)`` completes it from the cache."""
 
     def to_frame(self):
         """The rows as a DataFrame (the columns of ``sweep.csv``)."""
         return frame(self.rows)
 
     def to_json(self) -> dict:
-        """``{"rows", "fits"}`` as ``sabounds sweep --json`` prints them."""
-        return {"rows": self.rows, "fits": [{"family": f, **vars(fit)} for f, fit in self.fits]}
+        """``{"rows", "fits", "complete", "missing"}`` as ``sabounds sweep --json`` prints them (``complete`` false:
+        tasks lost with their workers, named in ``missing``)."""
+        return {"rows": self.rows, "fits": [{"family": f, **vars(fit)} for f, fit in self.fits],
+                "complete": not self.missing, "missing": list(self.missing)}
 
 
 def check_cache_dir(cache_dir: str | None, inputs, out: str | None) -> None:
     """Refuse a spectra cache that is not a folder, or that is, contains or lies inside an input (checkpoint or
-    list file) or the output folder: the cache writes ``entries/`` and ``files/`` into it."""
+    list file) or the output folder (the cache writes ``entries/`` and ``files/`` into it), or one that is not private
+    (owned by another user, writable by group or others)."""
     if cache_dir is None:
         return
     if "\0" in cache_dir:
         raise InputError("the cache folder's name contains a NUL character")
     if os.path.lexists(cache_dir) and not os.path.isdir(cache_dir):
         raise InputError(f"the spectra cache {cache_dir} exists and is not a folder; give a folder as the cache")
+    from sabounds.numerics.cache import CacheFolderError, check_cache_root
+    try:
+        check_cache_root(cache_dir)
+    except CacheFolderError as exc:
+        raise InputError(str(exc)) from None
     real = os.path.realpath(cache_dir)
     for item, what in [*((i, "the input") for i in inputs), (out, "the output folder")]:
         if item is None or not str(item).strip():
@@ -87,14 +99,16 @@ def sweep(sources: Sequence[str], *, method: str = "certified", depths: Sequence
           lphi: float | None = None, grid_m: int | None = None, rank_tol: float | None = None,
           workers: int | None = None, scheduler: str | None = None, cache_dir: str | None = None,
           out: str | None = None, force: bool = False, figures=None, command: list[str] | None = None,
-          progress_bar: ProgressBar | None = None) -> Sweep:
+          progress_bar: ProgressBar | None = None, resume: bool = False) -> Sweep:
     """Analyse every checkpoint ``sources`` names (folders, glob patterns, list files; a name that exists is read
     literally, a pattern expands only where no such path exists), ``workers`` local processes
     (0: this process) or the Dask ``scheduler``; ``cache_dir`` None: no spectra cache.  With ``out`` the table,
-    fits, figures (``figures``: a ``FigureOptions``) and provenance go into that new folder, all at once."""
+    fits, figures (``figures``: a ``FigureOptions``) and provenance go into that new folder, all at once.  ``resume``:
+    ``out`` may hold the partial result of an earlier sweep (tasks lost with their workers), which is replaced."""
     from sabounds.numerics.proxies.published import L_PHI
     from sabounds.numerics.proxies.sweep import (SourceListError, checkpoint_rows, expand_sources, family_fits,
                                                  method_rows, one_line, plan_sweep)
+    from sabounds.distributed import LostTask
     from sabounds.numerics.spectra import RANK_TOL
     from sabounds.outputs.atomic import atomic_directory, check_target
     lphi, rank_tol = L_PHI if lphi is None else lphi, RANK_TOL if rank_tol is None else rank_tol
@@ -107,6 +121,8 @@ def sweep(sources: Sequence[str], *, method: str = "certified", depths: Sequence
     except SourceListError as exc:
         raise InputError(str(exc)) from None
     protect = [p for p in (*expanded, *sources, cache_dir) if p and os.path.lexists(p)]
+    if out and resume and os.path.lexists(out):
+        force = force or _partial(out)
     if out:
         check_target(out, force, protect=protect)
     check_cache_dir(cache_dir, [*expanded, *(s for s in sources if os.path.lexists(s))], out)
@@ -127,8 +143,23 @@ def sweep(sources: Sequence[str], *, method: str = "certified", depths: Sequence
                 "depths": list(depths) if depths else None, "workers": workers, "scheduler": scheduler,
                 "cache_dir": cache_dir}
     provenance = _provenance(settings, command, plan, outcomes, seconds)
+    missing = [str(o) for o in outcomes if isinstance(o, LostTask)]
+    provenance.update(complete=not missing, missing=missing)
     if out:
         from sabounds.outputs.sweep_files import write_sweep_files
         with atomic_directory(out, force=force, protect=protect) as work:
             write_sweep_files(rows, fits, provenance, work, methods, figures)
-    return Sweep(rows, fits, provenance["layers"], seconds)
+    return Sweep(rows, fits, provenance["layers"], seconds, missing)
+
+
+def _partial(out: str) -> bool:
+    """Whether ``out`` holds a partial sweep (``provenance.json`` with ``"complete": false``); else InputError."""
+    from sabounds.numerics.user_files import Limits, UserFileError, read_json
+    try:
+        record = read_json(os.path.join(out, "provenance.json"), "provenance of the sweep", Limits(2 ** 20))
+    except UserFileError:
+        record = None
+    if not (isinstance(record, dict) and record.get("complete") is False):
+        raise InputError(f"--resume: {out} holds no partial sweep (its provenance.json does not say complete: false); "
+                         "use --force to replace it")
+    return True

@@ -17,7 +17,8 @@ from rich.console import Console
 
 from sabounds.api import analyze
 from sabounds.api._analysis import analysis_depth
-from sabounds.arguments import add_common_arguments, figure_options, grid_m, model_dir_or_default, positive_int
+from sabounds.arguments import (add_common_arguments, capped, figure_options, grid_m, model_dir_or_default,
+                                positive_float, threads)
 from sabounds.errors import UserError
 from sabounds.numerics.log_real import dumps
 from sabounds.progress import progress_bar
@@ -27,15 +28,15 @@ from sabounds.render.analysis_text import storage_words, summary_lines, type_tab
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model_dir", nargs="?", metavar="MODEL",
                         help="model directory, .onnx or .gguf file (default: all-MiniLM-L6-v2)")
-    parser.add_argument("--layers", type=positive_int, metavar="K", help="analyse the first K layers as an L = K model")
+    parser.add_argument("--layers", type=capped("layers"), metavar="K", help="analyse the first K layers as an L = K model")
     parser.add_argument("--grid-m", type=grid_m, metavar="M", help="p grid {0, 1/M, ..., 2} (default ceil(L + ln N))")
     parser.add_argument("--plots", action="store_true", help="with --out, also write the figures (--figure-format)")
     parser.add_argument("--bound", metavar="FILE", help="also evaluate your own bound, described in a TOML file "
                         "(docs/bounds.md), on the checkpoint")
-    parser.add_argument("--rms-floor", type=float, default=None, metavar="RHO",
+    parser.add_argument("--rms-floor", type=positive_float, default=None, metavar="RHO",
                         help="pre-LN premise: every normalisation input has rms >= RHO, so Lip_LN = max|g| / "
                              "sqrt(RHO^2 + eps) (default: no premise, the config's eps alone)")
-    parser.add_argument("--threads", type=positive_int, default=1, metavar="T",
+    parser.add_argument("--threads", type=threads, default=1, metavar="T",
                         help="measure T layers at once, one BLAS thread each (default 1; T layers resident)")
     add_common_arguments(parser)
 

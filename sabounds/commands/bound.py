@@ -15,7 +15,7 @@ import argparse
 import json
 
 from sabounds.api import bound
-from sabounds.arguments import add_figure_arguments, figure_options, model_dir_or_default, positive_float, positive_int
+from sabounds.arguments import add_figure_arguments, capped, figure_options, model_dir_or_default, positive_float, positive_int
 from sabounds.bound_arguments import constant, precision, probability, risk, sample_size
 from sabounds.outputs.bound_files import write_files
 
@@ -33,8 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--constant", type=constant, action="append", default=[], metavar="NAME=VALUE",
                         help="substitute a constant of a cited lemma (repeatable; see --json setting.constants)")
     parser.add_argument("--precision", type=precision, default=30, metavar="DIGITS", help="mpmath digits (default 30)")
-    parser.add_argument("--layers", type=positive_int, metavar="K", help="the first K layers as an L = K model")
-    parser.add_argument("--rms-floor", type=float, default=None, metavar="RHO",
+    parser.add_argument("--layers", type=capped("layers"), metavar="K", help="the first K layers as an L = K model")
+    parser.add_argument("--rms-floor", type=positive_float, default=None, metavar="RHO",
                         help="pre-LN premise: every normalisation input has rms >= RHO (default: none, eps alone)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--out", metavar="DIR", help="write bound.json, bound.txt and the figure bound_vs_n into the new DIR")

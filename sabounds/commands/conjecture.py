@@ -18,7 +18,7 @@ import sys
 
 from sabounds.api import conjecture
 from sabounds.api._conjecture import stage_plan
-from sabounds.arguments import add_settings_arguments
+from sabounds.arguments import add_settings_arguments, time_limit
 from sabounds.progress import progress_bar
 
 EXIT = {"proved": 0, "verified": 0, "refuted": 0, "unresolved": 1}
@@ -34,8 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true",
                         help='print {"verdict", "method", "witness", "margin", "precision_digits", "samples", ...}')
     add_settings_arguments(parser, "random starts of the search")
-    parser.add_argument("--time-limit", type=float, default=4.0, metavar="S",
-                        help="seconds for a free-form decision (default 4, at most 60)")
+    parser.add_argument("--time-limit", type=time_limit, default=4.0, metavar="S",
+                        help="seconds for a free-form decision (default 4)")
 
 
 def run(args) -> int:

@@ -3,8 +3,9 @@
 Tasks: digits (scikit-learn's 8x8 digits as 8 row tokens), parity (Edelman et al.'s sparse Boolean functions over T
 tokens), modadd (addition mod 23).  Each run is one Dask task (a local cluster of --workers single-threaded processes,
 or --scheduler); finished runs are cached by content (data, configuration, seed, code) in the cache folder, so an
-interrupted or grown study resumes.  Reports Kendall's tau with a bootstrap interval, granulated tau per axis and the
-sign-error over one-axis pairs; with --out, study.json, runs.csv, table.md and figures.  Needs the `study` extra
+interrupted or grown study resumes.  Every run trains to training cross-entropy 0.01 or is excluded; reports per
+measure and axis the granulated tau with its interval, permutation p-value and verdict, the overall tau and the
+noise-filtered sign-error; with --out, study.json, runs.csv, table.md and figures.  Needs the `study` extra
 (torch, scikit-learn, dask).
 """
 
@@ -12,10 +13,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from sabounds.api import study
-from sabounds.arguments import add_figure_arguments, cache_dir_of, figure_options, non_negative_int
+from sabounds.arguments import add_figure_arguments, cache_dir_of, figure_options, workers
 from sabounds.progress import progress_bar
+from sabounds.scheduler_address import scheduler_address
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,9 +27,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grid", default="default", choices=tuple(GRID_NOTES),
                         help="; ".join(f"{k}: {v}" for k, v in GRID_NOTES.items()) + " (default %(default)s)")
     parser.add_argument("--tasks", metavar="T[,T]", help=f"comma-separated subset of {','.join(TASKS)} (default all)")
-    parser.add_argument("--workers", type=non_negative_int, metavar="K",
+    parser.add_argument("--workers", type=workers, metavar="K",
                         help="local cluster size (default: one worker per core; 0: run in this process)")
-    parser.add_argument("--scheduler", metavar="ADDRESS", help="use the running Dask scheduler at ADDRESS instead")
+    parser.add_argument("--scheduler", metavar="ADDRESS", type=scheduler_address,
+                        help="use the running Dask scheduler at ADDRESS ([tcp://|tls://]HOST:PORT) instead")
     parser.add_argument("--out", metavar="DIR", help="write study.json, runs.csv, table.md and figures into new DIR")
     parser.add_argument("--force", action="store_true", help="replace DIR if it exists")
     parser.add_argument("--cache-dir", metavar="DIR", help="run cache folder (default: $SABOUNDS_CACHE_DIR or the user "
@@ -43,26 +47,46 @@ def run(args) -> int:
                    progress_bar=lambda total: progress_bar("runs", total=total, enabled=not args.json))
     if args.json:
         print(json.dumps(result.json, indent=2, sort_keys=True))
-        return 0
-    _print_tables(result.json, args.out)
+    else:
+        _print_tables(result.json, args.out)
+    missing = result.json.get("missing") or []
+    if missing:
+        print(f"sabounds study: partial result: {len(missing)} run(s) missing, lost with their workers ({missing[0]}"
+              f"{', ...' if len(missing) > 1 else ''}); rerun to complete it (finished runs come from the cache)",
+              file=sys.stderr)
+        return 1
     return 0
 
 
 def _print_tables(result: dict, out) -> None:
+    from rich import box
     from rich.console import Console
-    from rich.table import Table
     from rich.markup import escape
-    from sabounds.training_study.outputs import HEADER, table_rows
+    from rich.table import Table
+    from sabounds.training_study.outputs import (AXIS_HEADER, AXIS_NAMES, OVERALL_HEADER, axis_rows, conclusion,
+                                                 legend, overall_rows)
     console = Console()
-    for task, t in result["tasks"].items():
-        table = Table(title=escape(f"{task}: {t['used']} of {t['runs']} runs used; gap = test - train error"))
-        for column in HEADER:
-            table.add_column(column, justify="left" if column == "measure" else "right")
-        for row in table_rows(task, t["rankings"]["gap_error"]):
+
+    def show(title, header, rows):
+        table = Table(title=escape(title), box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, show_edge=False)
+        for column in header:
+            table.add_column(column, justify="left" if column in ("measure", "verdict") else "right", no_wrap=True)
+        for row in rows:
             table.add_row(*map(escape, row))
         console.print(table)
-        if t["excluded"]:
-            console.print(escape(f"{task}: {len(t['excluded'])} runs excluded (not converged or failed)"), highlight=False)
+    for task, t in result["tasks"].items():
+        console.print(escape(f"{task}: {t['used']} of {t['runs']} runs used, {len(t['excluded'])} excluded (not at "
+                             f"cross-entropy {result['settings']['stop_loss']:g}); gap = test - train error"),
+                      highlight=False)
+        for axis in t["axes"]:
+            show(f"{task}: along {AXIS_NAMES.get(axis, axis)} (granulated tau)", AXIS_HEADER, axis_rows(t, axis))
+        show(f"{task}: over all runs", OVERALL_HEADER, overall_rows(t))
+        console.print("* weights only (no n, no margin); sign-err.: worst, environments kept by the noise filter/all; "
+                      "range: ln max - min over all runs / within one architecture; tau(n): tau with the size",
+                      highlight=False)
+        for line in conclusion(task, t):
+            console.print(escape(line.replace("`", "")), highlight=False)
+    console.print(escape(legend(result["settings"])), highlight=False)
     timing = result["timing"]
     console.print(escape(f"{result['settings']['rule']}  {timing['cached'] + timing['trained']} runs "
                          f"({timing['cached']} from cache) in {timing['seconds']:.1f} s"), highlight=False)

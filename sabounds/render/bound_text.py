@@ -8,6 +8,7 @@ from decimal import Decimal
 
 import mpmath
 
+from sabounds.numerics.bound.slots import token_norm_record
 from sabounds.render.plain_text import plain
 
 SIG = 10
@@ -74,6 +75,11 @@ def bound_text_lines(a) -> list[str]:
     if m.family is not None:
         lines += [f"Family {m.family.name}: the layer departs from BERT's; bound under these premises "
                   "(derivation whole_bound.families):", *(f"  - {x}" for x in m.family.premises), ""]
+    tokens = token_norm_record(m, s.input_norm)
+    if tokens is not None:
+        shown_norms = ", ".join(f"{b:.4g}" for b in tokens["layer_token_norm"])
+        lines += [f"Token norms B_l per layer: {shown_norms}" + ("" if tokens["capped_by_norms"] else
+                  " (no LayerNorm weights read: propagated only)"), f"  - {tokens['premise']}", ""]
     primary = a.primary
     lines.append(f"Variant: {a.label(primary.variant)}")
     for name in ("ours_sum", "ours_rss", "edelman"):

@@ -65,5 +65,9 @@ def bounds_page(marker: str) -> str:
               "its value on the checkpoint (`spectral_product.spectral_product`, the capacity `W`, source label `user`), "
               "and `sabounds.api.regimes(bound=FILE)`, `sabounds.api.analyze(MODEL, bound=FILE)` do the same. "
               "Expressions are parsed by the whitelisted parser (`sabounds.theory.expression`; never evaluated as code); "
-              "a malformed file gets one line naming the entry and exit status 2.", ""]
+              "a malformed file gets one line naming the entry and exit status 2. The file is read by the one bounded "
+              "reader (`numerics/user_files.py`: a regular file of at most 64 KiB, keys of at most 4 dotted parts, "
+              "numbers of at most 100 digits). A `term` or `log_factor` that is not positive for positive values of "
+              "its symbols (`-s`) is refused, and one whose value on a checkpoint is negative, complex, zero or "
+              "beyond float64 (`gamma(s*1e6)`) is refused naming the entry, never made positive.", ""]
     return "\n".join(lines) + "\n"

@@ -13,6 +13,11 @@ float64):
 * baselines over the six matrices per layer (query, key, value, output, M_in, M_out): ``spectral_product``
   (prod ||W||_2), ``frobenius_sum`` (sum ||W||_F), ``dist_init_frobenius`` (sqrt(sum ||W - W0||_F^2)),
   ``dist_init_spectral`` (sum ||W - W0||_2), and ``params`` (every trainable parameter).
+* margin-based: ``inverse_margin`` = ln(1 / gamma) and Bartlett et al. (2017)'s margin-normalised spectral complexity
+  ``bartlett`` = ln(prod_i ||A_i||_2 (sum_i (||A_i^T - M_i^T||_{2,1} / ||A_i||_2)^(2/3))^(3/2) / gamma), reference
+  matrices M_i the initial weights; gamma = the ``MARGIN_QUANTILE`` quantile of the training margins (true logit
+  minus the largest other; Jiang et al. 2020 take the 10th percentile), None when it is not positive.
+Spectral norms are ``numerics.spectra.singular_values``' largest, (2,1)-norms ``numerics.norms.norm_21``.
 
 Trauger and Tewari (2024) has no evaluation on weights in the package (only its regime rates), so it is not a measure
 here.  The p_opt profile (how many of the proxy's matrices choose p > 0) is recorded beside the measures.
@@ -26,9 +31,14 @@ import numpy as np
 
 DELTA = 0.05
 MARGIN = 1.0
+MARGIN_QUANTILE = 0.1
 MEASURES = ("ours_sum", "ours_rss", "edelman", "bound_ours_sum", "bound_ours_rss", "bound_edelman",
-            "spectral_product", "frobenius_sum", "dist_init_frobenius", "dist_init_spectral", "params")
+            "spectral_product", "frobenius_sum", "dist_init_frobenius", "dist_init_spectral", "bartlett",
+            "inverse_margin", "params")
 BASELINES = ("spectral_product", "frobenius_sum", "dist_init_frobenius", "dist_init_spectral", "params")
+WEIGHTS_ONLY = ("ours_sum", "ours_rss", "edelman", "spectral_product", "frobenius_sum", "dist_init_frobenius",
+                "dist_init_spectral", "params")
+"""Measures of the weights alone (no n, no margin): along the training size they can only track n through the weights."""
 
 
 def proxy_measures(weights: dict[str, np.ndarray], config: dict):
@@ -66,9 +76,26 @@ def bound_measures(measured, tokens: int, n: int, input_norm: float, empirical: 
                 "bound_edelman": float(mpmath.log(wb.edelman.total))}
 
 
+def _spectral(w: np.ndarray) -> float:
+    from sabounds.numerics.spectra import singular_values
+    return float(singular_values(w)[0])
+
+
+def margin_measures(final: list[np.ndarray], initial: list[np.ndarray], margin: float) -> dict:
+    """``inverse_margin`` = ln(1/gamma) and Bartlett's ln(R_A / gamma) with references at initialisation (torch
+    weights are (out, in), so ``||A^T - M^T||_{2,1}`` is ``norm_21`` of ``(A - M)^T``)."""
+    from sabounds.numerics.norms import norm_21
+    if not margin > 0:
+        return {"inverse_margin": None, "bartlett": None}
+    spectral = [_spectral(w) for w in final]
+    ratios = [(float(norm_21((w - w0).T)) / s) ** (2 / 3) for w, w0, s in zip(final, initial, spectral)]
+    return {"inverse_margin": -math.log(margin),
+            "bartlett": sum(math.log(s) for s in spectral) + 1.5 * math.log(sum(ratios)) - math.log(margin)}
+
+
 def baseline_measures(final: list[np.ndarray], initial: list[np.ndarray], params: int) -> dict:
     """ln of the norm-based baselines over the paper's matrices, and of the parameter count."""
-    spectral = lambda w: float(np.linalg.norm(w, 2))  # noqa: E731
+    spectral = _spectral
     diffs = [w - w0 for w, w0 in zip(final, initial)]
     return {"spectral_product": sum(math.log(spectral(w)) for w in final),
             "frobenius_sum": math.log(sum(float(np.linalg.norm(w)) for w in final)),

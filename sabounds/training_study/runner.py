@@ -14,8 +14,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -81,18 +79,10 @@ class RunCache:
         return None
 
     def put(self, key: str, result: dict) -> None:
+        from sabounds.numerics.cache import private_write
         body = json.dumps(result, sort_keys=True).encode()
         entry = json.dumps({"key": key, "sha256": hashlib.sha256(body).hexdigest(), "result": result}, sort_keys=True)
-        path = self.path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(entry)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        private_write(self.root, (CACHE_FOLDER, key[:2]), f"{key}.json", entry.encode())  # 0700/0600, no link followed
 
 
 def _task(spec_json: dict) -> dict:

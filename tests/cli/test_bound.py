@@ -120,3 +120,44 @@ def test_distilbert_is_the_bert_layer_and_is_bounded(tmp_path, capsys):
     write_family(directory, "distilbert")
     assert main(["bound", str(directory), "--n", "1e6", "--delta", "0.05", "--margin", "1", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["variants"]["published"]["ours_sum"]["total"] > 0
+
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
+
+
+def test_readme_and_docs_figures_are_the_commands_output(run):
+    """Issue 29: the MiniLM totals and n needed in README, docs/guide/bound.md and docs/guide/report.md are the ones
+    this command computes (README to its printed 4 and 2 digits, the table to 10 and 4), so they cannot go stale."""
+    import re
+    record = json.loads((run / "bound.json").read_text())
+    published = record["variants"]["published"]
+    total = {k: published[k]["total"] for k in ("ours_sum", "ours_rss", "edelman")}
+    needed = {k: record["n_needed"][k]["n"] for k in total}
+    readme = (ROOT / "README.md").read_text()
+    match = re.search(r"vacuous at n = 1e9 \(([\d.]+) with sum aggregation\), below 1 from n = ([\d.e]+)", readme)
+    assert match and float(match.group(1)) == round(total["ours_sum"], 1)
+    assert float(match.group(2)) == float(f"{needed['ours_sum']:.1e}")
+    table = (ROOT / "docs" / "guide" / "bound.md").read_text()
+    for label, key in (("ours, sum aggregation", "ours_sum"), ("ours, rss aggregation (unequal p, Cauchy-Schwarz)", "ours_rss"),
+                       ("Edelman et al. (2022)", "edelman")):
+        row = next(line for line in table.splitlines() if line.startswith(f"| {label} |"))
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert float(cells[1]) == float(f"{total[key]:.10g}"), (label, cells[1], total[key])
+        assert float(cells[4].split()[0]) == float(f"{needed[key]:.4g}"), (label, cells[4], needed[key])
+    report = (ROOT / "docs" / "guide" / "report.md").read_text()
+    for label, key in (("sum", "ours_sum"), ("rss", "ours_rss")):
+        match = re.search(rf"{label} aggregation ([\d.]+) \(vacuous; below 1 from n = ([\d.e+]+)\)", report)
+        assert match and float(match.group(1)) == float(f"{total[key]:.6g}")
+        assert float(match.group(2)) == float(f"{needed[key]:.4g}")
+
+
+def test_every_attention_factor_reads_the_layer_token_norms(run):
+    """Issue 29: the post-LN token bounds are capped by the LayerNorms' output bounds and printed with the bound."""
+    record = json.loads((run / "bound.json").read_text())
+    tokens = record["model"]["token_norms"]
+    assert tokens["capped_by_norms"] and len(tokens["norm_radii"]) == record["model"]["L"]
+    assert all(b <= p for b, p in zip(tokens["layer_token_norm"], tokens["layer_token_norm_propagated"]))
+    assert max(tokens["layer_token_norm_propagated"]) > 1e18 and max(tokens["layer_token_norm"]) <= 64
+    assert "token_attention_factor" in tokens["premise"]
+    assert record["variants"]["published"]["ours_sum"]["post_hoc_price"]["norm_shells"] > 0
+    assert "Token norms B_l per layer: 1, 32, 16, 32, 32, 32" in (run / "bound.txt").read_text()

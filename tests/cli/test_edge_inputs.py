@@ -34,9 +34,10 @@ def test_json_readers_get_json_errors(argv, capsys):
 
 
 def test_without_json_errors_stay_off_stdout(capsys):
-    assert main(["verify", "--precision", "5"]) == 2
+    with pytest.raises(SystemExit) as exc:  # refused by the ranged argument type, before any work
+        main(["verify", "--precision", "5"])
     out, err = capsys.readouterr()
-    assert out == "" and "outside 15..1000" in err
+    assert exc.value.code == 2 and out == "" and "outside 15..1000" in err
 
 
 def test_an_empty_depth_is_a_typo_not_a_skip(capsys):

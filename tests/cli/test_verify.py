@@ -31,7 +31,7 @@ def test_table_output_has_summary_line(capsys):
     (["verify", "--precision", "-3"], "precision"),
     (["verify", "--samples", "0"], "samples"),
     (["verify", "--only", "no-such-check-xyz"], "matches no check"),
-    (["verify", "--precision", "abc"], "invalid int"),
+    (["verify", "--precision", "abc"], "expected an integer in 15..1000"),
 ])
 def test_bad_arguments_give_one_line_and_exit_2(argv, needle, capsys):
     with pytest.raises(SystemExit) as exc:

@@ -105,7 +105,9 @@ def test_rms_floor_premise_lowers_the_bound_and_is_printed(folders, capsys):
     floored = json.loads(capsys.readouterr().out)
     assert floored["variants"]["published"]["ours_sum"]["total"] < plain["variants"]["published"]["ours_sum"]["total"]
     assert any("rms >= 1" in p for p in floored["model"]["premises"])
-    assert main(["bound", str(folders["gpt2"]), *ARGS, "--rms-floor", "-1"]) == 2
+    with pytest.raises(SystemExit) as exc:  # refused by the argument's type (positive, finite)
+        main(["bound", str(folders["gpt2"]), *ARGS, "--rms-floor", "-1"])
+    assert exc.value.code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "rms-floor" in err and "Traceback" not in err
 

@@ -137,7 +137,9 @@ def test_analyze_prints_rope_quantities_and_the_premise(tmp_path, capsys):
     assert "normalisation premise" in out and "sqrt(eps)" in out
     assert main(["analyze", str(tmp_path), "--rms-floor", "0.02"]) == 0
     assert "rms >= 0.02" in " ".join(capsys.readouterr().out.split())
-    assert main(["analyze", str(tmp_path), "--rms-floor", "-1"]) == 2
+    with pytest.raises(SystemExit) as exc:  # refused by the argument's type (positive, finite)
+        main(["analyze", str(tmp_path), "--rms-floor", "-1"])
+    assert exc.value.code == 2
 
 
 def test_the_checks_block_is_transformers_llama_layer():

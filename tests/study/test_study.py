@@ -1,6 +1,8 @@
 """``sabounds study`` end to end on tiny grids: a run's measures equal ``sabounds analyze`` and ``sabounds bound`` on
-its saved checkpoint, a run is deterministic, a real Dask scheduler with two workers on 127.0.0.1 gives the
-in-process table, an interrupted study resumes from its cache, and bad input is one line with exit status 2."""
+its saved checkpoint, a run is deterministic, the tiny grid reaches the stopping loss on every run so the statistics
+run on trained models, a real Dask scheduler with two workers on 127.0.0.1 gives the in-process table, an
+interrupted study (in process, and Ctrl-C on the command: one line) resumes from its cache, and bad input is one
+line with exit status 2."""
 
 import json
 import math
@@ -56,7 +58,7 @@ def test_a_run_is_deterministic_and_records_its_errors():
     first, second = run_point(ONE_LAYER), run_point(ONE_LAYER)
     assert _without_time(first) == _without_time(second)
     r = first["record"]
-    assert r["gap_error"] == r["test_error"] - r["train_error"] and r["converged"] == (r["train_error"] <= 0.01)
+    assert r["gap_error"] == r["test_error"] - r["train_error"] and r["converged"] == (r["train_loss"] <= 0.01)
     assert r["n_train"] == 80 and r["n_test"] == 500
 
 
@@ -65,9 +67,9 @@ def test_a_real_scheduler_with_two_workers_gives_the_in_process_table(dask_clust
     address, client = dask_cluster
     local = run_study("tiny", ["digits"], workers=0, cache_dir=None)
     remote = run_study("tiny", ["digits"], scheduler=address, cache_dir=tmp_path / "cache")
-    assert table_digest(local) == table_digest(remote) and remote["timing"]["trained"] == 6
+    assert table_digest(local) == table_digest(remote) and remote["timing"]["trained"] == 8
     executed = client.run(lambda dask_worker: dask_worker.state.executed_count)
-    assert sum(executed.values()) == 6 and min(executed.values()) > 0
+    assert sum(executed.values()) == 8 and min(executed.values()) > 0
 
 
 @pytest.mark.slow
@@ -82,9 +84,9 @@ def test_an_interrupted_study_resumes_from_its_cache(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         run_study("tiny", ["digits"], workers=0, cache_dir=tmp_path / "cache", on_done=stop_after_two)
     resumed = run_study("tiny", ["digits"], workers=0, cache_dir=tmp_path / "cache")
-    assert resumed["timing"] == {**resumed["timing"], "cached": 2, "trained": 4}
+    assert resumed["timing"] == {**resumed["timing"], "cached": 2, "trained": 6}
     again = run_study("tiny", ["digits"], workers=0, cache_dir=tmp_path / "cache")
-    assert again["timing"]["cached"] == 6 and table_digest(again) == table_digest(resumed)
+    assert again["timing"]["cached"] == 8 and table_digest(again) == table_digest(resumed)
     fresh = run_study("tiny", ["digits"], workers=0, cache_dir=None)
     assert table_digest(fresh) == table_digest(resumed)
 
@@ -107,10 +109,23 @@ def test_the_command_writes_every_output(tmp_path, capsys, monkeypatch):
                  "--figure-format", "png,svg"]) == 0
     names = {p.name for p in out.iterdir()}
     assert {"study.json", "runs.csv", "table.md", "scatter_digits.png", "scatter_digits.svg",
-            "granulated_digits.png", "granulated_digits.svg"} <= names
+            "forest_digits.png", "forest_digits.svg"} <= names
     data = json.loads((out / "study.json").read_text())
-    assert len(data["runs"]) == 6 and "ours_sum" in (out / "table.md").read_text()
-    assert "digits" in capsys.readouterr().out
+    # the tiny grid converges: every run stopped at the target cross-entropy, none excluded, so the statistics below
+    # ran on 8 trained models (sizes 40 and 80, noise 0 and 0.2, 2 seeds)
+    digits = data["tasks"]["digits"]
+    assert len(data["runs"]) == 8 and digits["used"] == 8 and digits["excluded"] == []
+    assert all(r["record"]["train_loss"] <= 0.01 and r["record"]["converged"] for r in data["runs"])
+    assert digits["axes"] == ["size", "noise"]
+    for ranking in digits["rankings"]["gap_error"]:
+        for axis in ("size", "noise"):
+            cell = ranking["granulated"]["per_axis"][axis]
+            assert cell["blocks"] == 4 and cell["verdict"] in ("tracks", "anti-tracks", "inconclusive")
+            assert cell["low"] <= cell["psi"] <= cell["high"] and 0 < cell["p"] <= 1
+        assert ranking["sign_error"]["per_axis"]["size"]["environments"] == 2
+    table = (out / "table.md").read_text()
+    assert "ours_sum" in table and "inconclusive" in table
+    assert "along training size n" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("argv", [
@@ -135,11 +150,17 @@ def test_bad_input_is_one_line_and_exit_2(argv, tmp_path, capsys):
 def test_the_api_gives_the_command_json_as_tables(tmp_path):
     import sabounds.api
     result = sabounds.api.study("tiny", tasks=["digits"], workers=0)
-    assert len(result.runs) == 6 and set(result.ranking["task"]) == {"digits"}
+    assert len(result.runs) == 8 and set(result.ranking["task"]) == {"digits"}
+    assert set(result.ranking["axis"]) == {"overall", "size", "noise"}
     result.write(tmp_path / "out", formats=("svg",))
     assert (tmp_path / "out" / "scatter_digits.svg").is_file()
     with pytest.raises(sabounds.api.InputError):
         sabounds.api.study("nope")
+    with pytest.raises(sabounds.api.InputError, match="RunSpec"):
+        sabounds.api.study(["digits"])
+    from sabounds.training_study.grids import grid
+    own = sabounds.api.study(grid("tiny")[:2], workers=0)  # a grid given as objects: two runs differing in seed
+    assert own.json["settings"]["grid"] == "custom" and len(own.runs) == 2
 
 
 def test_an_unwritable_cache_costs_the_caching_not_the_runs(tmp_path):
@@ -149,3 +170,29 @@ def test_an_unwritable_cache_costs_the_caching_not_the_runs(tmp_path):
     spec = replace(grid("tiny", ["digits"])[0], epochs=2)
     [outcome] = run_grid([spec], RunCache(tmp_path / "cache"), workers=0)
     assert isinstance(outcome, dict) and outcome["record"]["epochs_run"] == 2
+
+
+_CLI = "import sys; from sabounds.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+def test_ctrl_c_prints_one_line_and_leaves_a_resumable_study(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+    cache = tmp_path / "cache"
+    proc = subprocess.Popen([sys.executable, "-c", _CLI, "study", "--grid", "tiny", "--workers", "0",
+                             "--cache-dir", str(cache)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not list(cache.glob("study/*/*.json")) and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+        assert proc.poll() is None, "the study finished before it could be interrupted"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and err.count("\n") == 1 and "interrupted" in err and "Traceback" not in err, err
+    kept = len(list(cache.glob("study/*/*.json")))
+    resumed = run_study("tiny", ["digits"], workers=0, cache_dir=cache)
+    assert 1 <= kept == resumed["timing"]["cached"] and resumed["timing"]["trained"] == 8 - kept

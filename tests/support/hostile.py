@@ -321,7 +321,8 @@ def counts() -> dict[str, int]:
 
 def _data_counts() -> dict[str, int]:
     from tests.support.hostile_data import counts as data_counts  # issue 20's classes, in their own table module
-    return data_counts()
+    from tests.support.hostile_round4 import counts as round_four_counts  # issue 34's
+    return {**data_counts(), **round_four_counts()}
 
 
 if __name__ == "__main__":

@@ -1,0 +1,68 @@
+"""The README's study section and ``docs/guide/study.md``'s results, rendered from the stored study result.
+
+The stored result (``docs/study/default.json``) is ``run_study("default")``'s result from an empty cache, without the
+loss-gap rankings (``slim``), with the run's measured cost (date, machine, CPU seconds from ``/usr/bin/time``) under
+``measured``.  Each page holds the rendered
+block between ``<!-- study:begin -->`` and ``<!-- study:end -->``; ``python -m sabounds.render.study_pages`` rewrites
+the blocks, ``--check`` exits 1 when a page differs (a test runs the same comparison)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+BEGIN, END = "<!-- study:begin -->", "<!-- study:end -->"
+STORED = Path("docs/study/default.json")
+PAGES = {"README.md": "readme", "docs/guide/study.md": "guide"}
+
+
+def slim(result: dict, measured: dict) -> dict:
+    """The result without the loss-gap rankings (kept: settings, runs, error-gap rankings, timing) plus ``measured``."""
+    tasks = {task: {**t, "rankings": {"gap_error": t["rankings"]["gap_error"]}} for task, t in result["tasks"].items()}
+    return {**result, "tasks": tasks, "measured": measured}
+
+
+def block(result: dict, page: str) -> str:
+    """The rendered block of ``page`` (``readme`` or ``guide``)."""
+    from sabounds.training_study.outputs import legend, task_summary
+    s, m = result["settings"], result["measured"]
+    cost = (f"{s['runs']} runs, {m['cpu_seconds'] / 60:.1f} CPU-minutes ({m['note']})")
+    lines = [BEGIN, "", f"`sabounds study` (grid `{s['grid']}`: {s['grid_note']}), measured {m['date']} on {m['machine']}; "
+             f"{cost}. Rendered by `python -m sabounds.render.study_pages` from the stored result "
+             f"[`docs/study/default.json`]({'docs/study' if page == 'readme' else '../study'}/default.json).", ""]
+    for task, t in result["tasks"].items():
+        lines += [*task_summary(task, t, s), ""]
+        if page == "guide":
+            lines += [*(f"- excluded: {e['label']}: {e['status']}" for e in t["excluded"]), ""]
+    lines += [legend(s), "", END]
+    return "\n".join(lines)
+
+
+def rendered_page(text: str, new_block: str) -> str:
+    """``text`` with its block replaced (ValueError when the markers are missing)."""
+    start, stop = text.find(BEGIN), text.find(END)
+    if start < 0 or stop < start:
+        raise ValueError("the page has no study block markers")
+    return text[:start] + new_block + text[stop + len(END):]
+
+
+def sync(root: Path, check: bool) -> list[str]:
+    """Pages whose block differs from the rendering of the stored result (rewritten unless ``check``)."""
+    result = json.loads((root / STORED).read_text(encoding="utf-8"))
+    stale = []
+    for name, page in PAGES.items():
+        path = root / name
+        text = path.read_text(encoding="utf-8")
+        new = rendered_page(text, block(result, page))
+        if new != text:
+            stale.append(name)
+            if not check:
+                path.write_text(new, encoding="utf-8")
+    return stale
+
+
+if __name__ == "__main__":
+    stale = sync(Path.cwd(), check="--check" in sys.argv[1:])
+    print("\n".join(f"{'differs' if '--check' in sys.argv else 'rewrote'}: {name}" for name in stale) or "up to date")
+    sys.exit(1 if stale and "--check" in sys.argv[1:] else 0)
