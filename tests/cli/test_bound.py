@@ -195,3 +195,17 @@ def test_default_input_norm_is_the_embedding_layernorm_bound(run):
     assert unit.to_json()["setting"]["input_norm_radius"] is None
     assert float(f"{float(unit.primary.ours_sum.total):.10g}") == OLD_UNIT_TOKEN_TOTAL
     assert record["variants"]["published"]["ours_sum"]["total"] > OLD_UNIT_TOKEN_TOTAL
+
+
+def test_report_whole_bound_is_the_commands(run):
+    """The report's whole bound (``sabounds report``) is the command's at the same setting: the same LayerNorm-capped
+    model and the same default B (it had used the propagated token norms alone, 394.36 on MiniLM)."""
+    import sabounds
+    from sabounds.full_report.compute import whole_bound
+    from sabounds.numerics.proxies.model_analysis import measure_model, open_checkpoint
+    checkpoint = open_checkpoint(sabounds.default_model())
+    report = whole_bound(measure_model(checkpoint).layers, checkpoint)
+    record = json.loads((run / "bound.json").read_text())
+    assert report.setting.input_norm_source == record["setting"]["input_norm_source"]
+    for name in ("ours_sum", "ours_rss", "edelman"):
+        assert float(getattr(report.primary, name).total) == record["variants"]["published"][name]["total"]
