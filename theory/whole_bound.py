@@ -297,7 +297,8 @@ def _steps() -> tuple[Step, ...]:
         Step("token_norms",
              sp.Eq(sp.Symbol("B_k"), sp.Min(sp.Symbol("B_k^prop", positive=True), norm_radius)),
              "post-LN: a slot's token bound is the smaller of the propagated bound ('input_norms') and the output bound "
-             "of the LayerNorm whose output it reads ('norm_output'; QK, V_tilde: the previous layer's output norm, M_in: "
+             "of the LayerNorm whose output it reads ('norm_output'; QK, V_tilde: the previous layer's output norm (layer 1: "
+             "the embedding LayerNorm's, the default B), M_in: "
              "the attention's output norm, M_out: ||M_in|| times M_in's), the radius rounded up to its dyadic shell and "
              "priced (post hoc 'norm_shells'); premise: the slot reads both the package's layer and the checkpoint's "
              "normalised tokens, printed with the bound",

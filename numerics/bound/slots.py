@@ -130,16 +130,21 @@ class Model:
     token_radii: tuple[tuple[float | None, float | None], ...] | None = None
     """Post-LN: per layer the output bounds ``sqrt(N) max|g| + ||b||`` of the attention's LayerNorm (what M_in reads)
     and of the layer's output LayerNorm (the next layer's input); None where the checkpoint has no such weight."""
+    input_radius: float | None = None
+    """The embedding LayerNorm's output bound ``sqrt(N) max|g| + ||b||`` where the setting's ``input_norm`` (``B_1``) is
+    its dyadic shell (the default, ``checkpoint_inputs.default_input_norm``): priced with the other norm radii."""
 
     @property
     def K(self) -> int:
         return len(self.slots)
 
     def norm_cost(self) -> float:
-        """The union price of the norm radii: the family's, or the post-LN radii's dyadic shells (``ln(i(i+1))`` each)."""
+        """The union price of the norm radii: the family's, or the post-LN radii's dyadic shells (``ln(i(i+1))`` each),
+        and the embedding LayerNorm's where it gives ``B_1``."""
+        own = 0.0 if self.input_radius is None else shell_cost(shell(self.input_radius))
         if self.family is not None:
-            return self.family.norm_cost()
-        return sum(shell_cost(shell(r)) for pair in self.token_radii or () for r in pair if r is not None)
+            return self.family.norm_cost() + own
+        return own + sum(shell_cost(shell(r)) for pair in self.token_radii or () for r in pair if r is not None)
 
 
 def build_model(layers: list[LayerInput], hidden: int, grid_m: int | None = None, rank_tol: float = RANK_TOL,
@@ -210,8 +215,8 @@ def _capped(propagated, radius):
 
 
 TOKEN_PREMISE = ("post-LN token norms: the attention of layer l reads tokens of norm <= B_l, the smaller of the bound "
-                 "propagated through the layer from --input-norm and the previous layer's output LayerNorm's "
-                 "sqrt(N) max|g| + ||b|| (M_in: the attention's LayerNorm), radii rounded up to dyadic shells and "
+                 "propagated through the layer from B_1 (--input-norm, by default the embedding LayerNorm's output "
+                 "bound) and the previous layer's output LayerNorm's sqrt(N) max|g| + ||b|| (M_in: the attention's LayerNorm), radii rounded up to dyadic shells and "
                  "priced; the head factor is ||Vt_h|| (1 + c B_l^2 ||QK_h||), QK's gamma (c/2) B_l^2 ||Vt_h|| "
                  "||M_out|| ||M_in|| (steps whole_bound.token_attention_factor, token_gamma_qk, token_norms)")
 

@@ -38,6 +38,8 @@ class BoundInputs:
     constants: tuple = field(default_factory=constants_key)
     dps: int = 30
     tokens_source: str = ""
+    input_norm_source: str = ""
+    """Where ``input_norm`` came from: ``--input-norm``, the embedding LayerNorm's output bound, or assumed 1."""
 
     def at_n(self, n) -> "BoundInputs":
         return replace(self, n=n)
@@ -274,7 +276,8 @@ def _empirical(setting: BoundInputs) -> Term:
 
 def _norm_parts(model: Model) -> dict[str, float]:
     """The norm radii's union price as a part of the post hoc price, where the model has norm radii."""
-    return {"norm_shells": model.norm_cost()} if model.family is not None or model.token_radii is not None else {}
+    priced = model.family is not None or model.token_radii is not None or model.input_radius is not None
+    return {"norm_shells": model.norm_cost()} if priced else {}
 
 
 def _cost_parts(model: Model, t: Tables, choice: np.ndarray, grid: bool = True) -> dict[str, float]:
