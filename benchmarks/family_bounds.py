@@ -55,10 +55,11 @@ def main() -> None:
             start = time.perf_counter()
             a = sabounds.bound(path, n=1e9, delta=0.05, margin=1.0, tokens=512)
             b, model = a.primary, a.analysis.model
+            need = " / ".join(nstr(a.needed[k].n, 4) for k in ("ours_sum", "ours_rss", "edelman"))
             print(f"{label}: sound {a.sound}; L = {model.layers}, N = {model.hidden}, {model.K} matrices; "
-                  f"ours (sum) {nstr(b.ours_sum.total, 4)}, ours (rss) {nstr(b.ours_rss.total, 4)}, "
-                  f"Edelman {nstr(b.edelman.total, 4)}; p = 0 for {int((b.ours_sum.p_opt == 0).sum())} of {model.K}; "
-                  f"{time.perf_counter() - start:.1f} s")
+                  f"ours (sum) {nstr(b.ours_sum.total, 10)}, ours (rss) {nstr(b.ours_rss.total, 10)}, "
+                  f"Edelman {nstr(b.edelman.total, 10)}; below 1 from n = {need}; p = 0 for "
+                  f"{int((b.ours_sum.p_opt == 0).sum())} of {model.K}; {time.perf_counter() - start:.1f} s")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@ the error):
 - ``exponent``: the first power with a non-integer or symbolic exponent in an identity's right side (in its left
   side when the right side is 0, e.g. the point of a stationarity condition) gets exponent * 11/10;
 - ``factor``: the first factor carrying a symbol dropped from a product on an identity's right side;
+- ``unit_tokens``: an identity whose right side carries the token norm ``B_l`` of the whole bound's attention
+  factors gets ``B_l = 1`` there (the unit-norm tokens the post-LN bound once assumed; issue 29);
 - ``fine_up``, ``fine_down``, ``fine_exponent``: off by 1e-12 (``fine_mutants``), so a tolerance looser than the
   arithmetic lets them survive.
 
@@ -28,6 +30,7 @@ from sabounds.proofs_check.deciders import decide
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 from sabounds.theory import checks
 from sabounds.theory.derivation import Derivation, Step
+from sabounds.theory.whole_bound import B_tok as TOKEN_NORM
 
 _LESS = (sp.LessThan, sp.StrictLessThan)
 _GREATER = (sp.GreaterThan, sp.StrictGreaterThan)
@@ -146,6 +149,8 @@ def _identity_mutants(name: str, lhs: sp.Expr, rhs: sp.Expr) -> list[Mutant]:
     if power is not None:
         new = power.func(power.base, sp.Mul(sp.Rational(11, 10), power.exp, evaluate=False), evaluate=False)
         out.append(Mutant(name, "exponent", put(rhs.xreplace({power: new}))))
+    if TOKEN_NORM in rhs.free_symbols:
+        out.append(Mutant(name, "unit_tokens", put(rhs.xreplace({TOKEN_NORM: sp.Integer(1)}))))
     if isinstance(rhs, sp.Mul) and len(rhs.args) >= 2:
         moving = [f for f in rhs.args if f.free_symbols]
         if moving:

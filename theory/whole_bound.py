@@ -22,6 +22,7 @@ from functools import lru_cache
 
 import sympy as sp
 
+from sabounds.theory.architecture import attention_head, s_QK, s_V
 from sabounds.theory.checks import Definition, Identity, Inequality, Interval, Premise
 from sabounds.theory.derivation import Derivation, Step
 from sabounds.theory.thm31 import K, Delta, c_par, rho, slot_coefficient
@@ -33,6 +34,18 @@ t_exp, h_exp, e_exp, u_var, x_var, y_var, w_exp, ell = sp.symbols("t h e u x y w
 ell0, cost, W_E, ell_E, emp = sp.symbols("ell_0 Pi W_E ell_E emp", nonnegative=True)
 f_scale, scale, rank_ = sp.symbols("f kappa r", positive=True)
 u_real = sp.Symbol("u", real=True)
+z_real = sp.Symbol("z", real=True)
+B_tok, c_att, g_max, b_norm, var_ = sp.symbols("B_l c g_max b_norm v", positive=True)
+"""Token norm ``B_l`` a layer's attention reads, the variant's attention constant ``c`` (published 4), a norm's
+``max|g|`` and ``||b||``, a token's variance ``v``."""
+
+token_attention_factor = s_V * (1 + c_att * B_tok**2 * s_QK)
+"""A head's Lipschitz factor on tokens of norm ``<= B_l`` (post-LN, scores unscaled as in the published proxy):
+``||Vt_h|| (1 + c B_l^2 ||QK_h||)``; the published ``1 + c ||QK_h||`` is ``B_l = 1``."""
+token_gamma_qk = c_att / 2 * B_tok**2 * s_V
+"""QK_h's in-layer factor before the MLP: ``(c/2) B_l^2 ||Vt_h||`` (one ``B_l`` from the key token, one from the value)."""
+norm_radius = sp.sqrt(N) * g_max + b_norm
+"""A LayerNorm's output bound ``sqrt(N) max|g| + ||b||``."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +62,10 @@ CONSTANTS: dict[str, Constant] = {c.symbol.name: c for c in (
     Constant(c_sym, sp.Integer(2), "symmetrisation: risk <= emp + c_sym R_n(loss class) + c_conf sqrt(log(2/delta)/(2n)) (Mohri et al. 2018, Thm 3.3)"),
     Constant(c_conf, sp.Integer(3), "confidence term of the same theorem (empirical Rademacher version)"),
     Constant(c_cut, sp.Integer(4), "cut-off term 4a of Dudley's integral (Edelman's bound, a = Delta/n)"),
-    Constant(c_par, sp.Integer(3), "parametric cover of rank-r matrices: log N <= r (d_in + d_out) log(c_par s B / eps) (volumetric, (1 + 2/x)^d <= (3/x)^d for x <= 1)"),
+    Constant(c_par, sp.Integer(5), "parametric cover of rank-r matrices: log N <= r (d_in + d_out) log(c_par s B / eps); "
+             "W = A C^T, A (d_in x r, ||A|| <= s) and C (d_out x r, ||C|| <= 1) covered volumetrically at eps/(2B) and "
+             "eps/(2sB): (1 + 4 s B/eps)^(r (d_in + d_out)) <= (5 s B/eps)^(r (d_in + d_out)) for eps <= s B (steps "
+             "'rank_factor_error', 'rank_factor_budget', 'rank_cover_constant')"),
     Constant(K_M, sp.Integer(1), "Maurey's lemma: log N <= K_M ell_M d_out B^2 ||W||_F^2 / eps^2 (Bartlett et al. 2017, Lemma 3.2, ceiling dropped)"),
 )}
 """``--constant NAME=VALUE`` substitutes any of these."""
@@ -259,6 +275,54 @@ def _steps() -> tuple[Step, ...]:
              "GELU(M_in h) with |GELU(u)| = |u Phi(u)| <= |u| (checked here): <= ||M_in|| sum_h ||Vt_h|| B_l, and the "
              "next layer's input <= ||M_out|| times that; each slot's cover and log factor use its own bound B_k",
              Inequality({u_real: Interval(-20, 20)})),
+        Step("token_attention_factor",
+             sp.Eq(sp.Mul(attention_head(c_att / 2).subs({s_QK: B_tok**2 * s_QK, s_V: B_tok * s_V}, simultaneous=True),
+                          sp.Pow(B_tok, -1), evaluate=False), token_attention_factor, evaluate=False),
+             "post-LN: X = B_l Y with rows of Y of norm <= 1 turns softmax(X QK X^T) X Vt into the published head on unit "
+             "tokens with QK' = B_l^2 QK, Vt' = B_l Vt; Lip in X = Lip in Y / B_l: A_h = ||Vt_h|| (1 + c B_l^2 ||QK_h||) "
+             "(c = 4 published), the layer factor and alpha^(l) use it with the layer's token bound B_l",
+             Identity({B_tok: Interval(sp.Rational(1, 100), 10**6, log=True), s_V: pos, s_QK: pos, c_att: Interval(1, 8)})),
+        Step("token_gamma_qk",
+             sp.Eq(sp.Mul(c_att / 2, B_tok * s_V, B_tok, evaluate=False), token_gamma_qk, evaluate=False),
+             "a QK_h error e = ||x dQK||_2 (the cover's metric, with x's bound B_l in the cover) moves a score by <= e B_l "
+             "(the key token), the softmax output by <= (c/2) that in l_1, the head's output by that times "
+             "max_t ||x_t Vt_h|| <= B_l ||Vt_h||: gamma_QK = (c/2) B_l^2 ||Vt_h|| ||M_out|| ||M_in||",
+             Identity({B_tok: Interval(sp.Rational(1, 100), 10**6, log=True), s_V: pos, c_att: Interval(1, 8)})),
+        Step("norm_output",
+             sp.Le(N * var_ / (var_ + sp.Symbol("epsilon_LN", positive=True)), N),
+             "a LayerNorm's output g * (x - mean)/sqrt(v + eps) + b has norm <= max|g| sqrt(N v/(v + eps)) + ||b|| <= "
+             "sqrt(N) max|g| + ||b|| for every input (checked: N v/(v + eps) <= N), no premise needed",
+             Inequality({N: Interval(1, 8192, log=True), var_: Interval(sp.Rational(1, 10**6), 10**6, log=True),
+                         sp.Symbol("epsilon_LN", positive=True): Interval(sp.Rational(1, 10**12), 1, log=True)})),
+        Step("token_norms",
+             sp.Eq(sp.Symbol("B_k"), sp.Min(sp.Symbol("B_k^prop", positive=True), norm_radius)),
+             "post-LN: a slot's token bound is the smaller of the propagated bound ('input_norms') and the output bound "
+             "of the LayerNorm whose output it reads ('norm_output'; QK, V_tilde: the previous layer's output norm (layer 1: "
+             "the embedding LayerNorm's, the default B), M_in: "
+             "the attention's output norm, M_out: ||M_in|| times M_in's), the radius rounded up to its dyadic shell and "
+             "priced (post hoc 'norm_shells'); premise: the slot reads both the package's layer and the checkpoint's "
+             "normalised tokens, printed with the bound",
+             Definition()),
+        Step("rank_factor_error",
+             sp.Le(sp.Abs(x_var * u_real - y_var * z_real),
+                   sp.Abs(x_var - y_var) * sp.Abs(u_real) + sp.Abs(y_var) * sp.Abs(u_real - z_real)),
+             "c_par: a rank-r W = A C^T (A = U Sigma, ||A|| <= s; C = V, ||C|| <= 1); A C^T - A'C'^T = (A - A') C^T + "
+             "A'(C - C')^T, so ||W - W'|| <= ||A - A'|| + s ||C - C'|| (the scalar form sampled: |xu - yw| <= |x - y||u| + "
+             "|y||u - w|; operator norms are submultiplicative and subadditive likewise)",
+             Inequality({x_var: Interval(sp.Rational(1, 100), 10), y_var: Interval(sp.Rational(1, 100), 10), u_real: Interval(-10, 10),
+                         z_real: Interval(-10, 10)})),
+        Step("rank_factor_budget",
+             sp.Eq(sp.Mul(B, sp.Add(eps / (2 * B), sp.Mul(s, eps / (2 * s * B), evaluate=False), evaluate=False),
+                          evaluate=False), eps, evaluate=False),
+             "covering A at eps/(2B) and C at eps/(2 s B) in spectral norm covers W at eps in the metric "
+             "max_t ||x_t (W - W')||_2 <= B ||W - W'||_2; volumetric nets of the balls: (1 + 2 s/(eps/(2B)))^(d_in r) "
+             "(1 + 2/(eps/(2 s B)))^(d_out r) = (1 + 4 s B/eps)^(r (d_in + d_out))",
+             Identity({B: pos, s: pos, eps: pos})),
+        Step("rank_cover_constant",
+             sp.Le(1 + 4 * x_var, 5 * x_var),
+             "with x = s B/eps >= 1 (for eps > s B one point covers, ell0's max(., 0)): 1 + 4x <= 5x, so "
+             "log N <= r (d_in + d_out) log(5 s B/eps): c_par = 5 (was asserted 3, a single factor's (1 + 2/x) <= 3/x)",
+             Inequality({x_var: Interval(1, 10**6, log=True)})),
         Step("rank_slot",
              sp.Eq(sp.Subs(crude_unsplit_share, p, 0), rank_slot, evaluate=False),
              "at p = 0 the crude slot share is sqrt(rank (d_in + d_out)) (sqrt(ell0) + Gamma(3/2)) Delta, free of rho but for ell0",

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
-from sabounds.numerics.bound.slots import PUBLISHED, VARIANTS, Model, Variant
+from sabounds.numerics.bound.slots import PUBLISHED, VARIANTS, Model, Variant, token_norm_record
 from sabounds.numerics.bound.solve import BreakEven, NNeeded, n_needed, proxy_break_even, whole_break_even
 from sabounds.numerics.bound.whole import BoundValue, BoundInputs, WholeBound, evaluate_model
 
@@ -127,8 +127,10 @@ def to_json(a: BoundAnalysis) -> dict:
         **soundness,
         "model": {"L": a.model.layers, "N": a.model.hidden, "heads": a.model.heads, "slots": a.model.K, "grid_m": a.model.grid_m,
                   **({} if a.model.family is None else {"family": a.model.family.name,
-                                                        "premises": list(a.model.family.premises)})},
-        "setting": {"n": _num(s.n), "delta": s.delta, "margin": s.margin, "input_norm": s.input_norm, "tokens": s.tokens,
+                                                        "premises": list(a.model.family.premises)}),
+                  "token_norms": token_norm_record(a.model, s.input_norm)},
+        "setting": {"n": _num(s.n), "delta": s.delta, "margin": s.margin, "input_norm": s.input_norm,
+                    "input_norm_source": s.input_norm_source, "input_norm_radius": a.model.input_radius, "tokens": s.tokens,
                     "tokens_source": s.tokens_source,
                     "empirical_margin_risk": s.empirical, "precision_digits": s.dps, "target": _num(a.target),
                     "constants": {name: str(value) for name, value in s.constants},

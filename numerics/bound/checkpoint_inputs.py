@@ -6,13 +6,14 @@ The one place that knows the measurement's interface.  A family whose layer depa
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
 from sabounds.numerics.bound.family import Family, NormRadii
-from sabounds.numerics.bound.slots import LayerInput, Model, build_model
+from sabounds.numerics.bound.slots import LayerInput, Model, build_model, shell
 from sabounds.numerics.checkpoints.architectures import PRE_LN
-from sabounds.numerics.proxies.layer_factors import departures, premise_for, unmodelled
+from sabounds.numerics.proxies.layer_factors import departures, premise_for, token_norm, unmodelled
 from sabounds.numerics.proxies.model_analysis import measure_model, open_checkpoint
 from sabounds.numerics.spectra import RANK_TOL
 
@@ -63,16 +64,61 @@ def family_of(shape, spectra, rms_floor: float | None = None) -> Family | None:
                   tuple(premises), unmodelled(shape))
 
 
+GIVEN = "given (--input-norm)"
+EMBEDDING = "embedding LayerNorm output bound"
+
+
+@dataclass(frozen=True)
+class InputNorm:
+    """``B_1``, the norm bound of the tokens layer 1 reads, and where it came from (``source``); ``radius`` the
+    embedding LayerNorm's output bound when ``value`` is its dyadic shell (then priced, ``Model.input_radius``)."""
+
+    value: float
+    source: str
+    radius: float | None = None
+
+    def apply(self, model: Model) -> Model:
+        """``model`` with the embedding radius it is priced for (None where B_1 is given or assumed)."""
+        return replace(model, input_radius=self.radius)
+
+
+def default_input_norm(checkpoint) -> InputNorm:
+    """``B_1`` when none is given: a post-LN layer 1 reads the embedding LayerNorm's output, whose norm is at most
+    ``sqrt(N) max|g| + ||b||`` (step whole_bound.norm_output), rounded up to its dyadic shell; else 1, said."""
+    if checkpoint.shape.layout == PRE_LN:
+        return InputNorm(1.0, "assumed 1: unused, a pre-LN layer's attention and MLP read their own norms' outputs")
+    weight, bias, why = checkpoint.embedding_norm()
+    if weight is None:
+        return InputNorm(1.0, f"assumed 1: {why}; pass --input-norm B for the norm bound of the tokens layer 1 reads")
+    radius = token_norm(checkpoint.shape.hidden, weight, bias, "embedding").radius
+    return InputNorm(float(2.0 ** shell(radius)), EMBEDDING, radius)
+
+
+def resolve_input_norm(given: float | None, checkpoint_default: InputNorm) -> InputNorm:
+    """``given`` (``--input-norm``) as it is, else the checkpoint's default."""
+    return checkpoint_default if given is None else InputNorm(float(given), GIVEN)
+
+
+def model_from_measured(shape, spectra, rms_floor: float | None = None, grid_m: int | None = None,
+                        rank_tol: float = RANK_TOL) -> Model:
+    """The bound's :class:`Model` of measured layers (``spectra``): family, premises and the post-LN norm radii."""
+    family = family_of(shape, spectra, rms_floor)
+    radii = [None if s.post_radii is None else tuple(float(r) for r in s.post_radii) for s in spectra]
+    return build_model(layer_inputs(spectra, shape.intermediate), shape.hidden, grid_m, rank_tol, family,
+                       radii if any(r is not None for r in radii) else None)
+
+
 def model_from_checkpoint(model_dir: str | Path, layers: int | None = None, allow_pickle: bool = False,
                           grid_m: int | None = None, rank_tol: float = RANK_TOL,
                           progress: Callable[[str], None] | None = None,
                           rms_floor: float | None = None) -> tuple[Model, dict]:
     """The bound's :class:`Model` of a checkpoint's first ``layers`` layers, and what the checkpoint says besides:
-    ``model_dir`` and ``context`` (its own context length and the field it came from, ``(None, "")`` if none)."""
+    ``model_dir``, ``context`` (its own context length and the field it came from, ``(None, "")`` if none) and
+    ``input_norm`` (:func:`default_input_norm`)."""
     checkpoint = open_checkpoint(model_dir, allow_pickle=allow_pickle)
     shape = checkpoint.shape
     premise_for(shape, rms_floor)  # a bad --rms-floor is refused before any layer is read
     spectra = measure_model(checkpoint, layers, progress).layers
-    family = family_of(shape, spectra, rms_floor)
-    model = build_model(layer_inputs(spectra, shape.intermediate), shape.hidden, grid_m, rank_tol, family)
-    return model, {"model_dir": str(checkpoint.model_dir), "context": checkpoint.context}
+    model = model_from_measured(shape, spectra, rms_floor, grid_m, rank_tol)
+    return model, {"model_dir": str(checkpoint.model_dir), "context": checkpoint.context,
+                   "input_norm": default_input_norm(checkpoint)}

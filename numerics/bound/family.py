@@ -8,8 +8,8 @@ Derivation ``whole_bound.families`` (``sabounds.theory.family_bound``), after th
     up R ||G|| ||D|| (ungated M_in: L_act ||M_out||), down 1;  inputs B (attention), R (gate, up), R^2 ||G|| ||U|| or
     R ||M_in|| (down).
 
-Post-LN (another activation, one K/V per head): BERT's bookkeeping with the family's ``L_act``, which here also
-enters gamma (``F = L_act ||M_in|| ||M_out||``, as in the extension; BERT's published gamma leaves ``L_phi`` out).  ``B``, ``R`` and the
+Post-LN (another activation, one K/V per head): BERT's bookkeeping on tokens of norm ``B_l`` with the family's
+``L_act``, which here also enters gamma (``F = L_act ||M_in|| ||M_out||``, as in the extension; BERT's published gamma leaves ``L_phi`` out).  ``B``, ``R`` and the
 norms' ``max|g|`` are rounded up to dyadic shells, priced like the spectral radii (step 'norm_shells').
 """
 
@@ -103,33 +103,41 @@ def _pre_ln_layer(family: Family, e: dict, norms: NormRadii, c, lact, rounded: b
     return (1 + lip1 * a) * d, gamma, inputs
 
 
-def _post_ln_layer(e: dict, c, lact, b_in, edelman: bool) -> tuple:
-    """BERT's bookkeeping (docs/definitions.md) with ``L_act``: ``lip = L_act ||M_in|| ||M_out|| sum_h ||Vt_h|| (1 + c ||QK_h||)``,
-    gamma ``(c/2) ||Vt_h|| F``, ``F``, ``L_act ||M_out||``, 1 with ``F = L_act ||M_in|| ||M_out||``."""
+def _post_ln_layer(e: dict, c, lact, b_in, edelman: bool, unit_tokens: bool, radii=(None, None)) -> tuple:
+    """BERT's bookkeeping (docs/definitions.md) with ``L_act`` on tokens of norm ``<= B_l = b_in``:
+    ``lip = L_act ||M_in|| ||M_out|| sum_h ||Vt_h|| (1 + c B_l^2 ||QK_h||)``, gamma ``(c/2) B_l^2 ||Vt_h|| F``, ``F``,
+    ``L_act ||M_out||``, 1 with ``F = L_act ||M_in|| ||M_out||`` (``unit_tokens``: ``B_l = 1`` there, the published
+    proxy); inputs capped by the layer's norm radii ``(R_attn, R_out)`` (whole_bound 'token_norms')."""
+    from sabounds.numerics.bound.slots import _capped
+    tok2 = mpmath.mpf(1) if unit_tokens else b_in * b_in
     f = lact * e["M_in"] * e["M_out"]
-    a = mpmath.fsum(e["V_tilde"][h] * (1 + c * e["QK"][h]) for h in e["QK"])
-    qk_factor = 1 if edelman else c / 2
+    a = mpmath.fsum(e["V_tilde"][h] * (1 + c * tok2 * e["QK"][h]) for h in e["QK"])
+    qk_factor = (1 if edelman else c / 2) * tok2
     gamma = {"QK": {h: qk_factor * e["V_tilde"][h] * f for h in e["QK"]}, "V_tilde": {h: f for h in e["V_tilde"]},
              "M_in": lact * e["M_out"], "M_out": mpmath.mpf(1)}
-    attention = mpmath.fsum(e["V_tilde"].values()) * b_in
+    attention = _capped(mpmath.fsum(e["V_tilde"].values()) * b_in, radii[0])
     inputs = {"QK": b_in, "V_tilde": b_in, "M_in": attention, "M_out": e["M_in"] * attention}
-    return a * f, gamma, inputs
+    return a * f, gamma, inputs, _capped(e["M_out"] * inputs["M_out"], radii[1])
 
 
 def layer_factors(model, by_layer: dict, variant, input_norm, rounded: bool, edelman: bool) -> dict[int, tuple]:
-    """Per layer ``(lip, gamma, inputs)`` of ``model.family`` from the spectral radii ``by_layer``."""
+    """Per layer ``(lip, gamma, inputs)`` of ``model.family`` from the spectral radii ``by_layer``; ``input_norm``
+    None: post-LN attention factors on unit tokens (the published proxy's kappa), inputs from ``B = 1``."""
+    from sabounds.numerics.bound.slots import _radius
     family = model.family
     if not family.pre_ln and family.gated:
         raise ValueError(f"the whole bound for a post-LN gated MLP ({family.name}) is not derived: the MLP's input "
                          "radius is not bounded by a norm; its proxies are in 'sabounds analyze'")
     c, lact = mpmath.mpf(variant.attention), family.activation_constant(variant)
-    out, b = {}, mpmath.mpf(input_norm)
+    out, b = {}, mpmath.mpf(1 if input_norm is None else input_norm)
+    radii = model.token_radii or ()
     for l in sorted(by_layer):
         if family.pre_ln:
             out[l] = _pre_ln_layer(family, by_layer[l], family.norms[l], c, lact, rounded, edelman)
         else:
-            out[l] = _post_ln_layer(by_layer[l], c, lact, b, edelman)
-            b = by_layer[l]["M_out"] * out[l][2]["M_out"]
+            pair = tuple(_radius(r, rounded) for r in radii[l]) if l < len(radii) else (None, None)
+            lip, gamma, inputs, b = _post_ln_layer(by_layer[l], c, lact, b, edelman, input_norm is None, pair)
+            out[l] = (lip, gamma, inputs)
     return out
 
 
@@ -138,9 +146,10 @@ def _entry(table: dict, slot):
     return value[slot.head] if isinstance(value, dict) else value
 
 
-def family_rhos(model, by_layer: dict, variant, rounded: bool, edelman: bool) -> list:
-    """``rho_k = gamma_k alpha^(l)``, ``alpha^(l) = prod_{j > l} lip_j`` (mpmath)."""
-    per = layer_factors(model, by_layer, variant, 1, rounded, edelman)
+def family_rhos(model, by_layer: dict, variant, rounded: bool, edelman: bool, input_norm=None) -> list:
+    """``rho_k = gamma_k alpha^(l)``, ``alpha^(l) = prod_{j > l} lip_j`` (mpmath); ``input_norm`` as in
+    :func:`~sabounds.numerics.bound.slots.rhos`."""
+    per = layer_factors(model, by_layer, variant, input_norm, rounded, edelman)
     alpha = {}
     for l in sorted(per, reverse=True):
         alpha[l] = alpha[l + 1] * per[l + 1][0] if l + 1 in per else mpmath.mpf(1)

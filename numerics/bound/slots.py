@@ -9,7 +9,7 @@ from the rounded spectral norms in mpmath (no overflow), under a :class:`Variant
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import mpmath
 import numpy as np
@@ -127,18 +127,28 @@ class Model:
     ps: np.ndarray
     family: Family | None = None
     """None: the BERT layer; else the family's layer (``sabounds.numerics.bound.family``)."""
+    token_radii: tuple[tuple[float | None, float | None], ...] | None = None
+    """Post-LN: per layer the output bounds ``sqrt(N) max|g| + ||b||`` of the attention's LayerNorm (what M_in reads)
+    and of the layer's output LayerNorm (the next layer's input); None where the checkpoint has no such weight."""
+    input_radius: float | None = None
+    """The embedding LayerNorm's output bound ``sqrt(N) max|g| + ||b||`` where the setting's ``input_norm`` (``B_1``) is
+    its dyadic shell (the default, ``checkpoint_inputs.default_input_norm``): priced with the other norm radii."""
 
     @property
     def K(self) -> int:
         return len(self.slots)
 
     def norm_cost(self) -> float:
-        """The union price of the family's norm radii (0 for the BERT layer)."""
-        return 0.0 if self.family is None else self.family.norm_cost()
+        """The union price of the norm radii: the family's, or the post-LN radii's dyadic shells (``ln(i(i+1))`` each),
+        and the embedding LayerNorm's where it gives ``B_1``."""
+        own = 0.0 if self.input_radius is None else shell_cost(shell(self.input_radius))
+        if self.family is not None:
+            return self.family.norm_cost() + own
+        return own + sum(shell_cost(shell(r)) for pair in self.token_radii or () for r in pair if r is not None)
 
 
 def build_model(layers: list[LayerInput], hidden: int, grid_m: int | None = None, rank_tol: float = RANK_TOL,
-                family: Family | None = None) -> Model:
+                family: Family | None = None, token_radii=None) -> Model:
     """Slots in table order (per layer: QK heads, V_tilde heads, M_in, M_out, M_gate if gated) from per-layer spectra."""
     depth = len(layers)
     m = default_grid_m(depth, hidden) if grid_m is None else grid_m
@@ -158,7 +168,8 @@ def build_model(layers: list[LayerInput], hidden: int, grid_m: int | None = None
             top = float(sigma[0]) if sigma.size else 0.0
             slots.append(Slot(l, head, kind, d_in, d_out, int(sp_grid[0]), top, shell(top), float(w21), shell(float(w21)),
                               sp_grid, log_schatten_grid(sigma, ps, rank_tol)))
-    return Model(depth, hidden, len(layers[0].qk), tuple(slots), m, ps, family)
+    return Model(depth, hidden, len(layers[0].qk), tuple(slots), m, ps, family,
+                 None if token_radii is None else tuple(tuple(pair or (None, None)) for pair in token_radii))
 
 
 def _by_layer(model: Model, rounded: bool) -> dict[int, dict]:
@@ -174,34 +185,81 @@ def _by_layer(model: Model, rounded: bool) -> dict[int, dict]:
     return by_layer
 
 
-def input_norms(model: Model, input_norm, rounded: bool = True) -> list[mpmath.mpf]:
-    """Each slot's input norm bound ``B_k`` in the layer without normalisation (step 'input_norms' of the whole bound):
-    QK and V_tilde see the layer input ``B_l`` (``B_1 = B``), M_in the attention output ``sum_h ||Vt_h|| B_l``, M_out
-    ``||M_in|| sum_h ||Vt_h|| B_l`` (``|GELU(u)| <= |u|``), and ``B_{l+1} = ||M_out||`` times M_out's input bound."""
+def token_norms(model: Model, input_norm, rounded: bool = True) -> dict[int, dict]:
+    """Per layer each slot type's token bound ``B_k`` in the layer without normalisation (step 'input_norms'), each
+    capped by the output bound of the LayerNorm it reads where the checkpoint has one (step 'token_norms'): QK and
+    V_tilde see the layer input ``B_l`` (``B_1 = B``), M_in the attention output ``sum_h ||Vt_h|| B_l`` (or the
+    attention's norm ``R_attn``), M_out ``||M_in||`` times M_in's bound (``|GELU(u)| <= |u|``), and ``B_{l+1}`` is
+    ``||M_out||`` times M_out's bound (or the output norm ``R_out``); radii rounded up to dyadic shells (``rounded``)."""
     by_layer = _by_layer(model, rounded)
-    if model.family is not None:
-        from sabounds.numerics.bound.family import family_input_norms
-        return family_input_norms(model, by_layer, PUBLISHED, input_norm, rounded)
+    radii = model.token_radii or ()
     seen, b = {}, mpmath.mpf(input_norm)
     for l in sorted(by_layer):
         e = by_layer[l]
-        attention = mpmath.fsum(e["V_tilde"].values()) * b
-        seen[l] = {"QK": b, "V_tilde": b, "M_in": attention, "M_out": e["M_in"] * attention}
-        b = e["M_out"] * seen[l]["M_out"]
+        attn_radius, out_radius = (_radius(r, rounded) for r in radii[l]) if l < len(radii) else (None, None)
+        m_in = _capped(mpmath.fsum(e["V_tilde"].values()) * b, attn_radius)
+        seen[l] = {"QK": b, "V_tilde": b, "M_in": m_in, "M_out": e["M_in"] * m_in}
+        b = _capped(e["M_out"] * seen[l]["M_out"], out_radius)
+    return seen
+
+
+def _radius(value, rounded: bool):
+    if value is None:
+        return None
+    return mpmath.ldexp(1, shell(value)) if rounded else mpmath.mpf(value)
+
+
+def _capped(propagated, radius):
+    """The smaller of the propagated bound and the norm's output bound (None: no norm measured)."""
+    return propagated if radius is None else min(propagated, radius)
+
+
+TOKEN_PREMISE = ("post-LN token norms: the attention of layer l reads tokens of norm <= B_l, the smaller of the bound "
+                 "propagated through the layer from B_1 (--input-norm, by default the embedding LayerNorm's output "
+                 "bound) and the previous layer's output LayerNorm's sqrt(N) max|g| + ||b|| (M_in: the attention's LayerNorm), radii rounded up to dyadic shells and "
+                 "priced; the head factor is ||Vt_h|| (1 + c B_l^2 ||QK_h||), QK's gamma (c/2) B_l^2 ||Vt_h|| "
+                 "||M_out|| ||M_in|| (steps whole_bound.token_attention_factor, token_gamma_qk, token_norms)")
+
+
+def token_norm_record(model: Model, input_norm) -> dict | None:
+    """The layer token bounds ``B_l`` the attention factors use, propagated and capped (None for a pre-LN family)."""
+    if model.family is not None and model.family.pre_ln:
+        return None
+    capped = token_norms(model, input_norm)
+    propagated = token_norms(replace(model, token_radii=None), input_norm)
+    return {"premise": TOKEN_PREMISE, "capped_by_norms": model.token_radii is not None,
+            "layer_token_norm": [float(capped[l]["QK"]) for l in sorted(capped)],
+            "layer_token_norm_propagated": [float(propagated[l]["QK"]) for l in sorted(propagated)],
+            "norm_radii": None if model.token_radii is None else [list(pair) for pair in model.token_radii]}
+
+
+def input_norms(model: Model, input_norm, rounded: bool = True) -> list[mpmath.mpf]:
+    """Each slot's input norm bound ``B_k`` (:func:`token_norms`; a family's layer by its own bookkeeping)."""
+    if model.family is not None:
+        from sabounds.numerics.bound.family import family_input_norms
+        return family_input_norms(model, _by_layer(model, rounded), PUBLISHED, input_norm, rounded)
+    seen = token_norms(model, input_norm, rounded)
     return [seen[s.layer][s.type] for s in model.slots]
 
 
-def rhos(model: Model, variant: Variant, rounded: bool = True, edelman: bool = False) -> list[mpmath.mpf]:
+def rhos(model: Model, variant: Variant, rounded: bool = True, edelman: bool = False,
+         input_norm=None) -> list[mpmath.mpf]:
     """``rho_k = gamma_k alpha^(l(k))`` from the dyadic spectral radii (``rounded``) or the norms themselves, in mpmath.
 
-    ``edelman``: Edelman's ``gamma^E`` (docs/definitions.md), without the attention constant's factor ``c/2`` on QK."""
+    ``input_norm``: tokens of layer l have norm ``<= B_l`` (:func:`token_norms` from ``B_1 = input_norm``), so the head
+    factor is ``||Vt_h|| (1 + c B_l^2 ||QK_h||)`` and QK's gamma carries ``B_l^2`` (steps 'token_attention_factor',
+    'token_gamma_qk'); None: unit tokens, the published proxy's ``kappa``.  ``edelman``: Edelman's ``gamma^E``
+    (docs/definitions.md), without the attention constant's factor ``c/2`` on QK."""
     c = mpmath.mpf(variant.attention)
     lphi = variant.lphi_value()
     by_layer = _by_layer(model, rounded)
     if model.family is not None:
         from sabounds.numerics.bound.family import family_rhos
-        return family_rhos(model, by_layer, variant, rounded, edelman)
-    lip = {l: lphi * e["M_in"] * e["M_out"] * mpmath.fsum(e["V_tilde"][h] * (1 + c * e["QK"][h]) for h in e["QK"])
+        return family_rhos(model, by_layer, variant, rounded, edelman, input_norm)
+    tokens = ({l: mpmath.mpf(1) for l in by_layer} if input_norm is None else
+              {l: e["QK"] for l, e in token_norms(model, input_norm, rounded).items()})
+    lip = {l: lphi * e["M_in"] * e["M_out"] * mpmath.fsum(e["V_tilde"][h] * (1 + c * tokens[l] ** 2 * e["QK"][h])
+                                                         for h in e["QK"])
            for l, e in by_layer.items()}
     alpha = {}
     for l in sorted(by_layer, reverse=True):
@@ -209,7 +267,7 @@ def rhos(model: Model, variant: Variant, rounded: bool = True, edelman: bool = F
     out = []
     for s in model.slots:
         e = by_layer[s.layer]
-        gamma = {"QK": (1 if edelman else c / 2) * e["V_tilde"].get(s.head, 0) * e["M_out"] * e["M_in"],
+        gamma = {"QK": (1 if edelman else c / 2) * tokens[s.layer] ** 2 * e["V_tilde"].get(s.head, 0) * e["M_out"] * e["M_in"],
                  "V_tilde": e["M_out"] * e["M_in"], "M_in": e["M_out"], "M_out": mpmath.mpf(1)}[s.type]
         out.append(gamma * alpha[s.layer])
     return out

@@ -26,6 +26,7 @@ from sabounds.theory.thm41 import M, N, p
 MAX_BRACKET_STEPS = 64
 MAX_ROOT_STEPS = 200
 BISECTION_STEPS = 45
+LOG_FLOAT_MAX = math.log(sys.float_info.max)
 BOUNDS = {"ours_sum": ours_sum, "ours_rss": ours_rss, "edelman": edelman}
 
 
@@ -194,6 +195,8 @@ def _first_crossing(gap) -> float | None:
     if gap(lo) < 0:
         return 1.0
     for _ in range(MAX_BRACKET_STEPS):
+        if lo >= LOG_FLOAT_MAX:  # any crossing lies beyond float64, where no factor is reported: stop looking
+            return None
         hi = lo + step
         if gap(hi) < 0:
             break
@@ -206,4 +209,4 @@ def _first_crossing(gap) -> float | None:
             hi = mid
         else:
             lo = mid
-    return math.exp(hi) if hi < math.log(sys.float_info.max) else None  # beyond float64: no factor to report
+    return math.exp(hi) if hi < LOG_FLOAT_MAX else None  # beyond float64: no factor to report

@@ -38,6 +38,8 @@ class BoundInputs:
     constants: tuple = field(default_factory=constants_key)
     dps: int = 30
     tokens_source: str = ""
+    input_norm_source: str = ""
+    """Where ``input_norm`` came from: ``--input-norm``, the embedding LayerNorm's output bound, or assumed 1."""
 
     def at_n(self, n) -> "BoundInputs":
         return replace(self, n=n)
@@ -169,7 +171,7 @@ def tables(model: Model, variant: Variant, setting: BoundInputs, comp: Compiled 
     """Every slot's shares and prices at every grid point; ``shrink[k]`` (optional) divides ``rho_k`` (break-even)."""
     comp = comp or compiled(setting.constants)
     with mpmath.workdps(setting.dps):
-        rho = rhos(model, variant)
+        rho = rhos(model, variant, input_norm=setting.input_norm)
         if shrink is not None:
             rho = [r / mpmath.mpf(f) for r, f in zip(rho, shrink)]
         lrho = np.array([float(mpmath.log(r)) for r in rho])
@@ -272,13 +274,19 @@ def _empirical(setting: BoundInputs) -> Term:
     return Term("empirical", label, mpmath.mpf(setting.empirical))
 
 
+def _norm_parts(model: Model) -> dict[str, float]:
+    """The norm radii's union price as a part of the post hoc price, where the model has norm radii."""
+    priced = model.family is not None or model.token_radii is not None or model.input_radius is not None
+    return {"norm_shells": model.norm_cost()} if priced else {}
+
+
 def _cost_parts(model: Model, t: Tables, choice: np.ndarray, grid: bool = True) -> dict[str, float]:
     rows = np.arange(model.K)
     chosen = t.cost[rows, choice]
     zero = model.ps[choice] == 0
     return {"grid_union": model.K * math.log(2 * model.grid_m + 1) if grid else 0.0, "spectral_shells": t.s_cost,
             "rank_choices": float(chosen[zero].sum()), "schatten_shells": float(chosen[~zero].sum()),
-            **({"norm_shells": model.norm_cost()} if model.family is not None else {})}
+            **_norm_parts(model)}
 
 
 def ours_sum(comp: Compiled, model: Model, setting: BoundInputs, t: Tables) -> BoundValue:
@@ -352,14 +360,14 @@ def edelman(comp: Compiled, model: Model, variant: Variant, setting: BoundInputs
     """Edelman et al. (2022): ``W_E = (sum_k (rho^E_k w_k B_k)^{2/3})^{3/2}`` over the dyadic (2,1)-radii ``w_k``, with
     Edelman's ``gamma^E`` (no attention factor c/2 on QK) and each slot's input norm bound ``B_k`` (``B = 1`` outside)."""
     with mpmath.workdps(setting.dps):
-        rho_e = rhos(model, variant, edelman=True)
+        rho_e = rhos(model, variant, edelman=True, input_norm=setting.input_norm)
         w_e = mpmath.fsum((r * b * mpmath.ldexp(1, s.w_shell)) ** (mpmath.mpf(2) / 3)
                           for r, b, s in zip(rho_e, t.norms, model.slots)) ** 1.5
         d_max = max(s.d_in * s.d_out for s in model.slots)
         dudley = comp.edelman(w_e, mpmath.mpf(1), mpmath.mpf(setting.margin), mpmath.mpf(setting.margin),
                               mpmath.mpf(setting.n), mpmath.mpf(setting.tokens), mpmath.mpf(d_max))
         parts = {"spectral_shells": t.s_cost, "two_one_shells": sum(shell_cost(s.w_shell) for s in model.slots),
-                 **({"norm_shells": model.norm_cost()} if model.family is not None else {})}
+                 **_norm_parts(model)}
         terms = [_empirical(setting), Term("dudley", "Dudley integral, Edelman's norm-based cover (cut at Delta/n)", dudley),
                  *_common_terms(comp, setting, sum(parts.values()))]
         terms[2] = Term("post_hoc", "post hoc: dyadic shells of the spectral and (2,1) radii", terms[2].value)

@@ -87,6 +87,12 @@ class Family:
     note: str = ""
     unmodelled: tuple["Unmodelled", ...] = ()
     """Maps of the family's layer that lip, alpha and gamma leave out: where there is one, no whole bound is claimed."""
+    post_norms: tuple[str, str] | None = None
+    """Post-LN: the LayerNorm weights after attention (what the MLP reads) and after the MLP (the next layer's input);
+    their biases by the same name ending in ``bias``.  Their output bounds cap the whole bound's token norms."""
+    embedding_norm: str | None = None
+    """Post-LN: the embedding LayerNorm's weight (bias by the same name ending in ``bias``), relative to the prefix:
+    layer 1 reads its output, so its output bound is the whole bound's default input norm ``B``."""
 
     @property
     def gated(self) -> bool:
@@ -118,12 +124,16 @@ BERT = Family(
     "attention.self.query.weight", "attention.self.key.weight", "attention.self.value.weight",
     "attention.output.dense.weight", "intermediate.dense.weight", "output.dense.weight",
     prefixes=("", "bert.", "roberta.", "electra."), layout=POST_LN,
+    post_norms=("attention.output.LayerNorm.weight", "output.LayerNorm.weight"),
+    embedding_norm="embeddings.LayerNorm.weight",
     note="post-LN encoder with GELU: the layer the published proxy is defined for")
 
 DISTILBERT = Family(
     "distilbert", ("distilbert",), "transformer.layer.{i}.",
     "attention.q_lin.weight", "attention.k_lin.weight", "attention.v_lin.weight", "attention.out_lin.weight",
     "ffn.lin1.weight", "ffn.lin2.weight", prefixes=("", "distilbert."), layout=POST_LN,
+    post_norms=("sa_layer_norm.weight", "output_layer_norm.weight"),
+    embedding_norm="embeddings.LayerNorm.weight",
     activation_fields=("activation",),
     config={"layers": ("n_layers",), "hidden": ("dim",), "heads": ("n_heads",), "kv_heads": (), "head_dim": (),
             "intermediate": ("hidden_dim",)},
@@ -133,6 +143,8 @@ MPNET = Family(
     "mpnet", ("mpnet",), "encoder.layer.{i}.",
     "attention.attn.q.weight", "attention.attn.k.weight", "attention.attn.v.weight", "attention.attn.o.weight",
     "intermediate.dense.weight", "output.dense.weight", prefixes=("", "mpnet."), layout=POST_LN,
+    post_norms=("attention.LayerNorm.weight", "output.LayerNorm.weight"),
+    embedding_norm="embeddings.LayerNorm.weight",
     note="post-LN encoder with GELU; its relative position bias adds to the scores and has no weight matrix "
          "in the paper's objects")
 

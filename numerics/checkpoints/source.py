@@ -266,7 +266,26 @@ class CheckpointSource:
                                                   weight.endswith(".weight") else None)
             norms[role] = self._optional(base, weight, n, f.norm_offset)
             norms[role + "_bias"] = self._optional(base, bias, n, 0.0)
+        if f.post_norms:
+            norms["post_norms"] = tuple((self._optional(base, w, n, 0.0), self._optional(base, w[:-len("weight")] + "bias", n, 0.0))
+                                        for w in f.post_norms)
         return assemble(index, q, k, v, o, up, down, s.heads, s.kv_heads, gate, **norms)
+
+    def embedding_norm(self) -> tuple[np.ndarray | None, np.ndarray | None, str]:
+        """The embedding LayerNorm's ``(weight, bias, "")`` (bias None if absent), or ``(None, None, why)`` where the
+        family names none, the checkpoint lacks it, or its width is not the layers' (a projection follows it)."""
+        f, n = self.family, self.shape.hidden
+        if not f.embedding_norm:
+            return None, None, f"the {f.name} family names no embedding LayerNorm"
+        name = self.prefix + f.embedding_norm
+        if name not in self.store.names:
+            return None, None, f"the checkpoint has no {shown(name)}"
+        width = tuple(self.store.shape(name))
+        if width != (n,):
+            return None, None, (f"{shown(name)} has shape {list(width)}, not [{n}]: a projection follows it, so layer 1 "
+                                "does not read its output")
+        return (self.tensor(f.embedding_norm, (n,)), self._optional("", f.embedding_norm[:-len("weight")] + "bias", n, 0.0),
+                "")
 
     def _optional(self, base: str, name: str | None, n: int, offset: float) -> np.ndarray | None:
         """A norm's weight (plus the family's offset) or bias where the checkpoint has it, else None."""

@@ -61,6 +61,9 @@ class LayerSpectra:
     m_gate_11: float | None = None
     """(1,1)-norms (entrywise l1) for the Trauger-Tewari rows: of QK_h (at delta = 0 with RoPE), Vt_h, M_in, M_out, and
     ``raw_11`` the sum over the layer's stored weight factors (q, k, v, o, up, down, gate; each tensor once)."""
+    post_radii: np.ndarray | None = None
+    """Post-LN: output bounds ``sqrt(N) max|g| + ||b||`` of the LayerNorms after attention and after the MLP (None
+    unless the checkpoint has both weights): they cap the whole bound's token norms (whole_bound 'token_norms')."""
     rounding: dict | None = field(default=None, repr=False, compare=False)
     """The storage-aware rank's thresholds ``tau`` per type (numerics/proxies/storage_rank.py), same pass."""
 
@@ -136,6 +139,8 @@ def _layer_spectra(source, layer, index: int, spectrum, rounding=None) -> "Layer
         mlp = token_norm(shape.hidden, layer.mlp_norm, layer.mlp_norm_bias, "pre-MLP")
         norms = dict(attn_gain=attn.gain, attn_radius=attn.radius, mlp_gain=mlp.gain, mlp_radius=mlp.radius,
                      norm_assumed=float((attn.assumed is not None) + 2 * (mlp.assumed is not None)))
+    elif getattr(layer, "post_norms", None) and all(w is not None for w, _ in layer.post_norms):
+        norms["post_radii"] = np.array([token_norm(shape.hidden, w, b, "post-LN").radius for w, b in layer.post_norms])
     if rotating:
         if rounding is not None:  # a rotating head's storage-aware rank from its stored factors' values
             rounding = {**rounding, "QK_left_sigma": np.array(values[0]), "QK_right_sigma": np.array(values[1])}

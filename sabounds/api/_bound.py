@@ -95,7 +95,7 @@ def _check(delta, margin, input_norm, empirical_risk, exact, tokens) -> None:
     if not (0 < delta < 1):
         raise InputError(f"delta must lie in (0, 1), got {delta}")
     for name, value in (("margin", margin), ("input_norm", input_norm)):
-        if not value > 0:
+        if value is not None and not value > 0:
             raise InputError(f"{name} must be positive, got {value}")
     if not 0 <= empirical_risk <= 1:
         raise InputError(f"empirical_risk must lie in [0, 1], got {empirical_risk}")
@@ -106,7 +106,7 @@ def _check(delta, margin, input_norm, empirical_risk, exact, tokens) -> None:
         raise InputError(f"tokens must lie in 1..{MAX_TOKENS}, got {tokens if tokens < 10 ** 30 else 'more'}")
 
 
-def bound(model=None, *, n, delta: float, margin: float, input_norm: float = 1.0,
+def bound(model=None, *, n, delta: float, margin: float, input_norm: float | None = None,
           tokens: int | None = None, target=1, empirical_risk: float = 0.0, constants: dict | None = None,
           precision: int = 30, layers: int | None = None, curve_points: int = 0, allow_pickle: bool = False,
           rms_floor: float | None = None) -> Bound:
@@ -117,12 +117,15 @@ def bound(model=None, *, n, delta: float, margin: float, input_norm: float = 1.0
     family whose layer departs from BERT's (GPT-2, LLaMA, ViT, ...) is bounded under the premises in
     ``model.family.premises``; where the family has maps the bookkeeping leaves out (Qwen2's biases, Gemma 2/3's
     post-norms) the result's ``sound`` is False, ``unmodelled`` names them and no n is solved for.  ``tokens``
-    defaults to the checkpoint's context length (``setting.tokens_source`` says where T came from); ``rms_floor`` is the pre-LN normalisation premise (every norm input has rms >= it).
+    defaults to the checkpoint's context length (``setting.tokens_source`` says where T came from); ``input_norm``
+    (B, the norm bound of layer 1's tokens) to the embedding LayerNorm's output bound ``sqrt(N) max|g| + ||b||``
+    rounded up to its dyadic shell (and priced) where a post-LN checkpoint has one, else 1 (``setting.input_norm_source``
+    says which); ``rms_floor`` is the pre-LN normalisation premise (every norm input has rms >= it).
     """
     import sympy as sp
 
     from sabounds.numerics.bound.analysis import analyze_bound
-    from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint
+    from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint, resolve_input_norm
     from sabounds.numerics.bound.compiled import constants_key
     from sabounds.numerics.bound.slots import VARIANTS
     from sabounds.numerics.bound.whole import BoundInputs
@@ -136,8 +139,11 @@ def bound(model=None, *, n, delta: float, margin: float, input_norm: float = 1.0
         built, info = model_from_checkpoint(model_or_default(model), layers, allow_pickle,
                                             rms_floor=rms_floor)
         t, t_source = checkpoint_tokens(info["context"], tokens)
-        setting = BoundInputs(n=n, delta=delta, margin=margin, input_norm=input_norm, tokens=t, tokens_source=t_source,
-                              empirical=empirical_risk, constants=constants_key(exact), dps=precision)
+        b = resolve_input_norm(input_norm, info["input_norm"])
+        built = b.apply(built)
+        setting = BoundInputs(n=n, delta=delta, margin=margin, input_norm=b.value, input_norm_source=b.source, tokens=t,
+                              tokens_source=t_source, empirical=empirical_risk, constants=constants_key(exact),
+                              dps=precision)
         return Bound(analyze_bound(built, setting, target, VARIANTS, curve_points))
     except (CheckpointError, ValueError) as exc:
         raise InputError(" ".join(str(exc).split())) from None

@@ -25,7 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--n", type=sample_size, required=True, metavar="N", help="number of samples (e.g. 1e9)")
     parser.add_argument("--delta", type=probability, required=True, metavar="D", help="the bound holds with probability 1 - D")
     parser.add_argument("--margin", type=positive_float, required=True, metavar="G", help="margin gamma of the ramp loss")
-    parser.add_argument("--input-norm", type=positive_float, default=1.0, metavar="B", help="token norm bound B (default 1)")
+    parser.add_argument("--input-norm", type=positive_float, default=None, metavar="B",
+                        help="norm bound B of the tokens layer 1 reads (default: the embedding LayerNorm's output bound "
+                        "sqrt(N) max|g| + ||b|| rounded up to its dyadic shell, where a post-LN checkpoint has one; else 1, said)")
     parser.add_argument("--tokens", type=positive_int, metavar="T", help="tokens T (default: the checkpoint's context length, GGUF <arch>.context_length or "
                         "config.json max_position_embeddings; 512 if it states none)")
     parser.add_argument("--target", type=positive_float, default=1.0, metavar="X", help="solve for the n at which each bound is X (default 1)")

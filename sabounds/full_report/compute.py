@@ -94,7 +94,8 @@ def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData
 
 
 BOUND_SETTING = {"n": 10**9, "delta": 0.05, "margin": 1.0}
-"""The report's whole bound: n = 1e9 samples, delta = 0.05, margin 1, B = 1, T = max_position_embeddings."""
+"""The report's whole bound: n = 1e9 samples, delta = 0.05, margin 1, T = max_position_embeddings and B the
+command's default (the embedding LayerNorm's output bound where the checkpoint has one)."""
 
 
 def whole_bound(spectra, checkpoint):
@@ -102,14 +103,15 @@ def whole_bound(spectra, checkpoint):
     None for a family whose layer departs from BERT's (the bound is reconstructed for that layer only)."""
     from sabounds.api._bound import checkpoint_tokens
     from sabounds.numerics.bound.analysis import analyze_bound
-    from sabounds.numerics.bound.slots import build_model
-    from sabounds.numerics.bound.checkpoint_inputs import layer_inputs
+    from sabounds.numerics.bound.checkpoint_inputs import default_input_norm, model_from_measured
     from sabounds.numerics.bound.whole import BoundInputs
     if not checkpoint.shape.published:
         return None
-    model = build_model(layer_inputs(spectra, checkpoint.shape.intermediate), checkpoint.shape.hidden)
+    b = default_input_norm(checkpoint)
+    model = b.apply(model_from_measured(checkpoint.shape, spectra))
     tokens, source = checkpoint_tokens(checkpoint.context, None)
-    return analyze_bound(model, BoundInputs(**BOUND_SETTING, tokens=tokens, tokens_source=source), curve_points=17)
+    return analyze_bound(model, BoundInputs(**BOUND_SETTING, input_norm=b.value, input_norm_source=b.source,
+                                            tokens=tokens, tokens_source=source), curve_points=17)
 
 
 def provenance(data: ReportData) -> dict:

@@ -8,6 +8,7 @@ from decimal import Decimal
 
 import mpmath
 
+from sabounds.numerics.bound.slots import token_norm_record
 from sabounds.render.plain_text import plain
 
 SIG = 10
@@ -57,6 +58,16 @@ def slot_name(model, i) -> str:
     return f"layer {s.layer} {s.type}" + (f" head {s.head}" if s.head >= 0 else "")
 
 
+def _input_source(s, m) -> str:
+    """`` (where B came from)``; the embedding LayerNorm's bound before its dyadic shell."""
+    if not s.input_norm_source:
+        return ""
+    if m.input_radius is None:
+        return f" ({s.input_norm_source})"
+    return (f" ({s.input_norm_source}: sqrt(N) max|g| + ||b|| = {m.input_radius:.6g}, rounded up to its dyadic shell "
+            "and priced)")
+
+
 def bound_text_lines(a) -> list[str]:
     """The lines ``sabounds bound`` prints for the analysis ``a`` (a ``BoundAnalysis``), in plain words."""
     s, m = a.setting, a.model
@@ -66,7 +77,7 @@ def bound_text_lines(a) -> list[str]:
         "this network and no n is solved for; not modelled:", *(f"  - {u.describe()}" for u in a.unmodelled), ""]
     lines += [f"Whole bound [reconstructed Theorem 3.1 and Edelman et al. (2022), same margin bound] on L = {m.layers}, "
              f"N = {m.hidden}, H = {m.heads} ({m.K} matrices, grid m = {m.grid_m})",
-             f"n = {sci(s.n, 6)}, delta = {s.delta}, margin = {s.margin}, input norm B = {s.input_norm}, tokens T = {s.tokens}"
+             f"n = {sci(s.n, 6)}, delta = {s.delta}, margin = {s.margin}, input norm B = {s.input_norm:g}{_input_source(s, m)}, tokens T = {s.tokens}"
              f"{' (' + s.tokens_source + ')' if s.tokens_source else ''}, "
              f"empirical margin risk = {s.empirical}; constants: {consts}; mpmath {s.dps} digits",
              f"each total printed to {SIG} significant digits and its terms to {GUARD} more decimals (half-even); "
@@ -74,6 +85,11 @@ def bound_text_lines(a) -> list[str]:
     if m.family is not None:
         lines += [f"Family {m.family.name}: the layer departs from BERT's; bound under these premises "
                   "(derivation whole_bound.families):", *(f"  - {x}" for x in m.family.premises), ""]
+    tokens = token_norm_record(m, s.input_norm)
+    if tokens is not None:
+        shown_norms = ", ".join(f"{b:.4g}" for b in tokens["layer_token_norm"])
+        lines += [f"Token norms B_l per layer: {shown_norms}" + ("" if tokens["capped_by_norms"] else
+                  " (no LayerNorm weights read: propagated only)"), f"  - {tokens['premise']}", ""]
     primary = a.primary
     lines.append(f"Variant: {a.label(primary.variant)}")
     for name in ("ours_sum", "ours_rss", "edelman"):

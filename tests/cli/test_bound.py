@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -106,6 +107,7 @@ def test_api_equals_cli_json_and_matches_analyze(tmp_path, capsys):
     assert main(["bound", str(directory), "--n", "1e6", "--delta", "0.05", "--margin", "0.5", "--precision", "20", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(api.to_json()))
     assert api.setting.tokens == 64
+    assert api.setting.input_norm == 1 and api.setting.input_norm_source.startswith("assumed 1: the checkpoint has no ")
     model, _ = model_from_checkpoint(directory)
     analysis = analyze_model(directory)
     kappa = [float(r) * model.layers for r in rhos(model, PUBLISHED, rounded=False)]
@@ -120,3 +122,90 @@ def test_distilbert_is_the_bert_layer_and_is_bounded(tmp_path, capsys):
     write_family(directory, "distilbert")
     assert main(["bound", str(directory), "--n", "1e6", "--delta", "0.05", "--margin", "1", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["variants"]["published"]["ours_sum"]["total"] > 0
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_readme_and_docs_figures_are_the_commands_output(run):
+    """Issue 29: the MiniLM totals and n needed in README, docs/guide/bound.md and docs/guide/report.md are the ones
+    this command computes (README to its printed 4 and 2 digits, the table to 10 and 4), so they cannot go stale."""
+    import re
+    record = json.loads((run / "bound.json").read_text())
+    published = record["variants"]["published"]
+    total = {k: published[k]["total"] for k in ("ours_sum", "ours_rss", "edelman")}
+    needed = {k: record["n_needed"][k]["n"] for k in total}
+    readme = (ROOT / "README.md").read_text()
+    match = re.search(r"vacuous at n = 1e9 \(([\d.]+) with sum aggregation\), below 1 from n = ([\d.e]+)", readme)
+    assert match and float(match.group(1)) == round(total["ours_sum"], 1)
+    assert float(match.group(2)) == float(f"{needed['ours_sum']:.1e}")
+    table = (ROOT / "docs" / "guide" / "bound.md").read_text()
+    for label, key in (("ours, sum aggregation", "ours_sum"), ("ours, rss aggregation (unequal p, Cauchy-Schwarz)", "ours_rss"),
+                       ("Edelman et al. (2022)", "edelman")):
+        row = next(line for line in table.splitlines() if line.startswith(f"| {label} |"))
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert float(cells[1]) == float(f"{total[key]:.10g}"), (label, cells[1], total[key])
+        assert float(cells[4].split()[0]) == float(f"{needed[key]:.4g}"), (label, cells[4], needed[key])
+    report = (ROOT / "docs" / "guide" / "report.md").read_text()
+    for label, key in (("sum", "ours_sum"), ("rss", "ours_rss")):
+        match = re.search(rf"{label} aggregation ([\d.]+) \(vacuous; below 1 from n = ([\d.e+]+)\)", report)
+        assert match and float(match.group(1)) == float(f"{total[key]:.6g}")
+        assert float(match.group(2)) == float(f"{needed[key]:.4g}")
+
+
+def test_every_attention_factor_reads_the_layer_token_norms(run):
+    """Issue 29: the post-LN token bounds are capped by the LayerNorms' output bounds and printed with the bound."""
+    record = json.loads((run / "bound.json").read_text())
+    tokens = record["model"]["token_norms"]
+    assert tokens["capped_by_norms"] and len(tokens["norm_radii"]) == record["model"]["L"]
+    assert all(b <= p for b, p in zip(tokens["layer_token_norm"], tokens["layer_token_norm_propagated"]))
+    assert max(tokens["layer_token_norm_propagated"]) > 1e18 and max(tokens["layer_token_norm"]) <= 64
+    assert "token_attention_factor" in tokens["premise"]
+    assert record["variants"]["published"]["ours_sum"]["post_hoc_price"]["norm_shells"] > 0
+    assert "Token norms B_l per layer: 32, 32, 16, 32, 32, 32" in (run / "bound.txt").read_text()
+
+
+OLD_UNIT_TOKEN_TOTAL = 214.6924090
+"""MiniLM's ours (sum) at the DONE_WHEN setting when layer 1's tokens were assumed of unit norm (the old default)."""
+
+
+def test_default_input_norm_is_the_embedding_layernorm_bound(run):
+    """Layer 1 of a post-LN BERT reads the embedding LayerNorm's output: the default B is its output bound
+    sqrt(N) max|g| + ||b||, computed here from the safetensors weights alone, rounded up to its dyadic shell and
+    priced; ``--input-norm 1`` (the old default, unit tokens) reproduces the old total."""
+    import math
+
+    import numpy as np
+    from safetensors.numpy import load_file
+
+    import sabounds
+    weights = load_file(str(Path(sabounds.default_model()) / "model.safetensors"))
+    g = weights["embeddings.LayerNorm.weight"].astype(np.float64)
+    b = weights["embeddings.LayerNorm.bias"].astype(np.float64)
+    radius = math.sqrt(g.size) * float(np.max(np.abs(g))) + float(np.linalg.norm(b))
+    record = json.loads((run / "bound.json").read_text())
+    setting = record["setting"]
+    assert setting["input_norm_source"] == "embedding LayerNorm output bound"
+    assert setting["input_norm_radius"] == pytest.approx(radius, rel=1e-12) and radius > 10
+    assert setting["input_norm"] == 2.0 ** math.ceil(math.log2(radius))
+    assert record["model"]["token_norms"]["layer_token_norm"][0] == setting["input_norm"]
+    assert "input norm B = 32 (embedding LayerNorm output bound: sqrt(N) max|g| + ||b|| = " in (run / "bound.txt").read_text()
+    unit = sabounds.bound(n=10**9, delta=0.05, margin=1.0, input_norm=1)
+    assert (unit.setting.input_norm, unit.setting.input_norm_source) == (1, "given (--input-norm)")
+    assert unit.to_json()["setting"]["input_norm_radius"] is None
+    assert float(f"{float(unit.primary.ours_sum.total):.10g}") == OLD_UNIT_TOKEN_TOTAL
+    assert record["variants"]["published"]["ours_sum"]["total"] > OLD_UNIT_TOKEN_TOTAL
+
+
+def test_report_whole_bound_is_the_commands(run):
+    """The report's whole bound (``sabounds report``) is the command's at the same setting: the same LayerNorm-capped
+    model and the same default B (it had used the propagated token norms alone, 394.36 on MiniLM)."""
+    import sabounds
+    from sabounds.full_report.compute import whole_bound
+    from sabounds.numerics.proxies.model_analysis import measure_model, open_checkpoint
+    checkpoint = open_checkpoint(sabounds.default_model())
+    report = whole_bound(measure_model(checkpoint).layers, checkpoint)
+    record = json.loads((run / "bound.json").read_text())
+    assert report.setting.input_norm_source == record["setting"]["input_norm_source"]
+    for name in ("ours_sum", "ours_rss", "edelman"):
+        assert float(getattr(report.primary, name).total) == record["variants"]["published"][name]["total"]

@@ -49,7 +49,8 @@ def test_family_whole_bound_is_finite_with_premises(family, folders, capsys):
 
 def test_llama_has_gqa_slots_per_query_head(folders):
     from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint
-    model, _ = model_from_checkpoint(folders["llama"])
+    model, info = model_from_checkpoint(folders["llama"])
+    assert info["input_norm"].value == 1 and info["input_norm"].source.startswith("assumed 1: unused, a pre-LN")
     per_layer = [s.type for s in model.slots if s.layer == 0]
     assert per_layer.count("QK") == per_layer.count("V_tilde") == 4  # 4 query heads share 2 key/value heads
     assert per_layer[-3:] == ["M_in", "M_out", "M_gate"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 
 import mpmath
 import numpy as np
@@ -46,14 +47,14 @@ def integral(w, h, Delta):
     return Delta**w * mpmath.gamma(1 + h) / w ** (1 + h)
 
 
-def hand(n, delta, gamma, T, B=1, c_par=3):
-    """The tiny model's three bounds by hand: rho = (2, 1, 1, 1) (gamma_QK = 2 ||Vt|| ||M_out|| ||M_in||, alpha = 1),
-    Edelman's rho^E = (1, 1, 1, 1) (gamma^E, no factor 2), K = 4, m = ceil(1 + ln 2) = 2, grid {0, 1/2, 1, 3/2, 2},
+def hand(n, delta, gamma, T, B=1, c_par=5):
+    """The tiny model's three bounds by hand: rho = (2 B^2, 1, 1, 1) (gamma_QK = 2 B^2 ||Vt|| ||M_out|| ||M_in|| on
+    tokens of norm B, alpha = 1), Edelman's rho^E = (B^2, 1, 1, 1) (gamma^E, no factor 2), K = 4, m = ceil(1 + ln 2) = 2, grid {0, 1/2, 1, 3/2, 2},
     d_in = d_out = D = 2, rank 1, S_p = 1, all radii 1, so every slot's input norm bound is B.  For p > 0 the cover
     budget is split (head and tail at eps/2): the coefficient gains 2^t and the allocated log ell0 + log 2."""
     n, delta, gamma, T, B = (mpmath.mpf(x) for x in (n, delta, gamma, T, B))
     K, m, d, Delta = 4, 2, 2, gamma
-    rho = [mpmath.mpf(2), 1, 1, 1]
+    rho = [2 * B**2, 1, 1, 1]
     grid = [mpmath.mpf(j) / m for j in range(2 * m + 1)]
     ell_M = mpmath.log(2 * d * d * n * T)
     ell0 = [max(mpmath.log(c_par * 1 * B * K * r / Delta), 0) for r in rho]
@@ -114,28 +115,29 @@ def hand(n, delta, gamma, T, B=1, c_par=3):
             value += mpmath.sqrt(sum(2 * d * e0 for e0 in ell0s)) * Delta + mpmath.sqrt(K * 2 * d) * mpmath.gamma(1.5) * Delta
         rss_equal.append(value)
     ours_rss = pre * min(rss_cs, min(rss_equal)) + post + conf
-    W_E = sum(r ** (mpmath.mpf(2) / 3) for r in [mpmath.mpf(1)] * K) ** 1.5
+    W_E = sum(r ** (mpmath.mpf(2) / 3) for r in [B**2, 1, 1, 1]) ** 1.5
     ell_E = mpmath.log(2 * 4 * n * T)
     edelman = (2 / gamma * (4 * Delta / n + 12 * W_E * B * mpmath.sqrt(ell_E / n) * mpmath.log(n))
                + 3 * mpmath.sqrt(8 * mpmath.log(2) / (2 * n)) + conf)
     return ours_sum, ours_rss, edelman
 
 
-@pytest.mark.parametrize("n, delta, gamma, T", [(10**6, 0.05, 1, 16), (10**4, 0.1, 0.25, 3), (10**12, 0.01, 4, 512)])
-def test_hand_worked_tiny_model_to_1e_12(n, delta, gamma, T):
+@pytest.mark.parametrize("n, delta, gamma, T, B", [(10**6, 0.05, 1, 16, 1), (10**4, 0.1, 0.25, 3, 1),
+                                                   (10**12, 0.01, 4, 512, 1), (10**6, 0.05, 1, 16, 3)])
+def test_hand_worked_tiny_model_to_1e_12(n, delta, gamma, T, B):
     """One layer, one head, rank-1 matrices: all three bounds equal the hand formulas (global minimum over the
-    5^4 p-vectors, taken by brute force) to 1e-12 relative."""
+    5^4 p-vectors, taken by brute force) to 1e-12 relative; B = 3 puts B^2 in QK's gamma (unit tokens would not)."""
     model = tiny_model()
     with mpmath.workdps(30):
-        got = evaluate(model, PUBLISHED, BoundInputs(n=n, delta=delta, margin=gamma, tokens=T))
-        want = hand(n, delta, gamma, T)
+        got = evaluate(model, PUBLISHED, BoundInputs(n=n, delta=delta, margin=gamma, tokens=T, input_norm=B))
+        want = hand(n, delta, gamma, T, B)
         for b, w in zip((got.ours_sum, got.ours_rss, got.edelman), want):
             assert abs(b.total / w - 1) < mpmath.mpf(10) ** -12, (b.name, b.total, w)
             assert abs(mpmath.fsum(t.value for t in b.terms) - b.total) == 0
 
 
 def test_hand_formula_detects_a_changed_constant():
-    """The hand check is sensitive: the package with c_par = 4 no longer matches the hand value for c_par = 3."""
+    """The hand check is sensitive: the package with c_par = 4 no longer matches the hand value for c_par = 5."""
     model = tiny_model()
     got = evaluate(model, PUBLISHED, BoundInputs(n=10**6, delta=0.05, margin=1, tokens=16, constants=constants_key({"c_par": 4})))
     want = hand(10**6, 0.05, 1, 16)
@@ -341,3 +343,44 @@ def test_edelman_uses_gamma_e_without_the_attention_factor():
     model = tiny_model()
     assert [float(r) for r in rhos(model, PUBLISHED)] == [2, 1, 1, 1]
     assert [float(r) for r in rhos(model, PUBLISHED, edelman=True)] == [1, 1, 1, 1]
+
+
+def test_first_crossing_stops_looking_past_float64():
+    """A gap that never changes sign: the bracket search stops once x passes ln(float max) (no factor is reported
+    beyond it), about 11 evaluations, not the 64 doubling steps allowed."""
+    from sabounds.numerics.bound.solve import _first_crossing
+    calls = []
+    assert _first_crossing(lambda x: calls.append(x) or 1.0) is None
+    assert len(calls) <= 12 and calls[-1] < 2 * math.log(sys.float_info.max)
+    calls.clear()
+    assert _first_crossing(lambda x: calls.append(x) or (1.0 if x < 700 else -1.0)) is not None  # below the cut: found
+
+
+def test_post_ln_token_norms_are_capped_by_the_layer_norms_and_enter_every_attention_factor():
+    """Issue 29: B_l = min(propagated, the LayerNorm's dyadic radius) per slot; rho follows the theory's expressions
+    ||Vt|| (1 + c B_l^2 ||QK||) and (c/2) B_l^2 ||Vt|| (whole_bound.token_attention_factor, token_gamma_qk), so the
+    unit-token factors (B_l = 1) give a different rho."""
+    import sympy as sp
+    from sabounds.numerics.bound.slots import input_norms, rhos
+    from sabounds.theory import whole_bound as wb
+    from sabounds.theory.architecture import s_QK, s_V
+    layer = LayerInput(qk=[rank_one(2.0)], vt=[rank_one(2.0)], m_in=rank_one(2.0), m_out=rank_one(2.0), qk_21=[1.0],
+                       vt_21=[1.0], m_in_21=1.0, m_out_21=1.0, intermediate=2)
+    model = build_model([layer, layer], 2, token_radii=[(3.0, 5.0), (100.0, 100.0)])
+    # layer 0: QK, V_tilde 1; M_in min(2, shell 4) = 2; M_out 4; next input min(8, shell(5) = 8) = 8
+    # layer 1: QK, V_tilde 8; M_in min(16, 128) = 16; M_out 32
+    assert [float(b) for b in input_norms(model, 1)] == [1, 1, 2, 4, 8, 8, 16, 32]
+    assert model.norm_cost() == sum(shell_cost(shell(r)) for r in (3.0, 5.0, 100.0, 100.0))
+    capped = build_model([layer, layer], 2, token_radii=[(1.0, 1.0), (1.0, 1.0)])
+    assert [float(b) for b in input_norms(capped, 1)][4:] == [1, 1, 1, 2]
+    factor = sp.lambdify((s_V, s_QK, wb.c_att, wb.B_tok), wb.token_attention_factor)
+    gamma_qk = sp.lambdify((s_V, wb.c_att, wb.B_tok), wb.token_gamma_qk)
+    lip1 = 1.13 * 2 * 2 * factor(2, 2, 4, 8)  # L_phi ||M_in|| ||M_out|| A_h at B_1 = 8
+    want = [gamma_qk(2, 4, 1) * 4 * lip1, 4 * lip1, 2 * lip1, lip1, gamma_qk(2, 4, 8) * 4, 4, 2, 1]
+    got = [float(r) for r in rhos(model, PUBLISHED, input_norm=1)]
+    assert np.allclose(got, want, rtol=1e-12)
+    unit = [float(r) for r in rhos(model, PUBLISHED)]
+    assert unit[4] == gamma_qk(2, 4, 1) * 4 and unit[0] < got[0] / 10
+    with mpmath.workdps(30):
+        got = evaluate(model, PUBLISHED, BoundInputs(n=10**6, delta=0.05, margin=1))
+    assert got.ours_sum.cost_parts["norm_shells"] == model.norm_cost() > 0  # the radii's shells are priced

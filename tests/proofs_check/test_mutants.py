@@ -48,6 +48,9 @@ def test_every_mutant_of_the_whole_bound_is_killed():
     results = MU.audit([whole_bound.derivation()], MU.QUICK)
     survivors = [(m.step, m.operator, m.outcome.verdict.value) for m in results if not m.killed]
     assert len(results) >= 20 and survivors == []
+    unit = {m.step for m in results if m.operator == "unit_tokens"}
+    assert unit == {"whole_bound.token_attention_factor", "whole_bound.token_gamma_qk"}, "issue 29: the unit-token mutant exists and dies"
+    assert all(m.killed for m in results if m.operator == "unit_tokens")
 
 
 def test_every_step_is_mutated_or_listed_apart():
