@@ -168,6 +168,6 @@ def logsumexp(a, axis: int = -1) -> np.ndarray:
         return np.squeeze(np.full(np.delete(np.array(a.shape), axis % a.ndim), -np.inf))
     top = np.max(a, axis=axis, keepdims=True)
     top = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # +inf entries: answered below
         out = np.squeeze(top, axis=axis) + np.log(np.sum(np.exp(a - top), axis=axis))
     return np.where(np.any(a == np.inf, axis=axis), np.inf, out)

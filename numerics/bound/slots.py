@@ -15,6 +15,7 @@ import mpmath
 import numpy as np
 
 from sabounds.numerics.bound.family import Family
+from sabounds.numerics.log_real import from_ln
 from sabounds.numerics.proxies.published import default_grid_m, p_grid
 from sabounds.numerics.spectra import RANK_TOL, log_schatten_grid, schatten_grid
 
@@ -228,9 +229,14 @@ def token_norm_record(model: Model, input_norm) -> dict | None:
     capped = token_norms(model, input_norm)
     propagated = token_norms(replace(model, token_radii=None), input_norm)
     return {"premise": TOKEN_PREMISE, "capped_by_norms": model.token_radii is not None,
-            "layer_token_norm": [float(capped[l]["QK"]) for l in sorted(capped)],
-            "layer_token_norm_propagated": [float(propagated[l]["QK"]) for l in sorted(propagated)],
+            "layer_token_norm": [_plain(capped[l]["QK"]) for l in sorted(capped)],
+            "layer_token_norm_propagated": [_plain(propagated[l]["QK"]) for l in sorted(propagated)],
             "norm_radii": None if model.token_radii is None else [list(pair) for pair in model.token_radii]}
+
+
+def _plain(value):
+    """A positive mpmath bound as a float, or a LogReal beyond float64 (never ``inf`` in the JSON)."""
+    return from_ln(float(mpmath.log(value))) if value > 0 else 0.0
 
 
 def input_norms(model: Model, input_norm, rounded: bool = True) -> list[mpmath.mpf]:

@@ -12,11 +12,11 @@ defaults to the checkpoint's context length.  Exit status 0, or 2 for bad input.
 from __future__ import annotations
 
 import argparse
-import json
 
 from sabounds.api import bound
 from sabounds.arguments import add_figure_arguments, capped, figure_options, model_dir_or_default, positive_float, positive_int
 from sabounds.bound_arguments import constant, precision, probability, risk, sample_size
+from sabounds.numerics.log_real import dumps
 from sabounds.outputs.bound_files import write_files
 
 
@@ -64,7 +64,7 @@ def run(args) -> int:
     else:
         result = compute(args)
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        print(dumps(result.to_json(), indent=2))
         return 0
     print("\n".join(result.lines))
     if args.out is not None:
