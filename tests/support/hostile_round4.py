@@ -31,23 +31,36 @@ class Measured:
     max_rss_mb: float
 
 
+_LAUNCHER = (
+    "import os, subprocess, sys\n"
+    "child = subprocess.Popen(sys.argv[2:])\n"
+    "_, status, usage = os.wait4(child.pid, 0)\n"
+    "open(sys.argv[1], 'w').write(str(usage.ru_maxrss))\n"
+    "code = os.waitstatus_to_exitcode(status)\n"
+    "sys.exit(code if code >= 0 else 128 - code)\n")
+"""A small process between the test and the command: a child's peak RSS counts the pages it shares with the
+process that forked it, so the command is forked from this ~10 MB launcher rather than from a grown test worker."""
+
+
 def run_measured(argv: list[str], cwd: Path, env: dict | None = None, seconds: float = SECONDS) -> Measured:
-    """``sabounds ARGV`` in a child process: exit status, output and the child's own peak RSS (``os.wait4``)."""
-    out, err = cwd / ".stdout", cwd / ".stderr"
+    """``sabounds ARGV`` in a child process: exit status, output and the child's own peak RSS (``os.wait4`` in a
+    small launcher, see :data:`_LAUNCHER`); the launcher and the command are killed together after ``seconds``."""
+    out, err, rss = cwd / ".stdout", cwd / ".stderr", cwd / ".maxrss"
     with open(out, "wb") as o, open(err, "wb") as e:
-        p = subprocess.Popen([sys.executable, "-m", "sabounds", *argv], cwd=cwd, stdout=o, stderr=e,
-                             env={**os.environ, **(env or {})})
-    timer = threading.Timer(seconds, p.kill)
+        p = subprocess.Popen([sys.executable, "-c", _LAUNCHER, str(rss), sys.executable, "-m", "sabounds", *argv],
+                             cwd=cwd, stdout=o, stderr=e, env={**os.environ, **(env or {})}, start_new_session=True)
+    timer = threading.Timer(seconds, lambda: os.killpg(p.pid, 9))
     timer.start()
     try:
-        _, status, usage = os.wait4(p.pid, 0)
+        p.wait()
     finally:
         timer.cancel()
-    p.returncode = os.waitstatus_to_exitcode(status)
     text = (out.read_text(errors="replace"), err.read_text(errors="replace"))
-    out.unlink()
-    err.unlink()
-    return Measured(p.returncode, *text, usage.ru_maxrss / 1024)
+    peak_kib = float(rss.read_text()) if rss.exists() else float("inf")
+    for path in (out, err, rss):
+        path.unlink(missing_ok=True)
+    code = p.returncode if p.returncode < 128 else -(p.returncode - 128)
+    return Measured(code, *text, peak_kib / 1024)
 
 
 # --- file structures -------------------------------------------------------------------------------------------
