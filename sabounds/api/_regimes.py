@@ -37,6 +37,22 @@ class Regimes:
         return latex_table(self.results)
 
 
+USER_ROWS_SECONDS = 120
+"""A user's bound gets this long for its rows (the shipped example takes a few seconds): sympy's growth orders of
+a term like ``exp(exp(s))`` can run without end, and a command must not hang on a file."""
+
+
+def _with_user_rows(table, chosen, arch, user):
+    """The tables with the user's rows (the built-in rows are cached), or a one-line error past the time limit."""
+    from sabounds.proofs_check.time_limit import TimeLimit, time_limit
+    try:
+        with time_limit(USER_ROWS_SECONDS):
+            return table(chosen, arch, (user,))
+    except TimeLimit:
+        raise InputError(f"{user.id}: its growth orders in L, N and T were not found within {USER_ROWS_SECONDS} s; "
+                         "write the term in a simpler closed form") from None
+
+
 def regimes(regime: str | None = None, architecture: str = "single_head", bound=None) -> Regimes:
     """The closed-form regime tables for one regime (by name) or all, for the named architecture description;
     ``bound``: a TOML file of your own bound (docs/bounds.md), one more row."""
@@ -48,5 +64,8 @@ def regimes(regime: str | None = None, architecture: str = "single_head", bound=
     if architecture not in ARCHITECTURES:
         raise InputError(f"unknown architecture {architecture!r}; choose from {', '.join(ARCHITECTURES)}")
     user = user_bound(bound)
-    results = table((regime,) if regime else None, ARCHITECTURES[architecture](), (user,) if user else ())
+    chosen, arch = (regime,) if regime else None, ARCHITECTURES[architecture]()
+    results = table(chosen, arch)
+    if user:
+        results = _with_user_rows(table, chosen, arch, user)
     return Regimes(json_data(results), markdown(results), results)

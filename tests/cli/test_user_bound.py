@@ -90,3 +90,15 @@ def test_malformed_files_one_line_exit_2(tmp_path, capsys, text, words):
     assert main(["regimes", "--bound", str(path)]) == 2
     err = capsys.readouterr().err.strip()
     assert words in err and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_a_user_bound_whose_growth_orders_do_not_end_is_refused_in_one_line(tmp_path, monkeypatch, capsys):
+    """``exp(exp(s))`` sent sympy's growth orders into an endless computation; the user's rows get a time limit."""
+    import sabounds.api._regimes as regimes_api
+    monkeypatch.setattr(regimes_api, "USER_ROWS_SECONDS", 3)
+    path = tmp_path / "tower.toml"
+    path.write_text('id = "tower"\ntitle = "t"\nterm = "exp(exp(s))"\naggregation = "exp"\npropagation = "none"\n'
+                    'log_factor = "1"\n')
+    assert main(["regimes", "--regime", "rank", "--bound", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "within 3 s" in err
