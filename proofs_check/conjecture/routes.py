@@ -5,6 +5,7 @@ cross-checked by ``mpmath.iv``.  Each returns an :class:`Outcome` or ``None`` wi
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Mapping
 
 import mpmath
@@ -109,7 +110,9 @@ def exact_solver(ff, dps: int, seconds: float) -> Outcome | str | None:
             return f"z3's model {result.witness} does not violate the relation exactly (sympy: gap {exact}): ignored"
         out = refuted_at(ff, result.witness, "z3 nonlinear real arithmetic (exact model)",
                          f"z3 returns a model and sympy evaluates rhs - lhs = {exact} there exactly", dps)
-        return out if out.verdict is Verdict.REFUTED else out.detail
+        if out.verdict is not Verdict.REFUTED:
+            return out.detail
+        return replace(out, engines=("z3", "sympy", *out.engines))  # z3 found the point, sympy signed it exactly
     return result.reason
 
 

@@ -167,3 +167,12 @@ def test_value_is_taken_exactly_not_rounded_or_simplified(capsys):
 def test_negative_constant_has_a_negative_margin(capsys):
     code, rec = _json(["softmax-linf-l1", "--value", "-1"], capsys)
     assert rec["verdict"] == "refuted" and rec["margin"] < 0
+
+
+def test_a_z3_refutation_names_z3_and_sympy_among_its_engines(capsys):
+    """The point comes from z3's model and its sign from sympy's exact value: both certify the verdict."""
+    import json
+    assert main(["conjecture", "--json", "x**2 >= 2*x - 1 + 1/10**400", "--var", "x:0:2"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["verdict"] == "refuted" and record["method"].startswith("z3")
+    assert record["engines"][:2] == ["z3", "sympy"] and {"arb", "mpmath.iv"} <= set(record["engines"])
