@@ -61,13 +61,13 @@ def bound_measures(measured, tokens: int, n: int, input_norm: float, empirical: 
     """ln of the whole bound (ours sum, ours rss, Edelman's) for a post-LN run; all None for another layout."""
     import mpmath
 
-    from sabounds.numerics.bound.slots import PUBLISHED, build_model
-    from sabounds.numerics.bound.checkpoint_inputs import layer_inputs
+    from sabounds.numerics.bound.checkpoint_inputs import model_from_measured
+    from sabounds.numerics.bound.slots import PUBLISHED
     from sabounds.numerics.bound.whole import BoundInputs, evaluate_model
     shape = measured.shape
     if not shape.published:
         return {k: None for k in ("bound_ours_sum", "bound_ours_rss", "bound_edelman")}
-    model = build_model(layer_inputs(measured.layers, shape.intermediate), shape.hidden)
+    model = model_from_measured(shape, measured.layers)
     setting = BoundInputs(n=n, delta=DELTA, margin=MARGIN, input_norm=input_norm, tokens=tokens, empirical=empirical)
     with mpmath.workdps(setting.dps):
         wb = evaluate_model(model, PUBLISHED, setting)

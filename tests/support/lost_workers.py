@@ -33,8 +33,9 @@ def measure_or_die(task):
 
 
 def train_or_die(spec_json: dict) -> dict:
-    """The study's run task, except that the pre-LN run of seed 1 kills its worker every time."""
+    """The study's run task, except that the tiny grid's last run (n = 80, noise 0.2, seed 1) kills its worker
+    every time."""
     from sabounds.training_study.runner import _task
-    if spec_json.get("layout") == "pre" and spec_json.get("seed") == 1:
+    if (spec_json.get("size"), spec_json.get("noise"), spec_json.get("seed")) == (80, 0.2, 1):
         os._exit(1)
     return _task(spec_json)
