@@ -2,7 +2,7 @@
 
 The stored result (``docs/study/default.json``) is ``run_study("default")``'s result from an empty cache, without the
 loss-gap rankings (``slim``), with the run's measured cost (date, machine, CPU seconds from ``/usr/bin/time``) under
-``measured``.  Each page holds the rendered
+``measured``; ``python -m sabounds.render.study_pages --store`` recomputes and stores it.  Each page holds the rendered
 block between ``<!-- study:begin -->`` and ``<!-- study:end -->``; ``python -m sabounds.render.study_pages`` rewrites
 the blocks, ``--check`` exits 1 when a page differs (a test runs the same comparison)."""
 
@@ -62,7 +62,36 @@ def sync(root: Path, check: bool) -> list[str]:
     return stale
 
 
+def store(root: Path, workers: int = 2) -> None:
+    """Run the default study from an empty cache with ``workers`` local Dask workers and store its slim result with
+    its cost: wall seconds, and CPU seconds (user + system of this process and its reaped workers, getrusage)."""
+    import datetime
+    import os
+    import platform
+    import resource
+    import tempfile
+    import time
+
+    from sabounds.training_study.pipeline import run_study
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as cache:
+        result = run_study("default", workers=workers, cache_dir=cache)
+    wall = time.perf_counter() - start
+    cpu = sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
+                                                  resource.getrusage(resource.RUSAGE_CHILDREN)))
+    load = os.getloadavg()[0]
+    measured = {"cpu_seconds": round(cpu, 1), "date": datetime.date.today().isoformat(),
+                "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores, load average {load:.1f}",
+                "note": f"user + system time of the whole study from an empty cache with {workers} Dask workers "
+                        f"(getrusage of the process and its workers); wall {wall:.0f} s",
+                "wall_seconds": round(wall, 1)}
+    text = json.dumps(slim(result, measured), indent=1, sort_keys=True, allow_nan=False) + "\n"
+    (root / STORED).write_text(text, encoding="utf-8")
+
+
 if __name__ == "__main__":
+    if "--store" in sys.argv[1:]:
+        store(Path.cwd())
     stale = sync(Path.cwd(), check="--check" in sys.argv[1:])
     print("\n".join(f"{'differs' if '--check' in sys.argv else 'rewrote'}: {name}" for name in stale) or "up to date")
     sys.exit(1 if stale and "--check" in sys.argv[1:] else 0)
