@@ -102,11 +102,12 @@ def decide_matrix_relation(step: Step, settings: Settings, key: str) -> Outcome:
         if not ok:
             return Outcome(Verdict.REFUTED, "random and exactly tight matrices (float64 SVD)", 16, i + 1, margin, sample,
                            f"violated on a {family} {d_in}x{d_out} matrix beyond the rounding tolerance {tol:.3g} "
-                           f"(4 d u (1/p_min + 2), float64 SVD backward error)")
+                           f"(4 d u (1/p_min + 2), float64 SVD backward error)", margin_error=tol)
         if worst is None or margin < worst[0]:
-            worst = (margin, sample)
+            worst = (margin, sample, tol)
     return Outcome(Verdict.VERIFIED, f"random matrices (float64 SVD) over {', '.join(spec.families)}, and exactly tight "
                    "diagonal ones", 16, settings.samples, float(worst[0]), worst[1],
                    f"smallest margin {worst[0]:.3g} relative to max(|lhs|, |rhs|, ||W||_2 ||X||_2->inf) over "
                    f"{settings.samples} matrices ({settings.samples // 4} exactly tight diagonal ones); rounding tolerance "
-                   f"{max(tolerances):.3g} at most (4 d u (1/p_min + 2) per sample, float64 SVD backward error)")
+                   f"{max(tolerances):.3g} at most (4 d u (1/p_min + 2) per sample, float64 SVD backward error)",
+                   margin_error=worst[2])

@@ -12,7 +12,7 @@ import sympy as sp
 
 from sabounds.numerics.attention import attention_ratio, attention_ratio_mp, into_unit_rows, norm_2_inf
 from sabounds.proofs_check import deciders
-from sabounds.proofs_check.conjecture.base import quiet, matrix_list, relative_margin, ConstantFamily
+from sabounds.proofs_check.conjecture.base import quiet, matrix_list, relative_margin, rounding_error, ConstantFamily
 from sabounds.proofs_check.conjecture.number_text import exact_text
 from sabounds.proofs_check.sampling import rng_for
 from sabounds.proofs_check.search import adversarial_max_vector
@@ -61,14 +61,16 @@ class AttentionLipschitz(ConstantFamily):
                 return Outcome.unresolved("derivation attention vs search", f"the search exceeds the proved constant; {cross}")
             return Outcome(Verdict.PROVED, "derivation attention (sabounds.theory.attention_lipschitz): hand proof of c <= 2, "
                            "every step decided", None, search_evals, relative_margin(value, attention_lipschitz.constant),
-                           None, f"steps: {steps}; premise: value_term (convex combination); {cross}")
+                           None, f"steps: {steps}; premise: value_term (convex combination); {cross}",
+                           margin_error=rounding_error(relative_margin(value, attention_lipschitz.constant), 17))
         witness, detail = self._tight_witness(value, settings)
         advance("witness certified")
         if witness is None:
             return Outcome.unresolved("tight family", detail + "; " + cross)
         return Outcome(Verdict.REFUTED, "tight family (opposite tokens, tied scores, W = sigma diag(1, -1)), "
                        "certified by interval arithmetic (mpmath.iv)", witness["certificate_digits"], 1,
-                       relative_margin(value, witness["constant"]), witness, f"{detail}; {cross}")
+                       relative_margin(value, witness["constant"]), witness, f"{detail}; {cross}",
+                       margin_error=rounding_error(relative_margin(value, witness["constant"]), 17))
 
     @staticmethod
     def _tight_witness(value: sp.Rational, settings: Settings):

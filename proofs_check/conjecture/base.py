@@ -41,8 +41,9 @@ class ConstantFamily:
     value: sp.Rational
     name: ClassVar[str] = ""
     engines: ClassVar[tuple[str, ...]] = ()
-    """What decides this family's verdicts (``conjecture --json`` lists them; the margin is the family's relative
-    slack, an exact value rounded to a float or a sampled one, so ``margin_error`` is null)."""
+    """What decides this family's verdicts (``conjecture --json`` lists them with ``margin_error``, the bound on the
+    error of the printed margin: the rounding of an exact or high-precision value, an enclosure's width, or a sampled
+    matrix's float64 tolerance)."""
     claim_template: ClassVar[str] = "{value}"
     stages: ClassVar[int] = 1
 
@@ -56,6 +57,12 @@ class ConstantFamily:
         if ranges:
             raise ValueError(f"family {cls.name} takes no --var")
         return cls(value)
+
+
+def rounding_error(margin: float, digits: int) -> float:
+    """Error bound of ``margin`` computed at ``digits`` significant digits and rounded to a float64:
+    ``|margin| (2^-53 + 10^(1 - digits))`` (a relative error of one unit in the last digit of each)."""
+    return abs(margin) * (2.0 ** -53 + 10.0 ** (1 - digits))
 
 
 def relative_margin(value, constant) -> float:

@@ -8,7 +8,7 @@ from typing import Callable, ClassVar, Mapping
 import mpmath
 import sympy as sp
 
-from sabounds.proofs_check.conjecture.base import quiet, digits_to_separate, ConstantFamily
+from sabounds.proofs_check.conjecture.base import quiet, digits_to_separate, rounding_error, ConstantFamily
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 from sabounds.theory import thm41
 from sabounds.theory.checks import Interval
@@ -81,11 +81,14 @@ class CoveringConstant(ConstantFamily):
                   f"{digits} digits; c(hi) - 1 in {excess})")
         witness = {"p": float(hi), "p_exact": str(hi), "a": 1.0, "b": 1.0, "c": float(c_lo)}
         margin = float((mpmath.mpf(self.value.p) / self.value.q - c_lo) / c_lo)
+        with mpmath.workdps(digits):
+            width = float(mpmath.mpf(self.value.p) / self.value.q * (c_hi - c_lo) / (c_lo * c_lo))
         if below or above:
             method = "sympy: closed-form minimum, d log c/dp >= 0; interval arithmetic (mpmath.iv): value vs c(hi)"
+            error = width + rounding_error(margin, digits)
             if below:
-                return Outcome(Verdict.REFUTED, method, None, None, margin, witness, detail)
-            return Outcome(Verdict.PROVED, method, None, None, margin, witness, detail)
+                return Outcome(Verdict.REFUTED, method, None, None, margin, witness, detail, margin_error=error)
+            return Outcome(Verdict.PROVED, method, None, None, margin, witness, detail, margin_error=error)
         if hi.q > 10**6:
             return Outcome.unresolved("interval arithmetic", "the value lies inside the enclosure of c(hi) and hi is too "
                                       "finely specified for exact sympy evaluation; " + detail)
@@ -96,7 +99,7 @@ class CoveringConstant(ConstantFamily):
         method = "sympy: closed-form minimum, d log c/dp >= 0, sign of value - c(hi)"
         margin = float(sp.N(gap / sup, 17))
         if gap.is_negative:
-            return Outcome(Verdict.REFUTED, method, None, None, margin, witness, detail)
+            return Outcome(Verdict.REFUTED, method, None, None, margin, witness, detail, margin_error=rounding_error(margin, 17))
         if gap.is_nonnegative:
-            return Outcome(Verdict.PROVED, method, None, None, margin, witness, detail)
+            return Outcome(Verdict.PROVED, method, None, None, margin, witness, detail, margin_error=rounding_error(margin, 17))
         return Outcome.unresolved(method, "sympy could not order the value and c(hi); " + detail)

@@ -8,7 +8,7 @@ from typing import Callable, ClassVar
 import mpmath
 import sympy as sp
 
-from sabounds.proofs_check.conjecture.base import quiet, num, ConstantFamily
+from sabounds.proofs_check.conjecture.base import rounding_error, quiet, num, ConstantFamily
 from sabounds.proofs_check.sampling import rng_for
 from sabounds.proofs_check.search import adversarial_min
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
@@ -51,9 +51,11 @@ class GeluLipschitz(ConstantFamily):
                   f"at x = {mpmath.nstr(scan[1], 12)}")
         method = "sympy: GELU'' = 0 solved exactly, limits at +-oo, sign of value - sup"
         if gap.is_negative:
-            return Outcome(Verdict.REFUTED, method, None, None, margin, {"x": num(where)}, detail)
+            return Outcome(Verdict.REFUTED, method, None, None, margin, {"x": num(where)}, detail,
+                           margin_error=rounding_error(margin, 20))
         if gap.is_nonnegative:
-            return Outcome(Verdict.PROVED, method, None, None, margin, {"x": num(where)}, detail)
+            return Outcome(Verdict.PROVED, method, None, None, margin, {"x": num(where)}, detail,
+                           margin_error=rounding_error(margin, 20))
         return Outcome.unresolved(method, "sympy could not order the value and the supremum; " + detail)
 
     @staticmethod

@@ -10,7 +10,7 @@ import numpy as np
 import sympy as sp
 
 from sabounds.numerics.attention import softmax_ratio, softmax_ratio_mp
-from sabounds.proofs_check.conjecture.base import quiet, digits_to_separate, ConstantFamily
+from sabounds.proofs_check.conjecture.base import quiet, digits_to_separate, rounding_error, ConstantFamily
 from sabounds.proofs_check.conjecture.number_text import exact_text
 from sabounds.proofs_check.sampling import rng_for
 from sabounds.proofs_check.search import adversarial_max_vector
@@ -66,15 +66,16 @@ class SoftmaxLinfL1(ConstantFamily):
         if best > mpmath.mpf(sp.N(value, dps)) + mpmath.mpf(10) ** (-(dps // 2)):
             verdict = Verdict.UNRESOLVED if value >= tight else Verdict.REFUTED
             return Outcome(verdict, "adversarial search (float64 evolution strategy, mpmath re-evaluation)", dps,
-                           evaluations, margin, witness, detail)
+                           evaluations, margin, witness, detail, margin_error=float(mpmath.mpf(10) ** (-(dps // 2))))
         if value < tight:
             h, pair = self._explicit_witness(value, dps)
             return Outcome(Verdict.REFUTED, "explicit witness u = (0, 0), u' = (h, -h), ratio tanh(h)/h", dps, evaluations,
                            float((sp.N(value, dps) - pair) / sp.N(value, dps)), {"T": 2, "u": [0.0, 0.0], "u_prime": [h, -h],
                                                                                   "ratio": float(pair), "ratio_digits": mpmath.nstr(pair, dps)},
-                           detail + f"; witness ratio tanh(h)/h = {mpmath.nstr(pair, dps)} at {dps} digits")
+                           detail + f"; witness ratio tanh(h)/h = {mpmath.nstr(pair, dps)} at {dps} digits",
+                           margin_error=rounding_error(float((sp.N(value, dps) - pair) / sp.N(value, dps)), dps))
         return Outcome(Verdict.PROVED, "sympy maximum of the Jacobian's l_inf->l_1 norm 4t(1-t); search as cross-check",
-                       dps, evaluations, margin, witness, detail)
+                       dps, evaluations, margin, witness, detail, margin_error=float(mpmath.mpf(10) ** (-(dps // 2))))
 
     @staticmethod
     def _explicit_witness(value: sp.Expr, dps: int):

@@ -11,7 +11,7 @@ import sympy as sp
 
 from sabounds.numerics.expressions.matrix_atoms import substitute_atoms
 from sabounds.proofs_check import deciders
-from sabounds.proofs_check.conjecture.base import quiet, digits_to_separate, ConstantFamily
+from sabounds.proofs_check.conjecture.base import quiet, digits_to_separate, rounding_error, ConstantFamily
 from sabounds.proofs_check.conjecture.number_text import exact_str, exact_text
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 from sabounds.theory import thm41
@@ -51,7 +51,8 @@ class Thm41Tail(ConstantFamily):
                            margin, {"W": w, "X": x, "r": r, "p": float(sp.Rational(p)), "lhs": float(lhs), "rhs": float(rhs),
                                     "value": exact_str(value)},
                            f"lhs = rhs = {mpmath.nstr(lhs, 15)} at the extremal matrix, so no constant below 1 holds: "
-                           f"lhs > {exact_text(value)} * rhs (mpmath, {dps} digits, enough to separate the value from 1)")
+                           f"lhs > {exact_text(value)} * rhs (mpmath, {dps} digits, enough to separate the value from 1)",
+                           margin_error=rounding_error(margin, dps))
         scaled = replace(step, statement=sp.Le(rel.lhs, self.value * rel.rhs))
         outcome = deciders.decide(scaled, settings, key=f"conjecture.{self.name}")
         detail = f"{outcome.detail}; the extremal matrix {w} (r = {r}) attains constant 1 exactly"
