@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, Mapping
 
@@ -60,6 +60,9 @@ class Outcome:
     scaled_margin: float | None = None
     """A scale-free margin that cannot saturate at 1 (the free-form decider: the gap over its first-order change
     across the box)."""
+    exact_forms: Mapping[str, str] = field(default_factory=dict)
+    """Fields (``margin``, ``margin_error``) whose float64 is not the number (a certified gap of -1e-400 is ``-0.0``
+    as a float), as 17-digit decimal strings; the JSON prints these strings and names them in ``number_forms``."""
     basis: str = ""
     """What the verdict rests on when it is not the verdict itself: ``definition`` (notation, asserts nothing) or
     ``construction`` (sympy evaluated the statement to True when it was built); empty means the verdict."""

@@ -10,7 +10,7 @@ that certify opposite signs make the answer ``None`` with ``disagreement`` set: 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping
 
 import mpmath
@@ -38,6 +38,9 @@ class PointCheck:
     engines: tuple[str, ...]
     text: str
     disagreement: bool = False
+    exact_forms: Mapping[str, str] = field(default_factory=dict)
+    """``margin`` / ``margin_error`` as 17-digit decimal strings where their float64 is not the number (below
+    float64's normal range: a gap of -1e-400 is ``-0.0`` as a float); empty otherwise."""
 
     def violated(self, strict: bool) -> bool:
         return self.sign == -1 or (strict and self.sign == 0)
@@ -84,6 +87,15 @@ def _mpmath_sign(gap: sp.Expr, point: Mapping, digits: int) -> tuple[int | None,
     return (1 if lo > 0 else -1 if hi < 0 else None), text
 
 
+def beyond_float(value) -> str | None:
+    """A nonzero Arb value whose float64 is not the number (0, subnormal or infinite) as a 17-digit decimal string;
+    ``None`` when the float is faithful."""
+    as_float = float(value)
+    if value == 0 or (2.2250738585072014e-308 <= abs(as_float) < float("inf")):
+        return None
+    return value.str(17, radius=False)
+
+
 def check_point(gap: sp.Expr, point: Mapping[sp.Symbol, sp.Expr], dps: int) -> PointCheck:
     """The sign of ``gap`` at the exact ``point`` (sympy numbers), certified by both engines where both are installed."""
     start = max(START_BITS, int(2 * 3.33 * dps))
@@ -91,12 +103,14 @@ def check_point(gap: sp.Expr, point: Mapping[sp.Symbol, sp.Expr], dps: int) -> P
     zero = arb_sign is None and _exact_zero(gap, point)
     digits = int(bits / 3.32) + 10
     mp_sign, mp_text = _mpmath_sign(gap, point, digits)
-    ends = (None, None, None, None)
+    ends, forms = (None, None, None, None), {}
     if ball is not None:
         lo, hi = float(ball.lower()), float(ball.upper())
         ends = (lo, hi, float(ball.rad()), float(ball.mid()))
+        forms = {name: text for name, value in (("margin", ball.mid()), ("margin_error", ball.rad()))
+                 if (text := beyond_float(value)) is not None}
     arb_text = ("Arb not installed (" + A.PIN + ")" if not A.available() else
-                f"Arb at {bits} bits: [{ends[0]:.6g}, {ends[1]:.6g}]" if ball is not None else "Arb has no enclosure")
+                f"Arb at {bits} bits: [{ball.lower().str(6, radius=False)}, {ball.upper().str(6, radius=False)}]" if ball is not None else "Arb has no enclosure")
     if zero:
         # an exact zero: both balls must contain 0 (they do, if both engines are right)
         consistent = mp_sign is None and (ball is None or ball.contains(0))
@@ -107,7 +121,7 @@ def check_point(gap: sp.Expr, point: Mapping[sp.Symbol, sp.Expr], dps: int) -> P
     if arb_sign is not None and mp_sign is not None and arb_sign != mp_sign:
         return PointCheck(None, *ends, (), f"the engines disagree: {arb_text}, {mp_text}", True)
     if arb_sign is not None and mp_sign == arb_sign:
-        return PointCheck(arb_sign, *ends, ("arb", "mpmath.iv"), f"{arb_text}; {mp_text}")
+        return PointCheck(arb_sign, *ends, ("arb", "mpmath.iv"), f"{arb_text}; {mp_text}", exact_forms=forms)
     if arb_sign is None and mp_sign is not None and not A.available():
         return PointCheck(mp_sign, None, None, None, None, ("mpmath.iv",), f"{mp_text}; {arb_text}")
     if arb_sign is not None:

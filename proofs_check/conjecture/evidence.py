@@ -171,7 +171,8 @@ def judge(ff, found, settings, start: float, why: str) -> Outcome:
                    f"the box) among {found.evaluations} evaluations on the box {ff.box_text()} (exact structured "
                    f"candidates, {settings.samples} random starts, pattern search from the best 4); a violation confined "
                    f"to a region the samples and the bisection did not reach can be missed (interval arithmetic could "
-                   f"not settle it: {why}){tail}", engines=check.engines, margin_error=check.error, scaled_margin=scaled)
+                   f"not settle it: {why}){tail}", engines=check.engines, margin_error=check.error, scaled_margin=scaled,
+                   exact_forms=check.exact_forms)
 
 
 def _scaled_text(scaled: float | None) -> str:

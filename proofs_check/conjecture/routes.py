@@ -68,7 +68,7 @@ def refuted_at(ff, point: Mapping, method: str, how: str, dps: int, samples: int
     if check.violated(strict) and (len(check.engines) >= 2 or not A.available()):
         return Outcome(Verdict.REFUTED, method, dps, samples, check.middle, witness,
                        f"{how}; re-checked at the exact witness: {check.text}", engines=check.engines,
-                       margin_error=check.error)
+                       margin_error=check.error, exact_forms=check.exact_forms)
     return Outcome(Verdict.UNRESOLVED, method, dps, samples, check.middle, witness,
                    f"{how}, but the re-check at the exact witness does not certify a violation: {check.text}",
                    engines=check.engines, margin_error=check.error)
@@ -237,7 +237,8 @@ def closed(ff) -> Outcome | None:
         engines = tuple(dict.fromkeys(("sympy",) + check.engines))
         return Outcome(Verdict.REFUTED, "sympy: the closed relation evaluated exactly", None, None, check.middle, sides,
                        f"lhs = {sides['lhs']}, rhs = {sides['rhs']}: sympy evaluates the relation to False; "
-                       f"re-checked: {check.text}", engines=engines, margin_error=check.error)
+                       f"re-checked: {check.text}", engines=engines, margin_error=check.error,
+                       exact_forms=check.exact_forms)
     return None
 
 

@@ -130,8 +130,12 @@ def conjecture_from(target: str, value: str | None = None, variables: Sequence[s
 def record(conjecture, outcome) -> dict:
     """The JSON of one decision: verdict, method, witness, margin, precision_digits, samples, then claim and detail;
     no timing (same seed, same bytes)."""
+    forms = dict(outcome.exact_forms)
     return {"verdict": outcome.verdict.value, "method": outcome.method, "witness": dict(outcome.witness or {}) or None,
-            "margin": outcome.margin, "margin_error": outcome.margin_error, "scaled_margin": outcome.scaled_margin,
+            "margin": forms.get("margin", outcome.margin), "margin_error": forms.get("margin_error", outcome.margin_error),
+            "scaled_margin": outcome.scaled_margin,
+            "number_forms": {name: "decimal string (17 digits): its float64 would be 0, subnormal or infinite"
+                             for name in forms},
             "engines": list(outcome.engines or getattr(conjecture, "engines", ())), "precision_digits": outcome.precision_digits, "samples": outcome.samples,
             "claim": conjecture.claim, "detail": outcome.detail}
 

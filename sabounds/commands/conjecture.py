@@ -54,11 +54,12 @@ def run(args) -> int:
     if rec["precision_digits"] is not None:
         count = rec["samples"]
         print(f"numeric: {rec['precision_digits']} digits" + (f", {count} sample{'s' * (count != 1)}" if count else ""))
-    if rec["margin"] is not None and rec["margin_error"] is not None:
-        print(f"margin:  {rec['margin']:.6g} +- {rec['margin_error']:.2g}  (the gap rhs - lhs at the witness or tightest "
-              "point, with its certified error; negative = violated)")
-    elif rec["margin"] is not None:
-        print(f"margin:  {rec['margin']:.6g}  (relative slack at the tightest point; negative = violated)")
+    relative = args.value is not None
+    if rec["margin"] is not None:
+        error = "" if rec["margin_error"] is None else f" +- {_number(rec['margin_error'], '.2g')}"
+        what = ("relative slack at the tightest point, with its error bound" if relative else
+                "the gap rhs - lhs at the witness or tightest point, with its certified error")
+        print(f"margin:  {_number(rec['margin'], '.6g')}{error}  ({what}; negative = violated)")
     if rec["scaled_margin"] is not None:
         print(f"scaled:  {rec['scaled_margin']:.6g}  (the gap over its first-order change across the box)")
     if rec["witness"]:
@@ -68,3 +69,8 @@ def run(args) -> int:
     print(f"detail:  {rec['detail']}")
     print(f"time:    {result.seconds:.2f} s")
     return EXIT[rec["verdict"]]
+
+
+def _number(value, spec: str) -> str:
+    """A float in ``spec``; a decimal string (a number beyond float64's range, see ``number_forms``) as it is."""
+    return value if isinstance(value, str) else format(value, spec)

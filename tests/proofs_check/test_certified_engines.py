@@ -155,3 +155,15 @@ def test_engines_that_disagree_give_unresolved_and_say_so(monkeypatch, capsys):
     monkeypatch.setattr(certify, "_mpmath_sign", lambda gap, point, digits: (1, "mpmath.iv (simulated): [1, 2]"))
     code, rec = _json(["x <= 1/2", "--var", "x:0:1", "--samples", "20"], capsys)
     assert code == 1 and rec["verdict"] == "unresolved" and "disagree" in rec["detail"]
+
+
+def test_margin_below_float64_range_is_a_decimal_string_named_in_number_forms():
+    """A certified gap of about -1e-400 is -0.0 as a float64: the JSON carries the decimal string and says so."""
+    import sabounds
+
+    rec = sabounds.conjecture("erf(x) <= 1 - 10**(-400)", variables=["x:20:40"]).to_json()
+    assert rec["verdict"] == "refuted", rec
+    assert set(rec["number_forms"]) == {"margin", "margin_error"}, rec
+    margin, error = mpmath.mpf(rec["margin"]), mpmath.mpf(rec["margin_error"])
+    assert margin + error < 0 and margin > mpmath.mpf("-1e-398"), rec
+    assert sabounds.conjecture("x**2 >= 0.5", variables=["x:0:1"]).to_json()["number_forms"] == {}
