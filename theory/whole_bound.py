@@ -25,7 +25,7 @@ import sympy as sp
 from sabounds.theory.architecture import attention_head, s_QK, s_V
 from sabounds.theory.checks import Definition, Identity, Inequality, Interval, Premise
 from sabounds.theory.derivation import Derivation, Step
-from sabounds.theory.thm31 import K, Delta, c_par, rho, slot_coefficient
+from sabounds.theory.thm31 import K, L, Delta, c_par, proxy_summand, rho, slot_coefficient
 from sabounds.theory.thm41 import B, D, K_M, M, N, T, c_of_p, c_sharp, d_in, d_out, ell_M, ell_par, eps, n, p, s
 
 margin, delta = sp.symbols("gamma delta", positive=True)
@@ -183,8 +183,8 @@ edelman_dudley = c_sym / margin * (c_cut * Delta / n + c_D * W_E * B * sp.sqrt(K
 
 
 def proxy_contribution(schatten: sp.Expr, p_: sp.Expr, kappa: sp.Expr, width: sp.Expr) -> sp.Expr:
-    """Section 6: ``S_p^{1/(p+2)} kappa^{p/(p+2)} N^{(p+1)/(p+2)}``."""
-    return schatten ** (1 / (p_ + 2)) * kappa ** (p_ / (p_ + 2)) * width ** ((p_ + 1) / (p_ + 2))
+    """Section 6: ``S_p^{1/(p+2)} kappa^{p/(p+2)} N^{(p+1)/(p+2)}``: ``thm31.proxy_summand`` at ``rho = kappa / L``."""
+    return proxy_summand.subs(rho, scale / L).subs({M: schatten, p: p_, scale: kappa, N: width}, simultaneous=True)
 
 
 proxy_break_even = scale * M ** (1 / p) * N ** ((p + 1) / p) / (rank_ * N) ** ((p + 2) / (2 * p))
