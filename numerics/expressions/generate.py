@@ -110,6 +110,10 @@ def source() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Write ``generated.py``; takes no arguments (exit status 2 with one line otherwise)."""
+    if argv:
+        print(f"usage: {COMMAND} (takes no arguments, got {' '.join(argv)!r})", file=sys.stderr)
+        return 2
     TARGET.write_text(source())
     print(f"wrote {TARGET}")
     return 0

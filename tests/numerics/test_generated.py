@@ -128,3 +128,16 @@ def test_the_analyze_path_builds_no_sympy_expression(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=240, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_theorem_31_derives_its_dudley_integrals_on_first_use_not_at_import():
+    code = ("import sabounds.theory.thm31 as t\nbefore = t._dudley_constants.cache_info().currsize\n"
+            "value = t.dudley_constant\nprint(before, t._dudley_constants.cache_info().currsize, value)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split()[:2] == ["0", "1"], out.stdout
+
+
+def test_the_generator_takes_no_arguments(capsys):
+    assert generate.main(["--out", "x"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
