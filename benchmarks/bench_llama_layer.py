@@ -157,7 +157,7 @@ def stack_certificates(res: dict) -> str:
     sigma_1 lower bounds), and whether the exact spectra agree at the same scale."""
     from sabounds.numerics.p_zero_certificate import PZeroEvidence, p_zero_proven
     from sabounds.numerics.proxies.layer_factors import activation_constant
-    from sabounds.numerics.proxies.published import minimise_log
+    from sabounds.numerics.expressions.published_compiled import minimise_ours
     from sabounds.numerics.spectra import RANK_TOL
     p0 = res["p0"]["matrices"]
     att = p0["attention"]
@@ -177,7 +177,8 @@ def stack_certificates(res: dict) -> str:
         exact = res.get("exact", {}).get("matrices", {}).get(name)
         if exact:
             log_s = np.log(np.array(exact["s_p"]))
-            best = [float(PS[minimise_log(log_s[None, :], PS, np.array([sc]), N)[1][0]]) for sc in scales]
+            best = [float(PS[minimise_ours(log_s[None, :], PS, np.array([sc - math.log(DEPTH)]), DEPTH, N)[1][0]])
+                    for sc in scales]
             text += (f", exact p_opt = 0 at {sum(b == 0 for b in best)}/{DEPTH}; proven where exact is not: "
                      f"{sum(p and b != 0 for p, b in zip(proven, best))}")
         parts.append(text)

@@ -46,6 +46,8 @@ class Proxy:
     offset: sp.Expr = sp.Integer(0)
     tensors: str = "slots"
     """``slots``: the architecture's matrices (QK_h, Vt_h, M_in, M_out); ``raw``: every trainable tensor as stored."""
+    over_grid: bool = False
+    """Each slot's term minimised over the grid ``P_m`` of ``p`` (first minimiser) before aggregating (``ours``)."""
 
     def value(self, total: sp.Expr) -> sp.Expr:
         return AGGREGATIONS[self.aggregation](self.offset + total)

@@ -3,7 +3,7 @@ regime tables) is a view of ``CATALOG`` selected by tag.
 
 Tags: ``printable`` (``sabounds derivation``, docs/derivations.md, and every step decided by ``verify``),
 ``audited`` (mutated by ``verify --mutants``), ``bound`` (a bound with a regime row), ``baseline`` (a published
-bound ours is compared with).  ``claims`` names the proofs_check modules whose claim checks belong to the entry
+bound ours is compared with), ``own_row`` (a data bound whose regime rows are built by ``regime_bounds`` itself).  ``claims`` names the proofs_check modules whose claim checks belong to the entry
 (strings: theory/ never imports proofs_check).
 """
 
@@ -47,8 +47,8 @@ def _entries() -> list[Entry]:
     from sabounds.theory.architecture import DEPARTURES
     return [
         Entry("thm41", _lazy("thm41"), _DERIVED, (_CHECKS + "thm41",)),
-        Entry("thm31", _lazy("thm31"), _DERIVED | {"bound"}),
-        Entry("edelman", _lazy("edelman"), _DERIVED | {"bound", "baseline"}),
+        Entry("thm31", _lazy("thm31"), _DERIVED | {"bound", "own_row"}, bound=_lazy("thm31", "bound")),
+        Entry("edelman", _lazy("edelman"), _DERIVED | {"bound", "baseline", "own_row"}, bound=_lazy("edelman", "bound")),
         Entry("trauger_tewari", _lazy("trauger_tewari"), _DERIVED | {"bound", "baseline"},
               bound=_lazy("trauger_tewari", "bound")),
         Entry("attention", _lazy("attention_lipschitz"), _DERIVED),
@@ -75,9 +75,15 @@ def derivations(tag: str = "printable") -> dict[str, Callable[[], Derivation]]:
     return {e.id: e.make for e in tagged(tag)}
 
 
-def bounds() -> list[Entry]:
-    """The entries whose bound is data (a :class:`sabounds.theory.bound.Bound`): extra regime rows."""
+def data_bounds() -> list[Entry]:
+    """The entries whose bound is data (a :class:`sabounds.theory.bound.Bound`): every number on a checkpoint is
+    compiled from these (``sabounds.numerics.expressions.generated``)."""
     return [e for e in CATALOG if "bound" in e.tags and e.bound is not None]
+
+
+def bounds() -> list[Entry]:
+    """The data bounds without a regime row of their own (``own_row``: ours, Edelman): extra regime rows."""
+    return [e for e in data_bounds() if "own_row" not in e.tags]
 
 
 def claim_modules() -> list[str]:

@@ -16,7 +16,7 @@ from functools import lru_cache
 import sympy as sp
 
 from sabounds.theory import symbols as S
-from sabounds.theory.bound import AGGREGATIONS, Proxy
+from sabounds.theory.bound import AGGREGATIONS, Bound, Proxy
 from sabounds.theory.checks import Definition, Identity, Inequality, Interval, Minimum, Premise
 from sabounds.theory.derivation import Derivation, Step
 from sabounds.theory.thm41 import B, N, T, eps, n
@@ -53,6 +53,15 @@ def slot_term(rho_k: sp.Expr, two_one_norm: sp.Expr) -> sp.Expr:
 PROXY = Proxy("edelman", (S.rho * S.w_21) ** sp.Rational(2, 3), "power_mean_2/3", "gamma_edelman", "published proxy",
               offset=sp.Integer(1))
 """The published Edelman proxy as data: ``(1 + sum_k (rho_k ||W_k||_{2,1})^{2/3})^{3/2}``, ``rho_k = gamma^E_k alpha^(l)``."""
+
+
+@lru_cache(maxsize=1)
+def bound() -> Bound:
+    """Edelman et al. (2022) as catalog data: ``theory_form`` is ``DUDLEY_FORM`` at ``W = W_E``, ``ell = ell_E``."""
+    return Bound("edelman", "Edelman et al. (2022): (2,1)-norm covers, Lemma A.8 allocation", "published",
+                 term=PROXY.term, aggregation=PROXY.aggregation, propagation=PROXY.propagation, log_factor=edelman_log,
+                 assumptions="every ||W_k||_{2,1} <= w_k, token norms <= B (l2), spectral-norm Lipschitz factors",
+                 citation="Edelman, Goel, Kakade and Zhang (2022), ICML, Lemma A.8", proxies=(PROXY,))
 
 
 def _steps() -> tuple[Step, ...]:

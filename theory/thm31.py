@@ -59,8 +59,6 @@ def _dudley(exponent: sp.Expr) -> sp.Expr:
 allocation_factor = (K * rho) ** q
 """``eps_k = eps/(K rho_k)`` turns ``A eps_k^{-q}`` into ``A (K rho_k)^q eps^{-q}`` (step 'allocated_scale')."""
 
-dudley_constant = _dudley(q)
-"""Crude route: ``12/sqrt(n) int_0^Delta eps^{-q/2} d eps = 12/sqrt(n) (p+2)/2 Delta^{2/(p+2)}``."""
 
 # The sharp route (docs/definitions.md): Theorem 4.1 with the sharp tail sigma_{r+1}^{2-p} S_p.
 slot_coefficient_sharp = c_sharp * a_general ** (1 - p / 2) * (K_M * ell_M * d_out * B**2) ** (p / 2) * M
@@ -68,9 +66,6 @@ slot_coefficient_sharp = c_sharp * a_general ** (1 - p / 2) * (K_M * ell_M * d_o
 maurey_coefficient = K_M * ell_M * d_out * B**2 * M
 """The sharp route at p = 2 (its limit p -> 2-): Maurey's ``K_M ell_M d_out S_2 B^2 eps^{-2}``."""
 allocation_factor_sharp = (K * rho) ** p
-dudley_constant_sharp = sp.cancel(_dudley(p) * (2 - p)) / (2 - p)
-"""(written with the positive factor ``1/(2 - p)`` so that growth orders see a positive term)"""
-"""Sharp route: ``12/sqrt(n) int_0^Delta eps^{-p/2} d eps = 12/sqrt(n) Delta^{1-p/2} / (1 - p/2)``, finite for p < 2."""
 dudley_cut = 4 * Delta / n + 12 / sp.sqrt(n) * sp.log(n)
 """At p = 2 the entropy integral diverges at 0: cut at ``Delta/n``, ``R_n <= 4 Delta/n + 12/sqrt(n) sqrt(A) ln n``
 (written as ``dudley_cut`` with the ``sqrt(A)`` factor applied to its second term by ``dudley_cut_value``)."""
@@ -80,8 +75,11 @@ def dudley_cut_value(root: sp.Expr) -> sp.Expr:
     """``4 Delta/n + 12/sqrt(n) sqrt(A) ln n`` for ``root = sqrt(A)``: Dudley's integral cut at ``Delta/n``."""
     return 4 * Delta / n + 12 / sp.sqrt(n) * sp.log(n) * root
 
-proxy_summand = M ** (1 / (p + 2)) * (rho * L) ** (p / (p + 2)) * N ** ((p + 1) / (p + 2))
-"""Section 6: ``S_p^{1/(p+2)} (gamma alpha L)^{p/(p+2)} N^{(p+1)/(p+2)}`` with ``M = S_p``, ``rho = gamma alpha``."""
+proxy_summand = sp.powdenest(sp.sqrt(closed_form / c_of_p).subs({eps: 1 / (L * rho), B: 1}), force=True).replace(
+    lambda e: e.is_Pow, lambda e: sp.Pow(e.base, sp.factor(e.exp)))
+"""Section 6: ``S_p^{1/(p+2)} (gamma alpha L)^{p/(p+2)} N^{(p+1)/(p+2)}`` with ``M = S_p``, ``rho = gamma alpha``: built
+from ``thm41.closed_form`` (``sqrt(closed_form / c(p))`` at ``eps = 1/(L rho)``, ``B = 1``; step 'proxy_summand' checks
+the ``force=True`` simplification)."""
 
 grid_size = 2 * m_grid + 1
 grid_m = sp.ceiling(L + sp.log(N))
@@ -115,6 +113,7 @@ _u = sp.Symbol("u", positive=True)
 
 def _steps() -> tuple[Step, ...]:
     A = sp.Symbol("A", positive=True)
+    dudley_constant, dudley_constant_sharp = _dudley_constants().values()
     F = sp.sqrt(A) * (p + 2) / 2 * Delta ** (2 / (p + 2))
     return (
         Step("slot_covering",
@@ -295,3 +294,33 @@ def slot_log_cover_sharp(d_in_k: sp.Expr, d_out_k: sp.Expr, schatten: sp.Expr, s
 
 proxy_post_hoc = sp.sqrt(L)
 """The published proxy's stand-in for the post hoc term: ``+ sqrt(L)`` (section 6)."""
+
+
+@lru_cache(maxsize=1)
+def bound():
+    """``ours`` as catalog data: the published proxy ``sum_k min_{p in P_m} proxy_summand_k + sqrt(L)`` (section 6);
+    its regime rows are Theorem 3.1's own (tag ``own_row``), so ``form`` and ``log_factor`` are those of the summand's
+    Dudley bound with logs set aside."""
+    from sabounds.theory.bound import Bound, Proxy
+    return Bound("ours", "Theorem 3.1: Theorem 4.1's cover per slot, p chosen per matrix", "reconstructed",
+                 term=proxy_summand, aggregation="sum", propagation="gamma", log_factor=sp.Integer(1),
+                 assumptions="per slot ||W_k||_2 <= s_k, S_p(W_k) <= M_k; token norms <= B; p on the grid P_m",
+                 citation="Sakai and Imaizumi (2026), Theorem 3.1 and section 6 (reconstructed)",
+                 proxies=(Proxy("ours", proxy_summand, "sum", "gamma", "published proxy", offset=proxy_post_hoc,
+                                over_grid=True),))
+
+
+@lru_cache(maxsize=None)
+def _dudley_constants() -> dict[str, sp.Expr]:
+    """The two Dudley constants, integrated by sympy on first use (0.6 s: never at import)."""
+    return {"dudley_constant": _dudley(q),
+            "dudley_constant_sharp": sp.cancel(_dudley(p) * (2 - p)) / (2 - p)}
+
+
+def __getattr__(name: str):
+    """``dudley_constant`` (crude route: ``12/sqrt(n) int_0^Delta eps^{-q/2} d eps = 12/sqrt(n) (p+2)/2 Delta^{2/(p+2)}``)
+    and ``dudley_constant_sharp`` (sharp route: ``12/sqrt(n) Delta^{1-p/2} / (1 - p/2)``, finite for p < 2; written with
+    the positive factor ``1/(2 - p)`` so that growth orders see a positive term), derived on first use."""
+    if name in ("dudley_constant", "dudley_constant_sharp"):
+        return _dudley_constants()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

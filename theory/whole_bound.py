@@ -25,8 +25,8 @@ import sympy as sp
 from sabounds.theory.architecture import attention_head, s_QK, s_V
 from sabounds.theory.checks import Definition, Identity, Inequality, Interval, Premise
 from sabounds.theory.derivation import Derivation, Step
-from sabounds.theory.thm31 import K, Delta, c_par, rho, slot_coefficient
-from sabounds.theory.thm41 import B, D, K_M, M, N, T, c_of_p, c_sharp, d_in, d_out, ell_M, ell_par, eps, n, p, s
+from sabounds.theory.thm31 import K, L, Delta, c_par, proxy_summand, rho, slot_coefficient, slot_coefficient_sharp
+from sabounds.theory.thm41 import B, D, K_M, M, N, T, d_in, d_out, ell_M, ell_par, eps, n, p, s
 
 margin, delta = sp.symbols("gamma delta", positive=True)
 c_D, c_sym, c_conf, c_cut = sp.symbols("c_D c_sym c_conf c_cut", positive=True)
@@ -100,11 +100,14 @@ allocated_log = sp.Max(sp.log(c_par * s * B * K * rho / Delta), 0)
 crude_e, crude_t = 2 / (p + 2), 2 * p / (p + 2)
 sharp_e, sharp_t = 1 - p / 2, p
 
-crude_coefficient = c_of_p * (d_in + d_out) ** crude_e * (K_M * maurey_log * d_out * D * B**2) ** (p / (p + 2)) * M ** (2 / (p + 2))
-"""``C`` of the crude-tail cover ``C a^{2/(p+2)} eps^{-q}``: Theorem 4.1's ``(1 + p/2) a r*`` with ``a = (d_in + d_out) ell``."""
+crude_coefficient = slot_coefficient.subs({ell_par: 1, ell_M: maurey_log})
+"""``C`` of the crude-tail cover ``C a^{2/(p+2)} eps^{-q}``: Theorem 4.1's ``(1 + p/2) a r*`` with ``a = (d_in + d_out) ell``
+(``thm31.slot_coefficient`` with its parametric log factor taken out: ``c(p) (d_in + d_out)^{2/(p+2)} (K_M ell_M d_out D
+B^2)^{p/(p+2)} M^{2/(p+2)}``)."""
 
-sharp_coefficient = c_sharp * (d_in + d_out) ** sharp_e * (K_M * maurey_log * d_out * B**2) ** (p / 2) * M
-"""``C`` of the sharp-tail cover ``C a^{1-p/2} eps^{-p}``: ``(2/(2-p)) a r*`` with ``b = K_M ell_M d_out M^{2/p} B^2/eps^2``."""
+sharp_coefficient = slot_coefficient_sharp.subs({ell_par: 1, ell_M: maurey_log})
+"""``C`` of the sharp-tail cover ``C a^{1-p/2} eps^{-p}``: ``(2/(2-p)) a r*`` with ``b = K_M ell_M d_out M^{2/p} B^2/eps^2``
+(``thm31.slot_coefficient_sharp`` with its parametric log factor taken out)."""
 
 
 head_budget = sp.Rational(1, 2)
@@ -183,8 +186,8 @@ edelman_dudley = c_sym / margin * (c_cut * Delta / n + c_D * W_E * B * sp.sqrt(K
 
 
 def proxy_contribution(schatten: sp.Expr, p_: sp.Expr, kappa: sp.Expr, width: sp.Expr) -> sp.Expr:
-    """Section 6: ``S_p^{1/(p+2)} kappa^{p/(p+2)} N^{(p+1)/(p+2)}``."""
-    return schatten ** (1 / (p_ + 2)) * kappa ** (p_ / (p_ + 2)) * width ** ((p_ + 1) / (p_ + 2))
+    """Section 6: ``S_p^{1/(p+2)} kappa^{p/(p+2)} N^{(p+1)/(p+2)}``: ``thm31.proxy_summand`` at ``rho = kappa / L``."""
+    return proxy_summand.subs(rho, scale / L).subs({M: schatten, p: p_, scale: kappa, N: width}, simultaneous=True)
 
 
 proxy_break_even = scale * M ** (1 / p) * N ** ((p + 1) / p) / (rank_ * N) ** ((p + 2) / (2 * p))

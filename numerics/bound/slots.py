@@ -16,7 +16,7 @@ import numpy as np
 
 from sabounds.numerics.bound.family import Family
 from sabounds.numerics.log_real import from_ln
-from sabounds.numerics.proxies.published import default_grid_m, p_grid
+from sabounds.numerics.proxies.published_factors import default_grid_m, p_grid
 from sabounds.numerics.spectra import RANK_TOL, log_schatten_grid, schatten_grid
 
 

@@ -1,8 +1,9 @@
-"""A catalog bound's proxies (``sabounds.theory.bound.Proxy``) on measured norms, compiled from their sympy.
+"""A bound's proxies (``sabounds.theory.bound.Proxy``) on measured norms, compiled from their sympy at run time.
 
 As ``sabounds.numerics.bound.compiled``: each slot term is lambdified in natural logs (``rho = e^{lrho}``,
-``w_11 = e^{lw_11}``, ... and the logs expanded), so no product of norms overflows; slots are combined by the one
-log-sum-exp, the offset by ``logaddexp``, and the aggregation's outer power in log form again.
+``w_11 = e^{lw_11}``, ... and the logs expanded), so no product of norms overflows; slots are combined by
+``aggregation.log_aggregate``.  The catalog's own proxies are printed as Python instead (``generated``); this
+compiles a user's bound at run time.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from sabounds.numerics.log_real import LogReal, from_ln, logsumexp
+from sabounds.numerics.expressions.aggregation import log_aggregate
+from sabounds.numerics.log_real import LogReal, from_ln
 from sabounds.theory import symbols as S
 from sabounds.theory.bound import AGGREGATIONS, Proxy
 
@@ -82,14 +84,7 @@ def log_value(proxy: Proxy, logs: dict[sp.Symbol, np.ndarray]) -> float:
             raise ValueError(f"entry term: cannot be evaluated ({type(exc).__name__})") from None
         logs = np.broadcast_to(_real_finite(proxy, raw) if proxy.source == "user" else
                                np.asarray(raw, dtype=np.float64), (n,))
-    if outer is None:
-        if proxy.offset != 0:
-            raise ValueError(f"proxy {proxy.name}: aggregation exp takes no offset")
-        return float(np.sum(logs))
-    total = float(logsumexp(logs))
-    offset = float(proxy.offset)
-    inner = float(np.logaddexp(np.log(offset), total)) if offset > 0 else total
-    return float(outer(inner))
+    return log_aggregate(logs, float(proxy.offset), outer, proxy.name)
 
 
 def value(proxy: Proxy, logs: dict[sp.Symbol, np.ndarray]) -> float | LogReal:

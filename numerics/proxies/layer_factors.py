@@ -1,7 +1,7 @@
 """Per-family Lipschitz factors of one layer: ``lip`` (the layer's Lipschitz constant, entering alpha) and each
 matrix's in-layer factor ``gamma`` (its error's amplification up to the layer output), from spectral norms.
 
-- **published** (post-LN, GELU, ungated): ``sabounds.numerics.proxies.published`` unchanged,
+- **published** (post-LN, GELU, ungated): ``sabounds.numerics.proxies.published_factors`` unchanged,
   ``lip = L_phi ||M_in|| ||M_out|| A`` with ``A = sum_h ||Vt_h|| (1 + 4 ||QK_h||)`` (tokens of norm <= 1).
 - **extension, attention** (pre-LN, derivation ``arch.token_radius``): attention reads normalised tokens of norm
   ``<= B = sqrt(N) max|g| + ||b||`` and scores ``x Wq^T R_delta Wk x'^T / sqrt(d_h)``; rescaling the published
@@ -27,7 +27,7 @@ from functools import lru_cache
 import numpy as np
 
 from sabounds.numerics.checkpoints.architectures import FAMILIES, PRE_LN
-from sabounds.numerics.proxies.published import L_PHI
+from sabounds.numerics.proxies.published_factors import L_PHI
 
 
 @lru_cache(maxsize=None)

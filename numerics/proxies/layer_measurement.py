@@ -22,7 +22,7 @@ from sabounds.numerics.checkpoints.errors import CheckpointError
 from sabounds.numerics.checkpoints.source import CheckpointSource, ModelShape
 from sabounds.numerics.norms import norm_11, norm_21, product_norm_11, product_norm_21
 from sabounds.numerics.proxies.layer_factors import TokenNorm, token_norm
-from sabounds.numerics.proxies.published import LayerNorms
+from sabounds.numerics.proxies.published_factors import LayerNorms
 from sabounds.numerics.proxies.storage_rank import rounding_thresholds, source_storage
 from sabounds.numerics.spectra import product_singular_values
 

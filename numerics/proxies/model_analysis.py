@@ -3,9 +3,9 @@
 ``open_checkpoint(source, mapping)`` opens a folder, ONNX file, dict of arrays or torch weights
 (``sabounds.numerics.checkpoints``); ``measure_model`` reads one layer at a time (``measure_layer``) and keeps only
 singular values and (2,1)-norms (QK_h and Vt_h through their d_h x d_h cores, the MLP matrices through LAPACK);
-``analyze_measured`` evaluates the proxies for the first L layers: the published proxy of
-``sabounds.numerics.proxies.published`` where the family's layer is the published one (post-LN, GELU, ungated,
-one K/V per head), the labelled extension of ``sabounds.numerics.proxies.layer_factors`` elsewhere.  The CLI's
+``analyze_measured`` evaluates the proxies for the first L layers: the published proxy (factors of
+``sabounds.numerics.proxies.published_factors``, ours and Edelman printed from the catalog's sympy) where the
+family's layer is the published one (post-LN, GELU, ungated, one K/V per head), the labelled extension of ``sabounds.numerics.proxies.layer_factors`` elsewhere.  The CLI's
 ``analyze``, ``scaling`` and ``report`` all go through these functions.  Measuring is
 ``sabounds.numerics.proxies.layer_measurement``, the result types ``sabounds.numerics.proxies.analysis_results``.
 """
@@ -24,7 +24,7 @@ from sabounds.numerics.proxies.analysis_results import MatrixResult, ModelAnalys
 from sabounds.numerics.proxies.layer_factors import (TokenNorm, activation_constant, departures, extension_factors,
                                                      extension_notes, premise_for)
 from sabounds.numerics.proxies.layer_measurement import LayerSpectra, MeasuredModel, measure_layer, measure_model
-from sabounds.numerics.proxies.published import L_PHI, log_alphas, log_gammas, p_grid
+from sabounds.numerics.proxies.published_factors import L_PHI, log_alphas, log_gammas, p_grid
 from sabounds.numerics.spectra import RANK_TOL, log_schatten_grid, numerical_rank
 
 
@@ -73,9 +73,8 @@ def _norm_21_of(s: LayerSpectra, head: int, kind: str) -> float:
 
 
 def _baselines(spectra, matrices, shape):
-    from sabounds.numerics.proxies.baselines import proxy_values
-    from sabounds.theory.catalog import bounds
-    return proxy_values(matrices, [s.raw_11 for s in spectra], shape, [e.bound() for e in bounds()])
+    from sabounds.numerics.proxies.baselines import catalog_values
+    return catalog_values(matrices, [s.raw_11 for s in spectra], shape)
 
 
 def _norm_11_of(s: LayerSpectra, head: int, kind: str) -> float | None:

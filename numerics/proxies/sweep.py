@@ -24,7 +24,7 @@ from sabounds.numerics.checkpoints.reader import CheckpointError
 from sabounds.numerics.log_real import LogReal, from_ln, ln_of
 from sabounds.numerics.proxies.certified_measure import METHODS, OpenedCheckpoint, measure_layer_spectra, open_for_sweep
 from sabounds.numerics.proxies.model_analysis import LayerSpectra, analyze_spectra
-from sabounds.numerics.proxies.published import L_PHI
+from sabounds.numerics.proxies.published_factors import L_PHI
 from sabounds.numerics.proxies.scaling import LogLogFit, ScalingPoint, fit_loglog
 from sabounds.numerics.spectra import RANK_TOL
 from sabounds.numerics.proxies.source_lists import (GLOB_CHARS, MODEL_FILE_SUFFIXES, SourceListError,  # noqa: F401

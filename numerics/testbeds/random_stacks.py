@@ -1,7 +1,7 @@
 """Random BERT-like stacks: per layer, low-rank attention (QK_h, Vt_h of rank d_h = N/H) and a slowly decaying
 feed-forward pair (M_in N x 4N, M_out 4N x N), in the orientation of docs/definitions.md.
 
-Every layer is rescaled so that its Lipschitz factor (docs/definitions.md, ``sabounds.numerics.proxies.published.layer_lipschitz``)
+Every layer is rescaled so that its Lipschitz factor (docs/definitions.md, ``sabounds.numerics.proxies.published_factors.layer_lipschitz``)
 ``lambda = L_phi ||M_in||_2 ||M_out||_2 sum_h ||Vt_h||_2 (1 + 4 ||QK_h||_2)`` equals ``lipschitz`` exactly; then
 ``alpha^(l) = lipschitz^(L - l)``: ``lipschitz = 1`` is the bounded regime, ``> 1`` the exponential one.
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sabounds.numerics.proxies import published as proxies
+from sabounds.numerics.proxies import published_factors as proxies
 from sabounds.numerics.norms import norm_21
 from sabounds.numerics.testbeds.random_matrices import with_spectrum
 
@@ -42,7 +42,7 @@ class Layer:
             vt_21=norm_21(np.array(self.vt)), m_in_21=float(norm_21(self.m_in)), m_out_21=float(norm_21(self.m_out)))
 
     def lipschitz(self) -> float:
-        """The layer's Lipschitz factor ``sabounds.numerics.proxies.published.layer_lipschitz``."""
+        """The layer's Lipschitz factor ``sabounds.numerics.proxies.published_factors.layer_lipschitz``."""
         return proxies.layer_lipschitz(self.norms())
 
 

@@ -105,7 +105,7 @@ def sweep(sources: Sequence[str], *, method: str = "certified", depths: Sequence
     (0: this process) or the Dask ``scheduler``; ``cache_dir`` None: no spectra cache.  With ``out`` the table,
     fits, figures (``figures``: a ``FigureOptions``) and provenance go into that new folder, all at once.  ``resume``:
     ``out`` may hold the partial result of an earlier sweep (tasks lost with their workers), which is replaced."""
-    from sabounds.numerics.proxies.published import L_PHI
+    from sabounds.numerics.proxies.published_factors import L_PHI
     from sabounds.numerics.proxies.sweep import (SourceListError, checkpoint_rows, expand_sources, family_fits,
                                                  method_rows, one_line, plan_sweep)
     from sabounds.distributed import LostTask

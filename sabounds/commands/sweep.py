@@ -17,7 +17,7 @@ import sys
 from sabounds.api import sweep
 from sabounds.arguments import (add_figure_arguments, cache_dir_of, capped, depth_list, figure_options, grid_m,
                                 workers)
-from sabounds.numerics.proxies.published import L_PHI
+from sabounds.numerics.proxies.published_factors import L_PHI
 from sabounds.numerics.spectra import RANK_TOL
 from sabounds.progress import progress_bar
 from sabounds.render.sweep_table import print_summary

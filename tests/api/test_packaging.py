@@ -23,7 +23,7 @@ def test_every_source_package_is_declared_under_sabounds():
 
 
 def test_the_layout_folders_import_as_sabounds_subpackages():
-    import sabounds.numerics.proxies.published as published
+    import sabounds.numerics.proxies.published_factors as published
     import sabounds.proofs_check.verdict as verdict
     import sabounds.theory.thm41 as thm41
 

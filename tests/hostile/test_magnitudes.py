@@ -59,7 +59,7 @@ def test_lphi_at_the_float64_limit_runs_without_warnings(capsys):
 def test_log_space_edelman_agrees_with_the_float_formula_where_both_exist():
     """The log-space proxies equal the published float ones to 1e-12 relative on ordinary weights (200 random
     stacks), and scale exactly: multiplying every M_out by c multiplies no p = 0 term and is seen in edelman."""
-    from sabounds.numerics.proxies.published import LayerNorms, alphas, edelman, log_alphas, log_edelman
+    from tests.support.published_reference import LayerNorms, alphas, edelman, log_alphas, log_edelman
     rng = np.random.default_rng(1)
     for _ in range(200):
         layers = [LayerNorms(*[rng.uniform(0.1, 3, 2), rng.uniform(0.1, 3, 2), *rng.uniform(0.1, 3, 2),

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from sabounds.numerics.p_zero_certificate import p_zero_evidence, p_zero_proven
-from sabounds.numerics.proxies.published import minimise_log, p_grid
+from tests.support.published_reference import minimise_log, p_grid
 from sabounds.numerics.spectra import log_schatten_grid, numerical_rank
 
 PS = p_grid(12)

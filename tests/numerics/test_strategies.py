@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sabounds.numerics.proxies.published import LayerNorms, layer_lipschitz
+from sabounds.numerics.proxies.published_factors import LayerNorms, layer_lipschitz
 from sabounds.numerics.spectra import numerical_rank, singular_values
 from sabounds.numerics.testbeds.strategies import any_spectra, bert_like_stacks, matrices, power_law_spectra
 

@@ -16,7 +16,7 @@ from sabounds.numerics.bound.slots import PUBLISHED, TIGHT, LayerInput, build_mo
 from sabounds.numerics.bound.solve import bound_at, n_needed, proxy_break_even, whole_break_even
 from sabounds.numerics.bound.whole import BoundInputs, evaluate_model as evaluate, ours_sum, tables
 from sabounds.numerics.norms import norm_21
-from sabounds.numerics.proxies.published import minimise
+from tests.support.published_reference import minimise
 from sabounds.numerics.testbeds.random_stacks import bert_like_stack
 
 mp = mpmath.mp

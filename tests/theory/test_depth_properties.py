@@ -30,7 +30,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sabounds.numerics.proxies import published as proxies
+from sabounds.numerics.expressions import published_compiled
+from tests.support import published_reference as proxies
 from sabounds.numerics.proxies.depth_ratio import alphas, edelman, optimal, ours, summarise_stack
 from sabounds.numerics.spectra import schatten_grid
 from sabounds.numerics.testbeds.strategies import bert_like_stacks, finds_counterexample
@@ -92,9 +93,9 @@ def test_fitted_slopes_on_one_seeded_stack_per_regime():
         check_depth_growth(stack)
 
 
-def _proxies_edelman_exponent_1(norms, alpha, qk_factor=1.0, _published=proxies.edelman):
-    """Mutant of the shared ``sabounds.numerics.proxies.published.edelman``: outer exponent 1 instead of 3/2."""
-    return _published(norms, alpha, qk_factor) ** (2 / 3)
+def _log_edelman_exponent_1(log_rho, norm_21, _compiled=published_compiled.log_edelman):
+    """Mutant of the shared compiled ``published_compiled.log_edelman``: outer exponent 1 instead of 3/2."""
+    return _compiled(log_rho, norm_21) * (2 / 3)
 
 
 def _ours_alpha_linear(layers, N, aggregation="sum"):
@@ -108,7 +109,7 @@ def _ours_alpha_linear(layers, N, aggregation="sum"):
 
 
 def test_mutation_edelman_with_exponent_1_instead_of_3_over_2_in_the_shared_module_fails_the_depth_growth(monkeypatch):
-    monkeypatch.setattr(proxies, "edelman", _proxies_edelman_exponent_1)
+    monkeypatch.setattr(published_compiled, "log_edelman", _log_edelman_exponent_1)
     assert finds_counterexample(check_depth_growth, BOUNDED, max_examples=2)
 
 

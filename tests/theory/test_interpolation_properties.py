@@ -14,7 +14,7 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sabounds.numerics.proxies.published import contributions, default_grid_m, p_grid
+from tests.support.published_reference import contributions, default_grid_m, p_grid
 from sabounds.numerics.expressions.evaluate import evaluate_float
 from sabounds.numerics.spectra import RANK_TOL, schatten_grid
 from sabounds.numerics.testbeds.strategies import (Spectrum, any_spectra, finds_counterexample, flat_spectra, low_rank_spectra,
@@ -190,12 +190,12 @@ def test_mutation_bound_with_epsilon_over_B_moves_the_minimiser_inside():
 
 
 def contribution(sigma, ps, scale, N):
-    """The shared section-6 proxy ``sabounds.numerics.proxies.published.contributions`` of one spectrum."""
+    """The shared section-6 proxy ``tests.support.published_reference.contributions`` of one spectrum."""
     return contributions(schatten_grid(sigma, ps), ps, scale, N)
 
 
 def published_grid(L: int, N: int) -> np.ndarray:
-    """``P_m`` with ``m = ceil(L + ln N)``, from ``sabounds.numerics.proxies.published``."""
+    """``P_m`` with ``m = ceil(L + ln N)``, from ``tests.support.published_reference``."""
     return p_grid(default_grid_m(L, N))
 
 
