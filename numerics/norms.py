@@ -7,6 +7,8 @@ maximum, no underflow to zero for entries of 1e-300.  A result beyond float64 ra
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 _MAX = np.finfo(np.float64).max
@@ -14,7 +16,11 @@ _MAX = np.finfo(np.float64).max
 
 def _scale(w: np.ndarray) -> np.ndarray:
     """The largest absolute entry of each matrix (batched over leading axes), 1 for an all-zero matrix."""
-    m = np.max(np.abs(w), axis=(-2, -1), keepdims=True) if w.size else np.ones(w.shape[:-2] + (1, 1))
+    return _scale_of_abs(np.abs(w)) if w.size else np.ones(w.shape[:-2] + (1, 1))
+
+
+def _scale_of_abs(a: np.ndarray) -> np.ndarray:
+    m = np.max(a, axis=(-2, -1), keepdims=True)
     return np.where(m > 0, m, 1.0)
 
 
@@ -48,12 +54,23 @@ def norm_11(w: np.ndarray) -> np.ndarray:
     return _rescale(np.abs(w / s).sum(axis=(-2, -1)), s[..., 0, 0], what="the (1,1)-norm")
 
 
-def product_norm_11(left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """``||left @ right||_{1,1}``, batched over heads: the product is formed (entrywise l1 has no factor shortcut),
-    one head at a time, after balancing the inner dimension."""
+PRODUCT_CHUNK_BYTES = 32 * 2 ** 20
+"""The most memory :func:`product_norm_11` gives to the heads' products at once."""
+
+
+def product_norm_11(left: np.ndarray, right: np.ndarray, chunk_bytes: int = PRODUCT_CHUNK_BYTES) -> np.ndarray:
+    """``||left @ right||_{1,1}`` over heads (``(H, n, k)`` times ``(H, k, m)``): the products are formed (entrywise
+    l1 has no factor shortcut) after balancing the inner dimension, as batched products of as many heads as fit in
+    ``chunk_bytes``, each head's absolute values summed over its own ``n x m`` block."""
     left, right = _balanced(np.asarray(left, dtype=np.float64), np.asarray(right, dtype=np.float64))
     sl, sr = _scale(left), _scale(right)
-    unit = np.array([np.abs((a / sa) @ (b / sb)).sum() for a, b, sa, sb in zip(left, right, sl, sr)])
+    a, b = left / sl, right / sr
+    heads, n, m = a.shape[0], a.shape[-2], b.shape[-1]
+    step = max(1, chunk_bytes // max(1, 8 * n * m))
+    unit = np.empty(heads)
+    for start in range(0, heads, step):
+        block = np.matmul(a[start:start + step], b[start:start + step])
+        unit[start:start + step] = np.abs(block, out=block).sum(axis=(-2, -1))
     return _rescale(unit, sl[..., 0, 0], sr[..., 0, 0], what="the (1,1)-norm of a product")
 
 
@@ -85,3 +102,36 @@ def product_norm_21(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     r = np.linalg.qr(a, mode="r") if a.size else a
     unit = np.sqrt(np.sum(np.square(r @ b), axis=-2)).sum(axis=-1)
     return _rescale(unit, sl[..., 0, 0], sr[..., 0, 0], what="the (2,1)-norm of a product")
+
+
+@dataclass(frozen=True)
+class EntrywiseSums:
+    """Entrywise quantities of one matrix (arrays over leading axes), all from one ``|W| / max|W|`` buffer:
+    ``scale = max|W|`` (1 for a zero matrix), ``norm_11``, ``norm_21``, ``frobenius = sqrt(sum (W/s)^2) s`` and
+    ``below = #{|W_ij| < low}`` (the storage-rank's subnormal count; 0 when ``low`` is 0)."""
+
+    scale: np.ndarray
+    norm_11: np.ndarray
+    norm_21: np.ndarray
+    frobenius: np.ndarray
+    below: np.ndarray
+
+
+def entrywise_sums(w: np.ndarray, low: float = 0.0) -> EntrywiseSums:
+    """:class:`EntrywiseSums` of ``w`` in one buffer, equal bit for bit to :func:`norm_11`, :func:`norm_21` and a
+    scaled Frobenius norm computed apart: ``|w / s| = |w| / s`` and ``(w / s)^2 = (|w| / s)^2`` exactly, and every
+    sum runs over an array of ``w``'s own memory layout, as theirs do."""
+    w = np.asarray(w, dtype=np.float64)
+    if not w.size:
+        s = _scale(w)
+        zero = np.zeros(w.shape[:-2])
+        return EntrywiseSums(s[..., 0, 0], norm_11(w), norm_21(w), zero, zero.astype(np.int64))
+    a = np.abs(w)
+    s = _scale_of_abs(a)
+    below = np.count_nonzero(a < low, axis=(-2, -1)) if low else np.zeros(w.shape[:-2], dtype=np.int64)
+    np.divide(a, s, out=a)
+    l1 = _rescale(a.sum(axis=(-2, -1)), s[..., 0, 0], what="the (1,1)-norm")
+    np.multiply(a, a, out=a)
+    frobenius = np.sqrt(a.sum(axis=(-2, -1))) * s[..., 0, 0]
+    l21 = _rescale(np.sqrt(a.sum(axis=-2)).sum(axis=-1), s[..., 0, 0], what="the (2,1)-norm")
+    return EntrywiseSums(s[..., 0, 0], l1, l21, frobenius, below)
