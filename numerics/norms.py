@@ -54,8 +54,9 @@ def norm_11(w: np.ndarray) -> np.ndarray:
     return _rescale(np.abs(w / s).sum(axis=(-2, -1)), s[..., 0, 0], what="the (1,1)-norm")
 
 
-PRODUCT_CHUNK_BYTES = 32 * 2 ** 20
-"""The most memory :func:`product_norm_11` gives to the heads' products at once."""
+PRODUCT_CHUNK_BYTES = 8 * 2 ** 20
+"""The most memory :func:`product_norm_11` gives to the heads' products at once (one BERT-base head's N x N product
+is 4.5 MiB; a chunk that stays in a last-level cache is summed faster than a larger batch)."""
 
 
 def product_norm_11(left: np.ndarray, right: np.ndarray, chunk_bytes: int = PRODUCT_CHUNK_BYTES) -> np.ndarray:
