@@ -16,11 +16,7 @@ _MAX = np.finfo(np.float64).max
 
 def _scale(w: np.ndarray) -> np.ndarray:
     """The largest absolute entry of each matrix (batched over leading axes), 1 for an all-zero matrix."""
-    return _scale_of_abs(np.abs(w)) if w.size else np.ones(w.shape[:-2] + (1, 1))
-
-
-def _scale_of_abs(a: np.ndarray) -> np.ndarray:
-    m = np.max(a, axis=(-2, -1), keepdims=True)
+    m = np.max(np.abs(w), axis=(-2, -1), keepdims=True) if w.size else np.ones(w.shape[:-2] + (1, 1))
     return np.where(m > 0, m, 1.0)
 
 
@@ -108,10 +104,10 @@ def product_norm_21(left: np.ndarray, right: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class EntrywiseSums:
     """Entrywise quantities of one matrix (arrays over leading axes), all from one ``|W| / max|W|`` buffer:
-    ``scale = max|W|`` (1 for a zero matrix), ``norm_11``, ``norm_21``, ``frobenius = sqrt(sum (W/s)^2) s`` and
+    ``max_abs = max|W|``, ``norm_11``, ``norm_21``, ``frobenius = sqrt(sum (W/s)^2) s`` and
     ``below = #{|W_ij| < low}`` (the storage-rank's subnormal count; 0 when ``low`` is 0)."""
 
-    scale: np.ndarray
+    max_abs: np.ndarray
     norm_11: np.ndarray
     norm_21: np.ndarray
     frobenius: np.ndarray
@@ -124,15 +120,15 @@ def entrywise_sums(w: np.ndarray, low: float = 0.0) -> EntrywiseSums:
     sum runs over an array of ``w``'s own memory layout, as theirs do."""
     w = np.asarray(w, dtype=np.float64)
     if not w.size:
-        s = _scale(w)
         zero = np.zeros(w.shape[:-2])
-        return EntrywiseSums(s[..., 0, 0], norm_11(w), norm_21(w), zero, zero.astype(np.int64))
+        return EntrywiseSums(zero, norm_11(w), norm_21(w), zero, zero.astype(np.int64))
     a = np.abs(w)
-    s = _scale_of_abs(a)
+    top = np.max(a, axis=(-2, -1), keepdims=True)
+    s = np.where(top > 0, top, 1.0)
     below = np.count_nonzero(a < low, axis=(-2, -1)) if low else np.zeros(w.shape[:-2], dtype=np.int64)
     np.divide(a, s, out=a)
     l1 = _rescale(a.sum(axis=(-2, -1)), s[..., 0, 0], what="the (1,1)-norm")
     np.multiply(a, a, out=a)
     frobenius = np.sqrt(a.sum(axis=(-2, -1))) * s[..., 0, 0]
     l21 = _rescale(np.sqrt(a.sum(axis=-2)).sum(axis=-1), s[..., 0, 0], what="the (2,1)-norm")
-    return EntrywiseSums(s[..., 0, 0], l1, l21, frobenius, below)
+    return EntrywiseSums(top[..., 0, 0], l1, l21, frobenius, below)

@@ -98,10 +98,10 @@ class LayerSpectra:
 
 
 def measure_layer(source: CheckpointSource, index: int,
-                  spectrum: Callable[[np.ndarray], np.ndarray] | None = None) -> LayerSpectra:
-    """Read one layer and reduce it to spectra and (2,1)-norms; its weights are dropped on return.  ``spectrum``
-    computes the MLP matrices' singular values (default ``certified_values``: Gram eigenvalues where proven to 1e-9
-    relative, else LAPACK; ``singular_values`` for LAPACK always)."""
+                  spectrum: Callable[[np.ndarray, float], np.ndarray] | None = None) -> LayerSpectra:
+    """Read one layer and reduce it to spectra and (2,1)-norms; its weights are dropped on return.  ``spectrum(w,
+    top)`` computes the MLP matrices' singular values, ``top = max|w|`` from the layer's entrywise pass (default
+    ``certified_values``: Gram eigenvalues where proven to 1e-9 relative, else LAPACK)."""
     spectrum = certified_values if spectrum is None else spectrum
     split = getattr(source, "layer_and_bounds", None)
     layer, bounds = split(index) if split is not None else (source.layer(index), None)
@@ -156,10 +156,10 @@ def _layer_spectra(source, layer, index: int, spectrum, rounding=None, sums=None
         index=index,
         qk=qk,
         vt=product_singular_values(layer.vt_left, layer.vt_right),
-        m_in=spectrum(layer.m_in), m_out=spectrum(layer.m_out),
+        m_in=spectrum(layer.m_in, sums["m_in"].max_abs), m_out=spectrum(layer.m_out, sums["m_out"].max_abs),
         qk_21=qk_21, vt_21=product_norm_21(layer.vt_left, layer.vt_right),
         m_in_21=float(sums["m_in"].norm_21), m_out_21=float(sums["m_out"].norm_21),
-        m_gate=spectrum(layer.m_gate) if gated else None,
+        m_gate=spectrum(layer.m_gate, sums["m_gate"].max_abs) if gated else None,
         m_gate_21=float(sums["m_gate"].norm_21) if gated else None,
         qk_delta0=qk_delta0, **norms, **_entrywise_l1(layer, shape, sums))
 
