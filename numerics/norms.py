@@ -77,9 +77,9 @@ def _balanced(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarr
     other columns below the float64 range when ``A`` is divided by its largest entry."""
     if not left.size or not right.size:
         return left, right
-    e_left = np.frexp(np.max(np.abs(left), axis=-2))[1]
-    e_right = np.frexp(np.max(np.abs(right), axis=-1))[1]
-    live = (np.max(np.abs(left), axis=-2) > 0) & (np.max(np.abs(right), axis=-1) > 0)
+    top_left, top_right = np.max(np.abs(left), axis=-2), np.max(np.abs(right), axis=-1)
+    e_left, e_right = np.frexp(top_left)[1], np.frexp(top_right)[1]
+    live = (top_left > 0) & (top_right > 0)
     shift = np.where(live, (e_right - e_left) // 2, 0)
     return np.ldexp(left, shift[..., None, :]), np.ldexp(right, -shift[..., :, None])
 
