@@ -121,10 +121,10 @@ def relative_error_bounds(lam: np.ndarray, delta: float) -> np.ndarray:
     return out
 
 
-def certified_singular_values(w, rtol: float = RTOL) -> CertifiedSpectrum:
+def certified_singular_values(w, rtol: float = RTOL, top: float | None = None) -> CertifiedSpectrum:
     """Singular values of ``w`` through the smaller Gram matrix when every one is proven within ``rtol`` relative,
-    else through LAPACK (gesdd); ``method`` says which.  One pass finds ``max |w|`` (NaN and Inf refused there),
-    one forms the scaled Gram matrix; ``||w||_F^2`` is its trace (every diagonal entry is a sum of squares, so
+    else through LAPACK (gesdd); ``method`` says which.  One pass finds ``max |w|`` (NaN and Inf refused there;
+    ``top``: that maximum when the caller has it already), one forms the scaled Gram matrix; ``||w||_F^2`` is its trace (every diagonal entry is a sum of squares, so
     its relative error is within the formation bound, covered by the bound's 1e-6 slack)."""
     w = np.asarray(w, dtype=np.float64)
     if w.ndim != 2:
@@ -134,7 +134,7 @@ def certified_singular_values(w, rtol: float = RTOL) -> CertifiedSpectrum:
     n, m = w.shape
     if n == 0 or m == 0:
         return CertifiedSpectrum(np.zeros(n), GRAM, 0.0)
-    top = max(float(w.max()), -float(w.min()))
+    top = max(float(w.max()), -float(w.min())) if top is None else float(top)
     if not math.isfinite(top):
         raise ValueError("matrix has NaN or Inf entries")
     if top == 0.0:
@@ -150,9 +150,9 @@ def certified_singular_values(w, rtol: float = RTOL) -> CertifiedSpectrum:
     return CertifiedSpectrum(np.linalg.svd(w / scale, compute_uv=False) * scale, LAPACK, math.inf)
 
 
-def certified_values(w) -> np.ndarray:
+def certified_values(w, top: float | None = None) -> np.ndarray:
     """The singular values of :func:`certified_singular_values` alone (the default feed-forward spectrum)."""
-    return certified_singular_values(w).values
+    return certified_singular_values(w, top=top).values
 
 
 @dataclass(frozen=True)

@@ -192,8 +192,10 @@ class CheckpointSource:
         if found != tuple(shape):
             raise CheckpointError(f"{self.store.where(full)}: tensor {shown(full)} has shape {list(found)}, "
                                   f"expected {list(shape)}")
-        values = np.asarray(self.store.read(full), dtype=np.float64)
-        if not np.all(np.isfinite(values)):
+        raw = self.store.read(full)
+        values = np.asarray(raw, dtype=np.float64)
+        narrow = raw if isinstance(raw, np.ndarray) and raw.dtype.kind == "f" and raw.itemsize <= 8 else values
+        if not np.isfinite(narrow).all():
             raise CheckpointError(f"{self.store.where(full)}: tensor {shown(full)} has NaN or Inf entries")
         return values
 

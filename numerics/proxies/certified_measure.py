@@ -54,12 +54,12 @@ def measure_layer_spectra(source, index: int, method: str = "certified") -> tupl
     for each MLP matrix in order (M_in, M_out, then M_gate in a gated MLP)."""
     methods: list[str] = []
 
-    def certified(w):
-        result = certified_singular_values(w)
+    def certified(w, top):
+        result = certified_singular_values(w, top=top)
         methods.append(result.method)
         return result.values
 
-    def exact(w):
+    def exact(w, top):
         methods.append(LAPACK)
         return singular_values(w)
     spectra = measure_layer(source, index, certified if method == "certified" else exact)

@@ -20,10 +20,10 @@ from sabounds.numerics.checkpoints import rope
 from sabounds.numerics.checkpoints.architectures import PRE_LN
 from sabounds.numerics.checkpoints.errors import CheckpointError
 from sabounds.numerics.checkpoints.source import CheckpointSource, ModelShape
-from sabounds.numerics.norms import norm_11, norm_21, product_norm_11, product_norm_21
+from sabounds.numerics.norms import product_norm_11, product_norm_21
 from sabounds.numerics.proxies.layer_factors import TokenNorm, token_norm
 from sabounds.numerics.proxies.published_factors import LayerNorms
-from sabounds.numerics.proxies.storage_rank import rounding_thresholds, source_storage
+from sabounds.numerics.proxies.storage_rank import layer_sums, rounding_thresholds, source_storage
 from sabounds.numerics.spectra import product_singular_values
 
 
@@ -98,17 +98,18 @@ class LayerSpectra:
 
 
 def measure_layer(source: CheckpointSource, index: int,
-                  spectrum: Callable[[np.ndarray], np.ndarray] | None = None) -> LayerSpectra:
-    """Read one layer and reduce it to spectra and (2,1)-norms; its weights are dropped on return.  ``spectrum``
-    computes the MLP matrices' singular values (default ``certified_values``: Gram eigenvalues where proven to 1e-9
-    relative, else LAPACK; ``singular_values`` for LAPACK always)."""
+                  spectrum: Callable[[np.ndarray, float], np.ndarray] | None = None) -> LayerSpectra:
+    """Read one layer and reduce it to spectra and (2,1)-norms; its weights are dropped on return.  ``spectrum(w,
+    top)`` computes the MLP matrices' singular values, ``top = max|w|`` from the layer's entrywise pass (default
+    ``certified_values``: Gram eigenvalues where proven to 1e-9 relative, else LAPACK)."""
     spectrum = certified_values if spectrum is None else spectrum
     split = getattr(source, "layer_and_bounds", None)
     layer, bounds = split(index) if split is not None else (source.layer(index), None)
     try:
         u, dtype = source_roundoff(source)
-        rounding = rounding_thresholds(layer, u, dtype, bounds)
-        return _layer_spectra(source, layer, index, spectrum, rounding)
+        sums = layer_sums(layer, dtype)
+        rounding = rounding_thresholds(layer, u, dtype, bounds, sums)
+        return _layer_spectra(source, layer, index, spectrum, rounding, sums)
     except ValueError as exc:  # a spectrum or norm beyond float64: name the layer
         raise CheckpointError(f"{source.label}: layer {index}: {exc}") from None
 
@@ -125,7 +126,8 @@ def source_roundoff(source) -> tuple[float, str]:
     return u
 
 
-def _layer_spectra(source, layer, index: int, spectrum, rounding=None) -> "LayerSpectra":
+def _layer_spectra(source, layer, index: int, spectrum, rounding=None, sums=None) -> "LayerSpectra":
+    sums = layer_sums(layer) if sums is None else sums
     gated = layer.m_gate is not None
     shape = source.shape
     rotating = shape.rope is not None
@@ -154,23 +156,24 @@ def _layer_spectra(source, layer, index: int, spectrum, rounding=None) -> "Layer
         index=index,
         qk=qk,
         vt=product_singular_values(layer.vt_left, layer.vt_right),
-        m_in=spectrum(layer.m_in), m_out=spectrum(layer.m_out),
+        m_in=spectrum(layer.m_in, sums["m_in"].max_abs), m_out=spectrum(layer.m_out, sums["m_out"].max_abs),
         qk_21=qk_21, vt_21=product_norm_21(layer.vt_left, layer.vt_right),
-        m_in_21=float(norm_21(layer.m_in)), m_out_21=float(norm_21(layer.m_out)),
-        m_gate=spectrum(layer.m_gate) if gated else None,
-        m_gate_21=float(norm_21(layer.m_gate)) if gated else None,
-        qk_delta0=qk_delta0, **norms, **_entrywise_l1(layer, shape))
+        m_in_21=float(sums["m_in"].norm_21), m_out_21=float(sums["m_out"].norm_21),
+        m_gate=spectrum(layer.m_gate, sums["m_gate"].max_abs) if gated else None,
+        m_gate_21=float(sums["m_gate"].norm_21) if gated else None,
+        qk_delta0=qk_delta0, **norms, **_entrywise_l1(layer, shape, sums))
 
 
-def _entrywise_l1(layer, shape) -> dict:
-    """The (1,1)-norms of :class:`LayerSpectra`; shared key/value heads (GQA) counted once in ``raw_11``."""
+def _entrywise_l1(layer, shape, sums) -> dict:
+    """The (1,1)-norms of :class:`LayerSpectra` from the layer's :func:`layer_sums` and the heads' products;
+    shared key/value heads (GQA) counted once in ``raw_11``."""
     share = shape.kv_heads / shape.heads if shape.kv_heads else 1.0
-    factors = (float(np.sum(norm_11(layer.qk_left))) + share * float(np.sum(norm_11(layer.qk_right)))
-               + share * float(np.sum(norm_11(layer.vt_left))) + float(np.sum(norm_11(layer.vt_right))))
-    mlp = [layer.m_in, layer.m_out] + ([layer.m_gate] if layer.m_gate is not None else [])
+    l1 = {name: s.norm_11 for name, s in sums.items()}
+    factors = (float(np.sum(l1["qk_left"])) + share * float(np.sum(l1["qk_right"]))
+               + share * float(np.sum(l1["vt_left"])) + float(np.sum(l1["vt_right"])))
+    mlp = [float(l1[name]) for name in ("m_in", "m_out", "m_gate") if name in l1]
     return dict(qk_11=product_norm_11(layer.qk_left, layer.qk_right), vt_11=product_norm_11(layer.vt_left, layer.vt_right),
-                m_in_11=float(norm_11(layer.m_in)), m_out_11=float(norm_11(layer.m_out)),
-                m_gate_11=float(norm_11(layer.m_gate)) if layer.m_gate is not None else None, raw_11=factors + sum(float(norm_11(w)) for w in mlp))
+                m_in_11=mlp[0], m_out_11=mlp[1], m_gate_11=mlp[2] if len(mlp) > 2 else None, raw_11=factors + sum(mlp))
 
 
 def measure(checkpoint: CheckpointSource, layers: int, progress: Callable[[str], None] | None = None) -> list[LayerSpectra]:

@@ -26,6 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from sabounds.numerics.norms import EntrywiseSums, entrywise_sums
+
 UNIT_ROUNDOFF = {"F64": 2.0 ** -53, "F32": 2.0 ** -24, "F16": 2.0 ** -11, "BF16": 2.0 ** -8}
 UNDERFLOW = {"F64": (2.0 ** -1022, 2.0 ** -1074), "F32": (2.0 ** -126, 2.0 ** -149), "F16": (2.0 ** -14, 2.0 ** -24),
              "BF16": (2.0 ** -126, 2.0 ** -133)}
@@ -72,67 +74,85 @@ def _frobenius(x: np.ndarray) -> np.ndarray:
     return np.sqrt(np.sum(np.square(x / s), axis=(-2, -1))) * s[..., 0, 0]
 
 
-def rounding_thresholds(layer, u: float, dtype: str | None = None, errors=None) -> dict[str, np.ndarray]:
+FACTORS = ("qk_left", "qk_right", "vt_left", "vt_right", "m_in", "m_out", "m_gate")
+"""The stored matrices of a ``LayerMatrices`` whose entrywise sums the thresholds use."""
+
+
+def layer_sums(layer, dtype: str | None = None) -> dict[str, EntrywiseSums]:
+    """Per stored matrix of the layer (:data:`FACTORS`, ``m_gate`` where present): its :class:`EntrywiseSums`, the
+    count below ``dtype``'s smallest normal number included; one buffer per matrix, shared with the (1,1)- and
+    (2,1)-norms of the measurement."""
+    low = UNDERFLOW.get(dtype or "", (0.0, 0.0))[0]
+    return {name: entrywise_sums(getattr(layer, name), low) for name in FACTORS
+            if getattr(layer, name, None) is not None}
+
+
+def rounding_thresholds(layer, u: float, dtype: str | None = None, errors=None, sums=None) -> dict[str, np.ndarray]:
     """``tau`` per matrix of one layer (``LayerMatrices`` of numerics/checkpoints/layers.py): per head for QK, Vt;
-    ``dtype`` (safetensors name) adds the subnormal term (:func:`underflow_terms`).
+    ``dtype`` (safetensors name) adds the subnormal term (:func:`underflow_terms`).  ``sums``: the layer's
+    :func:`layer_sums` when already computed (for ``dtype``).
 
     ``errors`` (optional, the same cut of entrywise bounds ``|E_ij| <= e_ij``, e.g. a quantization block's
     error bound) replaces ``a ||W~||_F`` by ``e = ||e_ij||_F`` for each factor: ``tau = e`` for a stored matrix and
     ``e_A ||B~||_F + ||A~||_F e_B + e_A e_B`` for a product ``A~ B~`` (the same Weyl argument)."""
+    sums = layer_sums(layer, dtype) if sums is None else sums
     with np.errstate(over="ignore"):  # a threshold beyond float64 is inf: storage_aware keeps the published rank
-        return _thresholds(layer, u, dtype, errors)
+        return _thresholds(sums, u, dtype, errors)
 
 
-def _thresholds(layer, u: float, dtype: str | None, errors) -> dict[str, np.ndarray]:
+def _thresholds(sums: dict[str, EntrywiseSums], u: float, dtype: str | None, errors) -> dict[str, np.ndarray]:
+    fro = {name: s.frobenius for name, s in sums.items()}
+    mlp = [kind for kind in ("M_in", "M_out", "M_gate") if _name(kind) in sums]
     if errors is None:
         a = u / (1.0 - u)
         product = 2.0 * a + a * a
-        out = {"QK": product * _frobenius(layer.qk_left) * _frobenius(layer.qk_right),
-               "V_tilde": product * _frobenius(layer.vt_left) * _frobenius(layer.vt_right),
-               "M_in": np.array([a * float(_frobenius(layer.m_in))]),
-               "M_out": np.array([a * float(_frobenius(layer.m_out))])}
-        if getattr(layer, "m_gate", None) is not None:
-            out["M_gate"] = np.array([a * float(_frobenius(layer.m_gate))])
-        out.update(QK_left_tau=storage_error(layer.qk_left, u, dtype), QK_right_tau=storage_error(layer.qk_right, u, dtype))
-        return underflow_terms(out, layer, u, dtype)
+        out = {"QK": product * fro["qk_left"] * fro["qk_right"], "V_tilde": product * fro["vt_left"] * fro["vt_right"],
+               **{kind: np.array([a * float(fro[_name(kind)])]) for kind in mlp}}
+        out.update(QK_left_tau=storage_error(sums["qk_left"], u, dtype),
+                   QK_right_tau=storage_error(sums["qk_right"], u, dtype))
+        return underflow_terms(out, sums, u, dtype)
 
-    def product(left, right, e_left, e_right):
-        fa, fb, ea, eb = _frobenius(left), _frobenius(right), _frobenius(e_left), _frobenius(e_right)
-        return ea * fb + fa * eb + ea * eb
-    out = {"QK": product(layer.qk_left, layer.qk_right, errors.qk_left, errors.qk_right),
-           "V_tilde": product(layer.vt_left, layer.vt_right, errors.vt_left, errors.vt_right),
-           "M_in": np.array([float(_frobenius(errors.m_in))]), "M_out": np.array([float(_frobenius(errors.m_out))])}
-    if getattr(layer, "m_gate", None) is not None:
-        out["M_gate"] = np.array([float(_frobenius(errors.m_gate))])
+    def product(left, right):
+        ea, eb = _frobenius(getattr(errors, left)), _frobenius(getattr(errors, right))
+        return ea * fro[right] + fro[left] * eb + ea * eb
+    out = {"QK": product("qk_left", "qk_right"), "V_tilde": product("vt_left", "vt_right"),
+           **{kind: np.array([float(_frobenius(getattr(errors, _name(kind))))]) for kind in mlp}}
     out.update(QK_left_tau=_frobenius(errors.qk_left), QK_right_tau=_frobenius(errors.qk_right))
     return out
 
 
-def subnormal_error(x: np.ndarray, u: float, dtype: str | None) -> np.ndarray:
+def _name(kind: str) -> str:
+    """``M_in`` -> ``m_in``: the ``LayerMatrices`` field of a type."""
+    return kind.lower()
+
+
+def subnormal_error(sums: EntrywiseSums, u: float, dtype: str | None) -> np.ndarray:
     """``t(W~) = s sqrt(k) / (1 - u)`` over the last two axes: the part of ``||E||_F`` from the k entries below the
-    dtype's smallest normal number, s its subnormal spacing (0 when ``dtype`` is None)."""
-    low, spacing = UNDERFLOW.get(dtype or "", (0.0, 0.0))
-    k = np.count_nonzero(np.abs(x) < low, axis=(-2, -1)) if low else np.zeros(x.shape[:-2])
-    return spacing * np.sqrt(k) / (1.0 - u)
+    dtype's smallest normal number (``sums.below``), s its subnormal spacing (0 when ``dtype`` is None)."""
+    spacing = UNDERFLOW.get(dtype or "", (0.0, 0.0))[1]
+    return spacing * np.sqrt(sums.below) / (1.0 - u)
 
 
-def storage_error(x: np.ndarray, u: float, dtype: str | None = None) -> np.ndarray:
-    """``e(W~) = a ||W~||_F + t(W~)``: the Frobenius bound on one stored matrix's storage error."""
-    return u / (1.0 - u) * _frobenius(x) + subnormal_error(x, u, dtype)
+def storage_error(x, u: float, dtype: str | None = None) -> np.ndarray:
+    """``e(W~) = a ||W~||_F + t(W~)``: the Frobenius bound on one stored matrix's storage error (``x``: the matrix or
+    its :class:`EntrywiseSums` for ``dtype``)."""
+    sums = x if isinstance(x, EntrywiseSums) else entrywise_sums(x, UNDERFLOW.get(dtype or "", (0.0, 0.0))[0])
+    return u / (1.0 - u) * sums.frobenius + subnormal_error(sums, u, dtype)
 
 
-def underflow_terms(out: dict[str, np.ndarray], layer, u: float, dtype: str | None) -> dict[str, np.ndarray]:
+def underflow_terms(out: dict[str, np.ndarray], sums: dict[str, EntrywiseSums], u: float,
+                    dtype: str | None) -> dict[str, np.ndarray]:
     """Add the subnormal parts to the no-underflow ``tau``: ``t`` for one matrix; for a product
     ``e_A F_B + F_A e_B + e_A e_B - (2a + a^2) F_A F_B = (1 + a)(t_A F_B + F_A t_B) + t_A t_B``."""
     if dtype not in UNDERFLOW:
         return out
     a = u / (1.0 - u)
-    for kind, left, right in (("QK", layer.qk_left, layer.qk_right), ("V_tilde", layer.vt_left, layer.vt_right)):
-        tl, tr = subnormal_error(left, u, dtype), subnormal_error(right, u, dtype)
-        out[kind] = out[kind] + (1 + a) * (tl * _frobenius(right) + _frobenius(left) * tr) + tl * tr
-    for kind, m in (("M_in", layer.m_in), ("M_out", layer.m_out), ("M_gate", getattr(layer, "m_gate", None))):
-        if m is not None:
-            out[kind] = out[kind] + float(subnormal_error(m, u, dtype))
+    for kind, left, right in (("QK", "qk_left", "qk_right"), ("V_tilde", "vt_left", "vt_right")):
+        tl, tr = subnormal_error(sums[left], u, dtype), subnormal_error(sums[right], u, dtype)
+        out[kind] = out[kind] + (1 + a) * (tl * sums[right].frobenius + sums[left].frobenius * tr) + tl * tr
+    for kind in ("M_in", "M_out", "M_gate"):
+        if _name(kind) in sums:
+            out[kind] = out[kind] + float(subnormal_error(sums[_name(kind)], u, dtype))
     return out
 
 
