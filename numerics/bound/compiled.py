@@ -21,7 +21,14 @@ from sabounds.theory.thm41 import B, D, M, T, d_in, d_out, n, p
 lrho, lM, ln_n = sp.symbols("lrho lM ln_n", real=True)
 SLOT_MEMO = 200_000
 """Slot values remembered by :meth:`Compiled.slot` before the memo is cleared."""
-NUMPY = [{"gamma": np.vectorize(math.gamma, otypes=[np.float64])}, "numpy"]
+def _gamma(x) -> np.ndarray:
+    """``math.gamma`` element-wise, once per distinct argument (they depend on p only: P values over K x P cells)."""
+    x = np.asarray(x, dtype=np.float64)
+    distinct, at = np.unique(x, return_inverse=True)
+    return np.array([math.gamma(v) for v in distinct], dtype=np.float64)[at].reshape(x.shape)
+
+
+NUMPY = [{"gamma": _gamma}, "numpy"]
 """numpy has no vectorised Gamma function; ``math.gamma`` element-wise (its arguments here lie in [1, 2])."""
 SLOT_ARGS = (p, M, d_in, d_out, D, K, rho, Delta, B, T, n, whole_bound.ell0)
 LOG_ARGS = (p, lM, d_in, d_out, D, K, lrho, Delta, B, T, ln_n, whole_bound.ell0)
