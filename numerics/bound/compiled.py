@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+import mpmath
 import numpy as np
 import sympy as sp
 
@@ -18,7 +19,16 @@ from sabounds.theory.thm31 import K, Delta, rho
 from sabounds.theory.thm41 import B, D, M, T, d_in, d_out, n, p
 
 lrho, lM, ln_n = sp.symbols("lrho lM ln_n", real=True)
-NUMPY = [{"gamma": np.vectorize(math.gamma, otypes=[np.float64])}, "numpy"]
+SLOT_MEMO = 200_000
+"""Slot values remembered by :meth:`Compiled.slot` before the memo is cleared."""
+def _gamma(x) -> np.ndarray:
+    """``math.gamma`` element-wise, once per distinct argument (they depend on p only: P values over K x P cells)."""
+    x = np.asarray(x, dtype=np.float64)
+    distinct, at = np.unique(x, return_inverse=True)
+    return np.array([math.gamma(v) for v in distinct], dtype=np.float64)[at].reshape(x.shape)
+
+
+NUMPY = [{"gamma": _gamma}, "numpy"]
 """numpy has no vectorised Gamma function; ``math.gamma`` element-wise (its arguments here lie in [1, 2])."""
 SLOT_ARGS = (p, M, d_in, d_out, D, K, rho, Delta, B, T, n, whole_bound.ell0)
 LOG_ARGS = (p, lM, d_in, d_out, D, K, lrho, Delta, B, T, ln_n, whole_bound.ell0)
@@ -45,6 +55,7 @@ class Compiled:
     def __init__(self, constants: tuple[tuple[str, sp.Expr], ...]):
         values = {whole_bound.CONSTANTS[name].symbol: value for name, value in constants}
         self.values = values
+        self._seen: dict = {}
         self._log = {k: sp.lambdify(LOG_ARGS, _log_form(e.subs(values)), modules=NUMPY) for k, e in SLOT_EXPRESSIONS.items()}
         # p = 0 substituted before taking logs: c(p) -> 1 there, but its log has p log p (nan at 0 in float64)
         self._log.update({k + "@0": sp.lambdify(LOG_ARGS, _log_form(SLOT_EXPRESSIONS[k + "_rank"].subs(values)), modules=NUMPY)
@@ -72,8 +83,15 @@ class Compiled:
             return np.asarray(self._log[kind](*args), dtype=np.float64)
 
     def slot(self, kind: str, *args):
-        """A slot expression in mpmath (arguments in ``SLOT_ARGS`` order)."""
-        return self._mp[kind](*args)
+        """A slot expression in mpmath (arguments in ``SLOT_ARGS`` order), remembered per arguments and precision:
+        the slots of a model repeat their arguments (dyadic radii, equal ranks), and a solve evaluates them often."""
+        key = (kind, mpmath.mp.prec, *args)
+        value = self._seen.get(key)
+        if value is None:
+            if len(self._seen) > SLOT_MEMO:
+                self._seen.clear()
+            value = self._seen[key] = self._mp[kind](*args)
+        return value
 
     def ell0_log(self, s, k, lrho_, delta_, b):
         with np.errstate(divide="ignore"):

@@ -17,6 +17,7 @@ import numpy as np
 import sympy as sp
 
 from sabounds.numerics.bound.compiled import compiled
+from sabounds.numerics.bound.descent import others_log_sum
 from sabounds.numerics.bound.slots import PUBLISHED, Model, Variant, rhos
 from sabounds.numerics.bound.whole import (BoundValue, BoundInputs, Tables, _logsumexp, choose, edelman, edelman_only, log_sum_shares,
                                            objective_for, ours_rss, ours_sum, tables)
@@ -153,21 +154,21 @@ def whole_break_even(model: Model, variant: Variant, setting: BoundInputs, t: Ta
     rows = np.arange(model.K)
     chosen = t.log_sum[rows, choice]
     chosen_cost = t.base_cost + t.cost[rows, choice].sum()
-    out = []
-    for k, s in enumerate(model.slots):
-        if s.rank == 0 or model.ps[choice[k]] != 0:
-            out.append(None if s.rank == 0 else mpmath.mpf(1))
-            continue
-        others = np.delete(chosen, k)
-        c_other = chosen_cost - t.cost[k, choice[k]]
+    out: list = [None if s.rank == 0 else mpmath.mpf(1) for s in model.slots]
+    at_zero = np.array([s.rank > 0 and model.ps[choice[k]] == 0 for k, s in enumerate(model.slots)], dtype=bool)
+    ids = np.flatnonzero(at_zero)
+    others = others_log_sum(chosen)[ids]
+    c_other = chosen_cost - t.cost[ids, choice[ids]]
 
-        def gap(x: float, k=k, others=others, c_other=c_other) -> float:
-            row = log_sum_shares(comp, model, setting, np.array([t.lrho[k] - x]), t.lM[k:k + 1], rows=[k], norms=t.norms)[0][0]
-            values = obj(_logsumexp(np.concatenate([np.broadcast_to(others, (len(row), len(others))), row[:, None]], axis=1)),
-                         c_other + t.cost[k])
-            return float(np.min(values[1:]) - values[0])
+    def gaps(where: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """Per slot ``ids[where]`` with rho shrunk by ``e^x``: best p > 0 minus p = 0 (all slots at once)."""
+        k = ids[where]
+        row = log_sum_shares(comp, model, setting, t.lrho[k] - x, t.lM[k], rows=list(k), norms=t.norms)[0]
+        values = obj(np.logaddexp(others[where][:, None], row), c_other[where][:, None] + t.cost[k])
+        return np.min(values[:, 1:], axis=1) - values[:, 0]
 
-        out.append(_first_crossing(gap))
+    for k, f in zip(ids, _first_crossings(gaps, len(ids))):
+        out[k] = f
     smallest, _ = _model_min(out)
     model_factor, model_slot = None, None
     if smallest is not None:
@@ -189,24 +190,37 @@ def whole_break_even(model: Model, variant: Variant, setting: BoundInputs, t: Ta
     return BreakEven(out, model_factor, model_slot, "reconstructed (whole bound, sum aggregation)")
 
 
-def _first_crossing(gap) -> float | None:
-    """``exp(x)`` at the sign change of ``gap`` nearest to x = 0 going up (bisection, counted steps)."""
+def _first_crossings(gaps, count: int) -> list:
+    """Per slot, ``exp(x)`` at the sign change of its gap nearest to x = 0 going up: doubling steps to a bracket, then
+    bisection (counted steps), every slot in lockstep (``gaps(where, x)``: the gaps of slots ``where`` at ``x``)."""
+    out: list = [None] * count
+    where = np.arange(count)
+    if count == 0:
+        return out
+    crossed = gaps(where, np.zeros(count)) < 0
+    for i in where[crossed]:
+        out[i] = 1.0
+    where = where[~crossed]
+    lo_of, hi_of = np.zeros(count), np.zeros(count)
     lo, step = 0.0, 1.0
-    if gap(lo) < 0:
-        return 1.0
+    found = []
     for _ in range(MAX_BRACKET_STEPS):
-        if lo >= LOG_FLOAT_MAX:  # any crossing lies beyond float64, where no factor is reported: stop looking
-            return None
-        hi = lo + step
-        if gap(hi) < 0:
+        if where.size == 0 or lo >= LOG_FLOAT_MAX:  # any crossing lies beyond float64: no factor to report
             break
+        hi = lo + step
+        crossed = gaps(where, np.full(where.size, hi)) < 0
+        lo_of[where[crossed]], hi_of[where[crossed]] = lo, hi
+        found.append(where[crossed])
+        where = where[~crossed]
         lo, step = hi, 2 * step
-    else:
-        return None
+    bracketed = np.concatenate(found) if found else np.zeros(0, dtype=int)
+    if bracketed.size == 0:
+        return out
+    lo, hi = lo_of[bracketed], hi_of[bracketed]
     for _ in range(BISECTION_STEPS):
         mid = (lo + hi) / 2
-        if gap(mid) < 0:
-            hi = mid
-        else:
-            lo = mid
-    return math.exp(hi) if hi < LOG_FLOAT_MAX else None  # beyond float64: no factor to report
+        below = gaps(bracketed, mid) < 0
+        hi, lo = np.where(below, mid, hi), np.where(below, lo, mid)
+    for i, h in zip(bracketed, hi):
+        out[i] = math.exp(h) if h < LOG_FLOAT_MAX else None  # beyond float64: no factor to report
+    return out

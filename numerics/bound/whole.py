@@ -17,10 +17,9 @@ import numpy as np
 import sympy as sp
 
 from sabounds.numerics.bound.compiled import Compiled, compiled, constants_key
+from sabounds.numerics.bound.descent import MAX_SWEEPS, coordinate_descent
 from sabounds.numerics.bound.slots import Model, Variant, input_norms, rhos, shell, shell_cost
 from sabounds.numerics.log_real import logsumexp as _logsumexp  # the package's one log-sum-exp
-
-MAX_SWEEPS = 50
 
 
 @dataclass(frozen=True)
@@ -167,6 +166,31 @@ def _norms(model: Model, setting: BoundInputs) -> list:
         return input_norms(model, setting.input_norm)
 
 
+def schatten_shells(model: Model) -> np.ndarray:
+    """K x P: :meth:`Slot.schatten_shell` at every slot and grid point (0 where p = 0), vectorised."""
+    sp_grid = np.array([s.schatten for s in model.slots], dtype=np.float64).reshape(model.K, len(model.ps))
+    log_sp = np.array([s.log_schatten for s in model.slots], dtype=np.float64).reshape(sp_grid.shape)
+    finite = np.isfinite(sp_grid)
+    mantissa, exponent = np.frexp(np.where(finite & (sp_grid > 0), sp_grid, 1.0))
+    z = np.where(sp_grid > 0, np.where(mantissa == 0.5, exponent - 1, exponent), 0)
+    with np.errstate(invalid="ignore"):
+        beyond = np.ceil(np.where(finite, 0.0, log_sp) / math.log(2) * (1 + 1e-12))
+    z = np.where(finite, z, beyond).astype(np.int64)
+    return np.where(model.ps == 0, 0, z)
+
+
+def radii_tables(model: Model) -> tuple[np.ndarray, np.ndarray]:
+    """K x P: ``ln M`` (log rank at p = 0, else the dyadic shell of ``S_p``) and the union price of each choice."""
+    z = schatten_shells(model)
+    lM = z * math.log(2)
+    shells, at = np.unique(z, return_inverse=True)
+    cost = np.array([shell_cost(int(v)) for v in shells])[at].reshape(z.shape)  # the scalar formula per distinct shell
+    zero = model.ps == 0  # a zero matrix is in the rank-1 class: the union runs over ranks 1..D
+    lM[:, zero] = np.array([math.log(max(s.rank, 1)) for s in model.slots])[:, None]
+    cost[:, zero] = np.array([math.log(s.dim) for s in model.slots])[:, None]
+    return lM, cost
+
+
 def tables(model: Model, variant: Variant, setting: BoundInputs, comp: Compiled | None = None, shrink=None) -> Tables:
     """Every slot's shares and prices at every grid point; ``shrink[k]`` (optional) divides ``rho_k`` (break-even)."""
     comp = comp or compiled(setting.constants)
@@ -175,17 +199,7 @@ def tables(model: Model, variant: Variant, setting: BoundInputs, comp: Compiled 
         if shrink is not None:
             rho = [r / mpmath.mpf(f) for r, f in zip(rho, shrink)]
         lrho = np.array([float(mpmath.log(r)) for r in rho])
-    lM = np.zeros((model.K, len(model.ps)))
-    cost = np.zeros_like(lM)
-    for i, s in enumerate(model.slots):
-        for j, p in enumerate(model.ps):
-            if p == 0:  # a zero matrix is in the rank-1 class: the union runs over ranks 1..D
-                lM[i, j] = math.log(max(s.rank, 1))
-                cost[i, j] = math.log(s.dim)
-            else:  # S_p rounded up to its dyadic shell (a zero S_p to 1)
-                z = s.schatten_shell(j)
-                lM[i, j] = z * math.log(2)
-                cost[i, j] = shell_cost(z)
+    lM, cost = radii_tables(model)
     norms = _norms(model, setting)
     log_sum, form_sum, log_cs, form_cs, main, rem = log_shares(comp, model, setting, lrho, lM, norms=norms)
     s_cost = sum(shell_cost(s.s_shell) for s in model.slots)
@@ -218,9 +232,12 @@ def objective_for(comp: Compiled, setting: BoundInputs, aggregation: str) -> Obj
     return Objective(log_pre + 0.5 * math.log(setting.margin), 0.5, c_conf, _ln(setting.n))
 
 
-def coordinate_descent(log_v: np.ndarray, cost: np.ndarray, base_cost: float, objective: Objective,
-                       start: np.ndarray) -> tuple[np.ndarray, float]:
-    """Per slot, the grid index that minimises the objective given the others; sweeps until no slot moves."""
+def coordinate_descent_plain(log_v: np.ndarray, cost: np.ndarray, base_cost: float, objective: Objective,
+                             start: np.ndarray) -> tuple[np.ndarray, float]:
+    """Per slot, the grid index that minimises the objective given the others; sweeps until no slot moves.
+
+    The straightforward form (O(K^2 P) per sweep), kept as the reference the fast descent
+    (:func:`sabounds.numerics.bound.descent.coordinate_descent`, which :func:`choose` uses) is tested against."""
     choice = start.copy()
     rows = np.arange(len(choice))
     best = float(objective(_logsumexp(log_v[rows, choice]), base_cost + cost[rows, choice].sum()))
@@ -240,12 +257,14 @@ def coordinate_descent(log_v: np.ndarray, cost: np.ndarray, base_cost: float, ob
     return choice, best
 
 
-def choose(log_v: np.ndarray, cost: np.ndarray, base_cost: float, objective: Objective) -> np.ndarray:
-    """The better of two descents: from every slot at p = 0, and from each slot's own minimiser of ``log_v``."""
+def choose(log_v: np.ndarray, cost: np.ndarray, base_cost: float, objective: Objective,
+           descent=coordinate_descent) -> np.ndarray:
+    """The better of two descents: from every slot at p = 0, and from each slot's own minimiser of ``log_v``
+    (``descent``: the fast one, or :func:`coordinate_descent_plain`)."""
     zero = np.zeros(log_v.shape[0], dtype=int)
     own = np.argmin(log_v, axis=1)
-    a, va = coordinate_descent(log_v, cost, base_cost, objective, zero)
-    b, vb = coordinate_descent(log_v, cost, base_cost, objective, own)
+    a, va = descent(log_v, cost, base_cost, objective, zero)
+    b, vb = descent(log_v, cost, base_cost, objective, own)
     return a if va <= vb else b
 
 

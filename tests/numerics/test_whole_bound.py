@@ -348,12 +348,16 @@ def test_edelman_uses_gamma_e_without_the_attention_factor():
 def test_first_crossing_stops_looking_past_float64():
     """A gap that never changes sign: the bracket search stops once x passes ln(float max) (no factor is reported
     beyond it), about 11 evaluations, not the 64 doubling steps allowed."""
-    from sabounds.numerics.bound.solve import _first_crossing
+    from sabounds.numerics.bound.solve import _first_crossings
     calls = []
-    assert _first_crossing(lambda x: calls.append(x) or 1.0) is None
+
+    def gaps(gap):
+        return lambda where, x: np.array([calls.append(float(v)) or gap(float(v)) for v in x])
+
+    assert _first_crossings(gaps(lambda x: 1.0), 1) == [None]
     assert len(calls) <= 12 and calls[-1] < 2 * math.log(sys.float_info.max)
     calls.clear()
-    assert _first_crossing(lambda x: calls.append(x) or (1.0 if x < 700 else -1.0)) is not None  # below the cut: found
+    assert _first_crossings(gaps(lambda x: 1.0 if x < 700 else -1.0), 1)[0] is not None  # below the cut: found
 
 
 def test_post_ln_token_norms_are_capped_by_the_layer_norms_and_enter_every_attention_factor():
