@@ -65,9 +65,28 @@ def quick_checks() -> dict:
 
 
 @pytest.fixture(scope="session")
-def regime_tables() -> dict:
-    """``sabounds regimes --format json``: all five regimes under both alpha models, with the second route."""
+def regime_command_json() -> dict:
+    """``sabounds regimes --format json``: all five regimes under both alpha models, with the second route, computed
+    by the command in this process (minutes)."""
     return _command_json(["regimes", "--format", "json"])
+
+
+@pytest.fixture(scope="session")
+def regime_tables() -> dict:
+    """The same tables as :func:`regime_command_json`, from the report's cached part (``full_report.cached_parts``):
+    the stored result when it is current for this code (instant), else the user's cache, else computed once.
+    ``tests/outputs/test_report.py`` checks that they equal the command's."""
+    from sabounds.full_report import cached_parts
+    return cached_parts.regimes()[0]
+
+
+@pytest.fixture(scope="session")
+def default_checks() -> dict:
+    """Every check's outcome at the default settings, by id, from the report's cached part (as :func:`regime_tables`):
+    the claims' witnesses without deciding them again in every test file."""
+    from sabounds.full_report import cached_parts
+    from sabounds.proofs_check.verdict import Settings
+    return {c.id: o for c, o in cached_parts.checks(Settings())[0]}
 
 
 @pytest.fixture(scope="session")

@@ -16,7 +16,7 @@ from sabounds.numerics.checkpoints.storage_info import storage_info
 from sabounds.numerics.proxies.model_analysis import ModelAnalysis, analyze_measured, measure_model, open_checkpoint
 from sabounds.numerics.proxies.scaling import ScalingResult, truncation_points, with_fits
 from sabounds.outputs.provenance import checkpoint_digests, package_versions, platform_line
-from sabounds.proofs_check.registry import Check, all_checks, run_all
+from sabounds.proofs_check.registry import Check, all_checks
 from sabounds.proofs_check.verdict import Outcome, Settings
 
 Advance = Callable[[str], None]
@@ -42,6 +42,9 @@ class ReportData:
     """Source format, stored tensor types and dequantization (``numerics.checkpoints.storage_info``)."""
     figures: object = None
     """The ``sabounds.render.plots.FigureOptions`` asked for (None: the defaults), repeated in the Reproduce command."""
+    origins: tuple[str, ...] = ()
+    """Where the cached parts came from (``cached_parts.origin_line``): stored with the package, the user's cache or
+    computed in this run."""
 
 
 def stage_sizes(model_dir: Path) -> dict[str, int]:
@@ -65,14 +68,11 @@ def second_trained_model(model_dir: Path) -> Path | None:
 
 def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData:
     """Run every stage; ``advance(note)`` is called once per progress step of :func:`stage_sizes`."""
-    from sabounds.render.regime_tables import json_data, markdown as regimes_markdown
-    from sabounds.theory.architecture import ARCHITECTURES
-    from sabounds.theory.regimes import table
+    from sabounds.full_report import cached_parts
 
     start = time.perf_counter()
-    checks = run_all(all_checks(), settings, progress=lambda c, o: advance(c.id))
-    results = table(None, ARCHITECTURES["single_head"]())
-    regimes, table_md = json_data(results), regimes_markdown(results)
+    checks, checks_record = cached_parts.checks(settings, lambda c: advance(c.id))
+    regimes, table_md, regimes_record = cached_parts.regimes()
     advance("regime tables")
     checkpoint = open_checkpoint(model_dir)
     measured = measure_model(checkpoint, None, lambda note: advance(f"reading {note}"))
@@ -90,7 +90,9 @@ def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData
     advance("whole bound")
     return ReportData(checks, regimes, table_md, analysis, depth_scaling, Path(model_dir), settings,
                       checkpoint_digests(model_dir), package_versions(), time.perf_counter() - start, whole,
-                      source=storage_info(checkpoint))
+                      source=storage_info(checkpoint),
+                      origins=(cached_parts.origin_line("checks", checks_record),
+                               cached_parts.origin_line("regime tables", regimes_record)))
 
 
 BOUND_SETTING = {"n": 10**9, "delta": 0.05, "margin": 1.0}
@@ -125,4 +127,4 @@ def provenance(data: ReportData) -> dict:
             "settings": {"precision_digits": data.settings.precision, "samples": data.settings.samples,
                          "seed": data.settings.seed, "lphi": data.analysis.lphi, "grid_m": data.analysis.grid_m,
                          "rank_tol": data.analysis.rank_tol},
-            "seconds": round(data.seconds, 1)}
+            "seconds": round(data.seconds, 1), "parts": list(data.origins)}

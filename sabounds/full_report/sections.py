@@ -265,6 +265,9 @@ def reproduce_section(data: ReportData) -> list[str]:
             extra += f" --dpi {data.figures.dpi}"
     return ["## Reproduce", "",
             f"sabounds {__version__}, {prov['created']}, {prov['platform']}, {data.seconds:.0f} s.", "",
+            *([f"Where the expensive parts came from (a stored or cached result is used only when current for this "
+               f"code; regenerate the stored ones with `python -m sabounds.full_report.cached_parts`):", "",
+               *[f"- {markdown_text(line)}" for line in data.origins], ""] if data.origins else []),
             *code_block(f"sabounds report {model}--precision {data.settings.precision} "
                         f"--samples {data.settings.samples}{extra}"), "",
             "| package | version |", "| --- | --- |",

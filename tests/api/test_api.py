@@ -84,6 +84,7 @@ def test_bad_source_is_an_input_error_with_one_line(tmp_path):
         sabounds.analyze(tmp_path / "m", layers=5)
 
 
+@pytest.mark.slow  # the rank regime computed twice (the command, then the API): about a minute
 def test_regimes_json_equals_the_command(capsys):
     assert main(["regimes", "--format", "json", "--regime", "rank"]) == 0
     assert sabounds.regimes(regime="rank").json == json.loads(capsys.readouterr().out)

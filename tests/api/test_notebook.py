@@ -56,3 +56,13 @@ def test_the_notebook_runs(tmp_path):
     text = "".join(o.get("text", "") for o in outputs)
     assert {"proved", "verified", "refuted", "unresolved"} & set(text.split()), "the conjecture's verdict"
     assert "depth_exponent" in text
+    from tests.support.notebook_outputs import COMMAND, text_outputs
+    stored = nbformat.read(NOTEBOOK, as_version=4)
+    assert text_outputs(stored) == text_outputs(nb), f"the stored outputs are stale: run `{COMMAND}` and commit"
+
+
+def test_the_notebook_is_stored_with_its_outputs():
+    """Every code cell of the stored notebook carries its outputs (``test_the_notebook_runs`` checks they are current)."""
+    cells = [c for c in nbformat.read(NOTEBOOK, as_version=4).cells if c.cell_type == "code"]
+    assert cells and all(c.outputs for c in cells), "run `python -m tests.support.notebook_outputs` and commit"
+    assert not [o for c in cells for o in c.outputs if o.output_type == "error"]

@@ -30,7 +30,6 @@ def _run(capsys, *argv):
     return capsys.readouterr().out
 
 
-@pytest.mark.slow
 def test_json_lists_five_regimes_with_both_alphas(regime_tables):
     data = regime_tables
     pairs = {(r["name"], r["alpha"]) for r in data["regimes"]}
@@ -43,8 +42,8 @@ def test_json_lists_five_regimes_with_both_alphas(regime_tables):
             assert re.fullmatch(r"-?\d+(/\d+)?|exponential", b["depth_exponent"])
 
 
-def test_rank_bounded_exponents(capsys):
-    data = json.loads(_run(capsys, "--format", "json", "--regime", "rank"))
+def test_rank_bounded_exponents(regime_tables):
+    data = {"regimes": [r for r in regime_tables["regimes"] if r["name"] == "rank"]}
     bounded = next(r for r in data["regimes"] if r["alpha"] == "bounded")["bounds"]
     assert bounded["edelman"]["depth_exponent"] == "3/2"
     assert bounded["ours_sum"]["depth_exponent"] == "1"
@@ -89,7 +88,6 @@ def test_markdown_has_one_row_per_regime_alpha_bound(names, capsys):
     assert len([l for l in tables[1].splitlines() if l.startswith("| ") and "regime" not in l]) == len(names) * 2
 
 
-@pytest.mark.slow
 def test_sharp_tail_brings_the_width_exponent_to_one_half(regime_tables):
     """Issue 9: with the better of Theorem 4.1's two tails, frobenius/bounded reaches N^(1/2) (the crude tail alone
     gives N^(3/4)), and power_law/bounded reaches N^(1/2) with a smaller log power than Edelman's."""
@@ -202,7 +200,6 @@ def _entry(tables, name, alpha):
     return next(r for r in tables["regimes"] if r["name"] == name and r["alpha"] == alpha)
 
 
-@pytest.mark.slow
 def test_frobenius_bounded_pairs_trade_depth_for_width(regime_tables):
     """Issue 19: at every listed p and form, frobenius/bounded grows like L^a N^b with a + 2b = 5/2 (Edelman's
     3/2 + 2 * 1/2), so ours beats Edelman jointly only where N < L^2; one p never attains both infima."""
@@ -217,7 +214,6 @@ def test_frobenius_bounded_pairs_trade_depth_for_width(regime_tables):
     assert [s["ours_smaller"] for s in frob["joint"]["second_route"]["samples"]] == [True, True, False, False]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name", ["rank", "spectral"])
 def test_rank_and_spectral_beat_edelman_at_every_joint_growth(name, regime_tables):
     for alpha in ("bounded", "exponential"):
@@ -237,7 +233,6 @@ def test_power_law_width_infimum_is_reported_as_not_attained(regime_tables):
     assert sharp.log_power == p / 4 and sharp.power == sp.Rational(1, 2)
 
 
-@pytest.mark.slow
 def test_every_regime_has_joint_pairs_and_agreeing_routes(regime_tables):
     for r in regime_tables["regimes"]:
         assert r["joint"]["pairs"] and r["joint"]["pareto_optimal"], r["name"]

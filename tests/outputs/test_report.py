@@ -55,8 +55,9 @@ def test_report_checks_equal_verify(report, quick_checks):
     assert saved["summary"] == direct["summary"]
 
 
-def test_report_regimes_equal_regimes_command(report, regime_tables):
-    assert json.loads((report / "regimes.json").read_text()) == regime_tables
+def test_report_regimes_equal_regimes_command(report, regime_command_json, regime_tables):
+    """The report's tables and the cached part the fast tests read are the command's (computed here, fresh)."""
+    assert json.loads((report / "regimes.json").read_text()) == regime_command_json == regime_tables
 
 
 def test_report_analysis_equals_analyze(report, capsys):

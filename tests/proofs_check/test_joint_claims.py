@@ -1,18 +1,21 @@
-"""Issue 19: claims decided on the regime table's object, fixed width and joint growth apart, and the second route."""
+"""Issue 19: claims decided on the regime table's object, fixed width and joint growth apart, and the second route.
+
+The claims' outcomes come from the ``default_checks`` fixture: the report's cached part, which is the stored result
+only while it is current for this code (``numerics.result_cache``), else computed once."""
 
 import sympy as sp
 
 from sabounds.proofs_check import claims as C
 from sabounds.proofs_check import regime_fits as F
 from sabounds.proofs_check.registry import all_checks
-from sabounds.proofs_check.verdict import Settings, Verdict
+from sabounds.proofs_check.verdict import Verdict
 from sabounds.theory import regimes as R
 from sabounds.theory.asymptotics import Growth
 from sabounds.theory.thm41 import N
 
 
-def test_claim_1_has_separate_verdicts_for_fixed_width_and_joint_growth():
-    fixed, joint = C._depth(Settings()), C._depth_joint(Settings())
+def test_claim_1_has_separate_verdicts_for_fixed_width_and_joint_growth(default_checks):
+    fixed, joint = default_checks["claims.1_depth"], default_checks["claims.1_depth_joint"]
     assert fixed.verdict is Verdict.VERIFIED and "at fixed width" in fixed.detail
     assert joint.verdict is Verdict.REFUTED
     failing = joint.witness["counterexample"]
@@ -34,8 +37,8 @@ def test_claim_2_sharp_condition_is_derived_from_the_slot_cover():
     assert sp.simplify(C._alpha_degree(False) - p / (p + 2)) == 0
 
 
-def test_claim_4_uses_the_best_tail_and_reproduces_the_audit_counterexample():
-    outcome = C._best_p(Settings())
+def test_claim_4_uses_the_best_tail_and_reproduces_the_audit_counterexample(default_checks):
+    outcome = default_checks["claims.4_best_p"]
     assert outcome.verdict is Verdict.VERIFIED
     assert any("9.306 against the rank cover 22.63" in c for c in outcome.witness["fails"])
     assert not any("P_m contains 0 and 2" in c for c in outcome.witness["holds"])  # the condition that cannot fail is gone
@@ -43,8 +46,8 @@ def test_claim_4_uses_the_best_tail_and_reproduces_the_audit_counterexample():
     assert picked[0] > 0 and picked[1] == "sharp" and picked[2] < picked[3]
 
 
-def test_claim_3_labels_the_endpoints_by_route():
-    outcome = C._interpolation(Settings())
+def test_claim_3_labels_the_endpoints_by_route(default_checks):
+    outcome = default_checks["claims.3_interpolation"]
     assert outcome.verdict is Verdict.PROVED
     assert any(c.startswith("crude route, p = 2") and "hybrid" in c for c in outcome.witness["fails"])
     assert any(c.startswith("sharp route, p -> 2-") for c in outcome.witness["in_scope"])
