@@ -53,7 +53,7 @@ def run(args) -> int:
         check_target(args.out, args.force, protect=[model])
     with progress_bar("reading layers", total=analysis_depth(model, **options), enabled=not args.json) as advance:
         result = analyze(model, **options, lphi=args.lphi, grid_m=args.grid_m, rank_tol=args.rank_tol,
-                         rms_floor=args.rms_floor, threads=args.threads, progress=advance, bound=args.bound)
+                         rms_floor=args.rms_floor, threads=args.threads, progress=advance, user_bound=args.bound)
     if args.out is not None:
         from sabounds.outputs.atomic import atomic_directory
         from sabounds.outputs.files import write_analysis_files

@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    result = regimes(args.regime, args.architecture, bound=args.bound)
+    result = regimes(args.regime, args.architecture, user_bound=args.bound)
     if args.format == "json":
         json.dump(result.json, sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -8,7 +8,7 @@ from typing import Callable
 
 import mpmath
 
-from sabounds import __version__
+from sabounds.version import installed_version
 from sabounds.checkpoint_names import checkpoint_label, is_bundled
 from sabounds.render.analysis_text import summary_lines
 from sabounds.full_report.compute import BOUND_SETTING, ReportData, provenance
@@ -264,7 +264,7 @@ def reproduce_section(data: ReportData) -> list[str]:
         if data.figures.dpi != FigureOptions.dpi:
             extra += f" --dpi {data.figures.dpi}"
     return ["## Reproduce", "",
-            f"sabounds {__version__}, {prov['created']}, {prov['platform']}, {data.seconds:.0f} s.", "",
+            f"sabounds {installed_version()}, {prov['created']}, {prov['platform']}, {data.seconds:.0f} s.", "",
             *code_block(f"sabounds report {model}--precision {data.settings.precision} "
                         f"--samples {data.settings.samples}{extra}"), "",
             "| package | version |", "| --- | --- |",
