@@ -50,12 +50,41 @@ class Study:
                           "verdict": c["verdict"]} for a, c in r["granulated"]["per_axis"].items()]
         return frame(rows)
 
+    def sections(self) -> list[dict[str, Any]]:
+        """What ``sabounds study`` prints, in order: tables ``{"title", "header", "rows"}`` (rows of strings) and
+        lines ``{"line"}``, per task along each axis and over all runs, then the legend and the timing."""
+        from sabounds.training_study.outputs import (
+            AXIS_HEADER,
+            AXIS_NAMES,
+            OVERALL_HEADER,
+            axis_rows,
+            conclusion,
+            legend,
+            overall_rows,
+        )
+        result, out = self.json, []
+        for task, t in result["tasks"].items():
+            out.append({"line": f"{task}: {t['used']} of {t['runs']} runs used, {len(t['excluded'])} excluded (not at "
+                                f"cross-entropy {result['settings']['stop_loss']:g}); gap = test - train error"})
+            out += [{"title": f"{task}: along {AXIS_NAMES.get(axis, axis)} (granulated tau)", "header": AXIS_HEADER,
+                     "rows": axis_rows(t, axis)} for axis in t["axes"]]
+            out.append({"title": f"{task}: over all runs", "header": OVERALL_HEADER, "rows": overall_rows(t)})
+            out.append({"line": "* weights only (no n, no margin); sign-err.: worst, environments kept by the noise "
+                                "filter/all; range: ln max - min over all runs / within one architecture; tau(n): tau "
+                                "with the size"})
+            out += [{"line": line.replace("`", "")} for line in conclusion(task, t)]
+        out.append({"line": legend(result["settings"])})
+        timing = result["timing"]
+        out.append({"line": f"{result['settings']['rule']}  {timing['cached'] + timing['trained']} runs "
+                            f"({timing['cached']} from cache) in {timing['seconds']:.1f} s"})
+        return out
+
     def write(self, out: str | Path, *, force: bool = False, formats: Sequence[str] = ("png", "pdf", "svg"),
               dpi: int = 150) -> None:
         """study.json, runs.csv, table.md and the figures into the new folder ``out``."""
         from sabounds.outputs.atomic import atomic_directory
+        from sabounds.outputs.study_files import write_study
         from sabounds.render.plots import FigureOptions
-        from sabounds.training_study.outputs import write_study
         with atomic_directory(out, force=force) as work:
             write_study(self.json, work, FigureOptions(tuple(formats), dpi))
 
@@ -117,7 +146,7 @@ def study(grid: str | Sequence[RunSpec] = "default", *, tasks: Sequence[str] | N
         except ValueError as exc:
             raise InputError(str(exc)) from None
     if out:
-        from sabounds.training_study.outputs import write_study
+        from sabounds.outputs.study_files import write_study
         with atomic_directory(out, force=force, protect=protect) as work:
             write_study(result.json, work, figures)
     return result

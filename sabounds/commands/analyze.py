@@ -15,12 +15,18 @@ import argparse
 
 from rich.console import Console
 
-from sabounds.api import analyze
+from sabounds.api import analyze, json_text, storage_line
 from sabounds.api._analysis import analysis_depth
-from sabounds.arguments import (add_common_arguments, capped, figure_options, grid_m, model_dir_or_default,
-                                positive_float, threads)
+from sabounds.arguments import (
+    add_common_arguments,
+    capped,
+    figure_options,
+    grid_m,
+    model_dir_or_default,
+    positive_float,
+    threads,
+)
 from sabounds.errors import UserError
-from sabounds.numerics.log_real import dumps
 from sabounds.progress import progress_bar
 from sabounds.render.analysis_text import storage_words, summary_lines, type_table
 
@@ -61,9 +67,8 @@ def run(args) -> int:
             write_analysis_files(result.analysis, work, plots=args.plots, figures=figure_options(args))
     storage = result.storage_rank()
     if args.json:
-        print(dumps({**result.json, "storage_rank": storage.to_json()}, indent=2))
+        print(json_text({**result.json, "storage_rank": storage.to_json()}))
         return 0
-    from sabounds.numerics.checkpoints.storage_info import storage_line
     console = Console()
     console.print(type_table(result.analysis))
     for line in summary_lines(result.analysis):
