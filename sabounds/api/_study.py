@@ -62,7 +62,7 @@ class Study:
             legend,
             overall_rows,
         )
-        result, out = self.json, []
+        result, out = self.json, list[dict[str, Any]]()
         for task, t in result["tasks"].items():
             out.append({"line": f"{task}: {t['used']} of {t['runs']} runs used, {len(t['excluded'])} excluded (not at "
                                 f"cross-entropy {result['settings']['stop_loss']:g}); gap = test - train error"})
@@ -147,8 +147,9 @@ def study(grid: str | Sequence[RunSpec] = "default", *, tasks: Sequence[str] | N
             raise InputError(str(exc)) from None
     if out:
         from sabounds.outputs.study_files import write_study
+        from sabounds.render.figure_formats import FigureOptions
         with atomic_directory(out, force=force, protect=protect) as work:
-            write_study(result.json, work, figures)
+            write_study(result.json, work, figures or FigureOptions(("png", "pdf", "svg")))
     return result
 
 
