@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 __all__ = ["Analysis", "Bound", "Checks", "Conjecture", "Derivation", "InputError", "Regimes", "Report", "Study",
            "Sweep", "UserError", "analyze", "bound", "conjecture", "default_model", "derivation", "rank_runs", "regimes",
-           "report", "study", "sweep", "verify"]
+           "report", "study", "sweep", "verify", "Scaling", "scaling"]
 
 if TYPE_CHECKING:  # what an editor and a type checker see; at run time the names load on first use (fast import)
     from sabounds.api import (
@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # what an editor and a type checker see; at run time the name
         InputError,
         Regimes,
         Report,
+        Scaling,
         Study,
         Sweep,
         UserError,
@@ -34,6 +35,7 @@ if TYPE_CHECKING:  # what an editor and a type checker see; at run time the name
         rank_runs,
         regimes,
         report,
+        scaling,
         study,
         sweep,
         verify,
