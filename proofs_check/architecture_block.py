@@ -302,7 +302,7 @@ def _rope_numeric(settings: Settings) -> Outcome:
         config.update(rope_theta=float(10 ** rng.uniform(2, 6)), partial_rotary_factor=[1.0, 0.5][i % 2])
         source = open_source(weights, config=config)
         spectra = measure_layer(source, 0)
-        layer, d = source.layer(0), config["head_dim"]
+        d = config["head_dim"]
         rotary = source.shape.rope.rotary_dim
         q, k = weights["model.layers.0.self_attn.q_proj.weight"], weights["model.layers.0.self_attn.k_proj.weight"]
         for h in range(config["num_attention_heads"]):

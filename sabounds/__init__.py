@@ -7,45 +7,47 @@ The library is the product (the ``sabounds`` command line is a skin over it): :f
 ``render``, ``full_report``, ``commands``) is internal.  See :mod:`sabounds.api` for examples.
 """
 
-from typing import TYPE_CHECKING
-
-
-def _installed_version() -> str:
-    """The installed distribution's version from its METADATA, found along ``sys.path`` as importlib.metadata
-    would find it (importing importlib.metadata costs 0.2 s of start-up); ``0.1.0+source`` when not installed."""
-    import os
-    import sys
-    for entry in sys.path:
-        try:
-            names = os.listdir(entry or ".")
-        except OSError:
-            continue
-        for name in names:
-            if name.startswith("sabounds-") and name.endswith(".dist-info"):
-                try:
-                    with open(os.path.join(entry or ".", name, "METADATA"), encoding="utf-8") as fh:
-                        for line in fh:
-                            if line.startswith("Version:"):
-                                return line.split(":", 1)[1].strip()
-                except OSError:
-                    continue
-    return "0.1.0+source"
+from typing import TYPE_CHECKING, Any
 
 __all__ = ["Analysis", "Bound", "Checks", "Conjecture", "Derivation", "InputError", "Regimes", "Report", "Study",
            "Sweep", "UserError", "analyze", "bound", "conjecture", "default_model", "derivation", "rank_runs", "regimes",
-           "report", "study", "sweep", "verify"]
+           "report", "study", "sweep", "verify", "Scaling", "scaling"]
 
 if TYPE_CHECKING:  # what an editor and a type checker see; at run time the names load on first use (fast import)
-    from sabounds.api import (Analysis, Bound, Checks, Conjecture, Derivation, InputError, Regimes, Report, Study,
-                              Sweep, UserError, analyze, bound, conjecture, default_model, derivation, rank_runs,
-                              regimes, report, study, sweep, verify)
+    from sabounds.api import (
+        Analysis,
+        Bound,
+        Checks,
+        Conjecture,
+        Derivation,
+        InputError,
+        Regimes,
+        Report,
+        Scaling,
+        Study,
+        Sweep,
+        UserError,
+        analyze,
+        bound,
+        conjecture,
+        default_model,
+        derivation,
+        rank_runs,
+        regimes,
+        report,
+        scaling,
+        study,
+        sweep,
+        verify,
+    )
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     """The API's names (``sabounds.analyze`` and friends), imported from :mod:`sabounds.api` on first use so that
     ``import sabounds`` stays fast."""
     if name == "__version__":
-        globals()["__version__"] = _installed_version()
+        from sabounds.version import installed_version
+        globals()["__version__"] = installed_version()
         return globals()["__version__"]
     if name in __all__:
         from sabounds import api
@@ -55,5 +57,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'sabounds' has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__) | {"__version__"})

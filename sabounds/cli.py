@@ -14,7 +14,7 @@ import importlib
 import signal
 import sys
 
-from sabounds import __version__
+from sabounds.version import installed_version
 from sabounds.arguments import show_ranges
 from sabounds.errors import UserError
 
@@ -97,7 +97,7 @@ def build_parser(argv: list[str] | None = None, every_command: bool = True) -> a
     options (``--version`` and ``--help`` import no command: start-up without numpy or sympy)."""
     parser = _Parser(prog="sabounds", description="Verify, evaluate and test the spectrum-adaptive generalization "
                      "bounds for trained deep Transformers (Sakai and Imaizumi, 2026).", epilog=DOCS_POINTER)
-    parser.add_argument("--version", action="version", version=f"sabounds {__version__}")
+    parser.add_argument("--version", action="version", version=f"sabounds {installed_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     wanted = None if every_command else chosen_command(argv)

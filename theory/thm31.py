@@ -114,7 +114,6 @@ _u = sp.Symbol("u", positive=True)
 def _steps() -> tuple[Step, ...]:
     A = sp.Symbol("A", positive=True)
     dudley_constant, dudley_constant_sharp = _dudley_constants().values()
-    F = sp.sqrt(A) * (p + 2) / 2 * Delta ** (2 / (p + 2))
     return (
         Step("slot_covering",
              sp.Eq(minimum.subs({a: a_general, b: b_general}), slot_coefficient * eps ** (-q)),

@@ -28,10 +28,27 @@ from sabounds.api._conjecture import Conjecture, conjecture
 from sabounds.api._derivation import Derivation, derivation, derivations
 from sabounds.api._regimes import Regimes, regimes
 from sabounds.api._report import Report, report
+from sabounds.api._scaling import Scaling, scaling
 from sabounds.api._study import Study, rank_runs, study
 from sabounds.api._sweep import Sweep, sweep
+from sabounds.api._vocabulary import (
+                                      architecture_names,
+                                      checks_summary_line,
+                                      conjecture_families,
+                                      default_lphi,
+                                      default_rank_tol,
+                                      json_text,
+                                      regime_names,
+                                      storage_line,
+                                      study_grids,
+                                      study_tasks,
+)
 from sabounds.errors import InputError, UserError
 
 __all__ = ["Analysis", "Bound", "Checks", "Conjecture", "Derivation", "InputError", "Regimes", "Report", "Study",
            "Sweep", "UserError", "analyze", "bound", "conjecture", "default_model", "derivation", "derivations",
-           "rank_runs", "regimes", "report", "study", "sweep", "verify"]
+           "rank_runs", "regimes", "report", "study", "sweep", "verify",
+           "Scaling", "scaling",
+           # the command line's choices, defaults and printing (sabounds.api._vocabulary)
+           "architecture_names", "checks_summary_line", "conjecture_families", "default_lphi", "default_rank_tol",
+           "json_text", "regime_names", "storage_line", "study_grids", "study_tasks"]

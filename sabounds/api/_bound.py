@@ -5,32 +5,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sabounds.api._common import model_or_default
 from sabounds.errors import InputError
+from sabounds.numerics.bound.context_tokens import MAX_TOKENS, checkpoint_tokens
 
 if TYPE_CHECKING:  # sympy and the numerics load on the first call: ``import sabounds.api`` stays light
+    import pandas as pd
+    from matplotlib.figure import Figure
+
     from sabounds.numerics.bound.analysis import BoundAnalysis
-    from sabounds.numerics.bound.whole import BoundInputs
-
-DEFAULT_TOKENS = 512
-MAX_TOKENS = 10 ** 15  # far beyond any context length; the bound takes T into float64 arithmetic
-
-
-def checkpoint_tokens(context: tuple[int | None, str], given: int | None) -> tuple[int, str]:
-    """T and where it came from: ``given`` (``--tokens``), else the checkpoint's own context length (GGUF
-    ``<arch>.context_length``, config.json ``max_position_embeddings``), else 512 (said); ValueError above MAX_TOKENS."""
-    if given is not None:
-        return given, "given (--tokens)"
-    value, where = context
-    if value is None:
-        return DEFAULT_TOKENS, f"default {DEFAULT_TOKENS}: the checkpoint states no context length"
-    if value > MAX_TOKENS:
-        raise ValueError(f"{where} is {'a ' + str(len(str(value))) + '-digit number' if value > 10 ** 30 else value}; "
-                         f"at most {MAX_TOKENS} tokens are accepted (pass --tokens T)")
-    return value, f"the checkpoint's context length ({where})"
-
+    from sabounds.numerics.bound.whole import BoundInputs, WholeBound
+    from sabounds.render.figure_formats import FigureOptions
 
 @dataclass(frozen=True)
 class Bound:
@@ -41,7 +28,7 @@ class Bound:
     analysis: BoundAnalysis = field(repr=False)
 
     @property
-    def primary(self):
+    def primary(self) -> WholeBound:
         return self.analysis.primary
 
     @property
@@ -49,7 +36,7 @@ class Bound:
         return self.analysis.setting
 
     @property
-    def needed(self) -> dict:
+    def needed(self) -> dict[str, Any]:
         return self.analysis.needed
 
     @property
@@ -58,7 +45,7 @@ class Bound:
         return self.analysis.sound
 
     @property
-    def unmodelled(self) -> list[dict]:
+    def unmodelled(self) -> list[dict[str, str]]:
         """The maps left out, each ``{"component", "why"}`` (empty when :attr:`sound`)."""
         return [u.to_json() for u in self.analysis.unmodelled]
 
@@ -68,30 +55,32 @@ class Bound:
         from sabounds.render.bound_text import bound_text_lines
         return bound_text_lines(self.analysis)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The record ``sabounds bound --json`` prints."""
         return self.analysis.to_json()
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per term of each bound of :attr:`primary`: bound, term, value (float)."""
         from sabounds.api._common import frame
         return frame([{"bound": name, "term": t.label, "value": float(t.value)}
                       for name in ("ours_sum", "ours_rss", "edelman") for t in getattr(self.primary, name).terms])
 
-    def plot(self):
+    def plot(self) -> Figure:
         """The bounds against n (log-log), if the call asked for ``curve_points``."""
         if self.analysis.curve is None:
             raise InputError("no curve: call sabounds.bound with curve_points > 0")
         from sabounds.render.bound_figure import bound_axes
-        return bound_axes(self.analysis)
+        figure: Figure = bound_axes(self.analysis)
+        return figure
 
-    def write(self, out, *, figures=None) -> list:
+    def write(self, out: str | Path, *, figures: FigureOptions | None = None) -> list[Path]:
         """``bound.json``, ``bound.txt`` and, with a curve, ``bound_vs_n`` figures into the existing folder ``out``."""
         from sabounds.outputs.bound_files import write_files
         return write_files(self.analysis, out, figures)
 
 
-def _check(delta, margin, input_norm, empirical_risk, exact, tokens) -> None:
+def _check(delta: float, margin: float, input_norm: float | None, empirical_risk: float, exact: dict[str, Any],
+           tokens: int | None) -> None:
     if not (0 < delta < 1):
         raise InputError(f"delta must lie in (0, 1), got {delta}")
     for name, value in (("margin", margin), ("input_norm", input_norm)):
@@ -106,8 +95,9 @@ def _check(delta, margin, input_norm, empirical_risk, exact, tokens) -> None:
         raise InputError(f"tokens must lie in 1..{MAX_TOKENS}, got {tokens if tokens < 10 ** 30 else 'more'}")
 
 
-def bound(model=None, *, n, delta: float, margin: float, input_norm: float | None = None,
-          tokens: int | None = None, target=1, empirical_risk: float = 0.0, constants: dict | None = None,
+def bound(model: Any = None, *, n: float | int | str, delta: float, margin: float, input_norm: float | None = None,
+          tokens: int | None = None, target: float = 1, empirical_risk: float = 0.0,
+          constants: dict[str, float | int | str] | None = None,
           precision: int = 30, layers: int | None = None, curve_points: int = 0, allow_pickle: bool = False,
           rms_floor: float | None = None) -> Bound:
     """The whole bound (Theorem 3.1, sum and rss aggregation) and Edelman et al.'s on a checkpoint's weights.

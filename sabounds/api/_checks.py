@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Any
 
 from sabounds.api._common import check_settings, frame
 from sabounds.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from sabounds.api._sweep import ProgressBar
+    from sabounds.proofs_check.mutants import Mutant
+    from sabounds.proofs_check.registry import Check
+    from sabounds.proofs_check.verdict import Outcome
 
 
 @dataclass(frozen=True)
@@ -14,25 +23,26 @@ class Checks:
     """``sabounds.verify``'s result: ``json`` is ``{"checks": [...], "summary": {...}}`` as ``verify --json``;
     ``failing`` the ids of derivation steps not proved or verified; ``results`` the ``(Check, Outcome)`` pairs."""
 
-    json: dict = field(repr=False)
+    json: dict[str, Any] = field(repr=False)
     failing: tuple[str, ...] = ()
-    results: tuple = field(repr=False, default=())
+    results: tuple[tuple[Check, Outcome], ...] = field(repr=False, default=())
 
     @property
-    def table(self):
+    def table(self) -> pd.DataFrame:
         """One row per check: id, claim, verdict, method, precision, samples, margin, seconds, detail."""
         return frame(self.json["checks"])
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         return self.table
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return self.json
 
     @property
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """Counts of verdicts, of steps and claims."""
-        return self.json["summary"]
+        summary: dict[str, Any] = self.json["summary"]
+        return summary
 
 
 def verify(only: str | None = None, *, precision: int = 50, samples: int = 200, seed: int | None = None,
@@ -61,22 +71,23 @@ class MutationAudit:
     """The mutation audit's result: ``json`` as ``verify --mutants --json`` (``mutants``, ``summary``); ``results``
     the audited mutants (step, operator, outcome, killed)."""
 
-    json: dict = field(repr=False)
-    results: tuple = field(repr=False, default=())
+    json: dict[str, Any] = field(repr=False)
+    results: tuple[Mutant, ...] = field(repr=False, default=())
 
     @property
-    def summary(self) -> dict:
-        return self.json["summary"]
+    def summary(self) -> dict[str, Any]:
+        summary: dict[str, Any] = self.json["summary"]
+        return summary
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         return frame(self.json["mutants"])
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return self.json
 
 
 def audit_mutants(only: str | None = None, *, precision: int = 50, samples: int = 200, seed: int | None = None,
-                  progress_bar=None) -> MutationAudit:
+                  progress_bar: ProgressBar | None = None) -> MutationAudit:
     """Perturb every checked derivation step (constant, sign, exponent, dropped factor, fine mutants off by 1e-12)
     and decide each mutant: which check refutes it (``sabounds.proofs_check.mutants``).  ``progress_bar(total)``: a
     context manager yielding ``advance(note)``."""

@@ -6,14 +6,19 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from sabounds.api._common import check_settings
 from sabounds.errors import InputError
 
 if TYPE_CHECKING:
     import sympy as sp
+
+    from sabounds.proofs_check.conjecture.free_form import FreeForm
+    from sabounds.proofs_check.verdict import Outcome
+    from sabounds.theory.checks import Interval
 
 MAX_SAMPLES, MAX_PRECISION, MAX_SECONDS = 100_000, 1000, 60
 
@@ -23,19 +28,21 @@ class Conjecture:
     """``sabounds.conjecture``'s result: ``json`` as ``conjecture --json`` (verdict, method, witness, margin,
     precision_digits, samples, claim, detail); ``seconds`` the time the decision took."""
 
-    json: dict = field(repr=False)
+    json: dict[str, Any] = field(repr=False)
     seconds: float = 0.0
 
     @property
     def verdict(self) -> str:
         """One of proved, verified, refuted, unresolved."""
-        return self.json["verdict"]
+        return str(self.json["verdict"])
 
     @property
-    def witness(self):
-        return self.json["witness"]
+    def witness(self) -> dict[str, Any] | None:
+        """The point that refutes the claim (variable -> value), None when there is none."""
+        witness: dict[str, Any] | None = self.json["witness"]
+        return witness
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return self.json
 
 
@@ -57,7 +64,7 @@ def parse_value(text: str) -> sp.Rational:
     return f
 
 
-def parse_variable(spec: str):
+def parse_variable(spec: str) -> tuple[sp.Symbol, Interval]:
     """``name:lo:hi`` with an optional ``:int`` or ``:log`` flag -> (symbol, interval); the bounds are the exact
     rationals their decimal strings spell, never routed through a float."""
     from sabounds.proofs_check.conjecture import declare
@@ -74,22 +81,24 @@ def parse_variable(spec: str):
         raise InputError(f"variable {spec!r}: {exc}") from None
 
 
-def _family(target: str, value: str | None, variables: Sequence[str]):
+def _family(target: str, value: str | None, variables: Sequence[str]) -> Any:
     from sabounds.proofs_check.conjecture import FAMILIES
     if value is None:
         raise InputError(f"family {target} needs a proposed value C")
     ranges = {symbol.name: interval for symbol, interval in map(parse_variable, variables)}
     try:
-        return FAMILIES[target].build(parse_value(value), ranges)
+        family: Any = FAMILIES[target]
+        return family.build(parse_value(value), ranges)
     except ValueError as exc:
         raise InputError(str(exc)) from None
 
 
-def _relation(target: str, variables: Sequence[str], time_limit: float):
+def _relation(target: str, variables: Sequence[str], time_limit: float) -> FreeForm:
     from sabounds.proofs_check.conjecture import FreeForm
-    from sabounds.proofs_check.time_limit import TimeLimit, time_limit as limit
+    from sabounds.proofs_check.time_limit import TimeLimit
+    from sabounds.proofs_check.time_limit import time_limit as limit
     from sabounds.theory.expression import ExpressionError, parse_with_requirements
-    domain = {}
+    domain: dict[sp.Symbol, Interval] = {}
     for spec in variables:
         symbol, interval = parse_variable(spec)
         if symbol.name in {s.name for s in domain}:
@@ -112,8 +121,10 @@ def _relation(target: str, variables: Sequence[str], time_limit: float):
                     requirements=requirements)
 
 
-def conjecture_from(target: str, value: str | None = None, variables: Sequence[str] = (), time_limit: float = 4.0):
-    """The family or free-form relation ``target`` names (all validation happens here, before deciding)."""
+def conjecture_from(target: str, value: str | None = None, variables: Sequence[str] = (),
+                    time_limit: float = 4.0) -> Any:
+    """The family or free-form relation ``target`` names (all validation happens here, before deciding): an object
+    with ``claim`` and ``decide(settings[, progress])``."""
     from sabounds.proofs_check.conjecture import FAMILIES
     if target in FAMILIES:
         return _family(target, value, variables)
@@ -127,7 +138,7 @@ def conjecture_from(target: str, value: str | None = None, variables: Sequence[s
     return _relation(target, variables, time_limit)
 
 
-def record(conjecture, outcome) -> dict:
+def record(conjecture: Any, outcome: Outcome) -> dict[str, Any]:
     """The JSON of one decision: verdict, method, witness, margin, precision_digits, samples, then claim and detail;
     no timing (same seed, same bytes)."""
     forms = dict(outcome.exact_forms)
@@ -157,5 +168,5 @@ def conjecture(target: str, value: str | float | None = None, variables: Sequenc
 def stage_plan(target: str) -> tuple[str, int]:
     """The name of what ``target`` decides and how many progress stages it takes (for a progress bar)."""
     from sabounds.proofs_check.conjecture import FAMILIES, FreeForm
-    kind = FAMILIES.get(target, FreeForm)
-    return kind.name, kind.stages
+    kind: Any = FAMILIES.get(target, FreeForm)
+    return str(kind.name), int(kind.stages)

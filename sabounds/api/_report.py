@@ -3,13 +3,18 @@ scaling, the whole bound) written into a new folder that appears whole or not at
 
 from __future__ import annotations
 
-from contextlib import nullcontext
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, ContextManager
+from typing import TYPE_CHECKING, Any
 
 from sabounds.api._common import check_settings, model_or_default
 from sabounds.errors import InputError
+
+if TYPE_CHECKING:
+    from sabounds.full_report.compute import ReportData
+    from sabounds.render.figure_formats import FigureOptions
 
 
 @dataclass(frozen=True)
@@ -18,7 +23,7 @@ class Report:
     computed ``ReportData``: checks, regimes, analysis, scaling, bound)."""
 
     folder: Path
-    data: object = field(repr=False)
+    data: ReportData = field(repr=False)
 
     @property
     def failing(self) -> tuple[str, ...]:
@@ -27,11 +32,11 @@ class Report:
         return tuple(c.id for c in failing_steps(self.data.checks))
 
     @property
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         from sabounds.proofs_check.outcome_records import summary
         return summary(self.data.checks)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The verdict counts, the failing steps and the headline numbers."""
         return {"folder": str(self.folder), "summary": self.summary, "failing": list(self.failing),
                 "ours": self.data.analysis.ours, "edelman": self.data.analysis.edelman, "seconds": self.data.seconds}
@@ -41,9 +46,9 @@ class Report:
         return (self.folder / "report.md").read_text(encoding="utf-8")
 
 
-def report(out="report", *, model=None, force: bool = False, precision: int = 50, samples: int = 200,
-           seed: int | None = None, figures=None,
-           progress_bar: Callable[[int], ContextManager[Callable[[str], None]]] | None = None) -> Report:
+def report(out: str | Path = "report", *, model: str | Path | None = None, force: bool = False, precision: int = 50,
+           samples: int = 200, seed: int | None = None, figures: FigureOptions | None = None,
+           progress_bar: Callable[[int], AbstractContextManager[Callable[[str], None]]] | None = None) -> Report:
     """Compute everything and write the report folder ``out`` (replaced only with ``force`` and only if sabounds
     wrote it).  ``figures``: a ``FigureOptions`` (formats, PNG resolution); ``progress_bar(total)`` a context manager
     yielding ``advance(note)``.  An interrupt raises ``OutputInterrupted`` saying which report is at ``out``."""

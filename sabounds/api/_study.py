@@ -3,11 +3,20 @@ extra)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from sabounds.api._common import frame
 from sabounds.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from sabounds.api._sweep import ProgressBar
+    from sabounds.render.figure_formats import FigureOptions
+    from sabounds.training_study.grids import RunSpec
 
 
 @dataclass(frozen=True)
@@ -19,16 +28,16 @@ class Study:
     ``json["complete"]`` is false when runs were lost with their workers on every try (``json["missing"]``: their
     labels; they are excluded like failed runs, and a rerun trains only them, the others coming from the cache)."""
 
-    json: dict = field(repr=False)
+    json: dict[str, Any] = field(repr=False)
 
     @property
-    def runs(self):
+    def runs(self) -> pd.DataFrame:
         return frame([{"label": r["label"], "status": r["status"], **r["spec"], **(r["record"] or {}),
                         **{f"ln_{k}": v for k, v in (r["measures"] or {}).items()}} for r in self.json["runs"]])
 
     @property
-    def ranking(self):
-        rows = []
+    def ranking(self) -> pd.DataFrame:
+        rows: list[dict[str, Any]] = []
         for task, t in self.json["tasks"].items():
             for r in t["rankings"]["gap_error"]:
                 common = {"task": task, "measure": r["measure"], "runs": r["runs"],
@@ -41,18 +50,49 @@ class Study:
                           "verdict": c["verdict"]} for a, c in r["granulated"]["per_axis"].items()]
         return frame(rows)
 
-    def write(self, out, *, force: bool = False, formats: Sequence[str] = ("png", "pdf", "svg"), dpi: int = 150):
+    def sections(self) -> list[dict[str, Any]]:
+        """What ``sabounds study`` prints, in order: tables ``{"title", "header", "rows"}`` (rows of strings) and
+        lines ``{"line"}``, per task along each axis and over all runs, then the legend and the timing."""
+        from sabounds.training_study.outputs import (
+            AXIS_HEADER,
+            AXIS_NAMES,
+            OVERALL_HEADER,
+            axis_rows,
+            conclusion,
+            legend,
+            overall_rows,
+        )
+        result, out = self.json, list[dict[str, Any]]()
+        for task, t in result["tasks"].items():
+            out.append({"line": f"{task}: {t['used']} of {t['runs']} runs used, {len(t['excluded'])} excluded (not at "
+                                f"cross-entropy {result['settings']['stop_loss']:g}); gap = test - train error"})
+            out += [{"title": f"{task}: along {AXIS_NAMES.get(axis, axis)} (granulated tau)", "header": AXIS_HEADER,
+                     "rows": axis_rows(t, axis)} for axis in t["axes"]]
+            out.append({"title": f"{task}: over all runs", "header": OVERALL_HEADER, "rows": overall_rows(t)})
+            out.append({"line": "* weights only (no n, no margin); sign-err.: worst, environments kept by the noise "
+                                "filter/all; range: ln max - min over all runs / within one architecture; tau(n): tau "
+                                "with the size"})
+            out += [{"line": line.replace("`", "")} for line in conclusion(task, t)]
+        out.append({"line": legend(result["settings"])})
+        timing = result["timing"]
+        out.append({"line": f"{result['settings']['rule']}  {timing['cached'] + timing['trained']} runs "
+                            f"({timing['cached']} from cache) in {timing['seconds']:.1f} s"})
+        return out
+
+    def write(self, out: str | Path, *, force: bool = False, formats: Sequence[str] = ("png", "pdf", "svg"),
+              dpi: int = 150) -> None:
         """study.json, runs.csv, table.md and the figures into the new folder ``out``."""
         from sabounds.outputs.atomic import atomic_directory
+        from sabounds.outputs.study_files import write_study
         from sabounds.render.plots import FigureOptions
-        from sabounds.training_study.outputs import write_study
         with atomic_directory(out, force=force) as work:
             write_study(self.json, work, FigureOptions(tuple(formats), dpi))
 
 
-def study(grid="default", *, tasks: Sequence[str] | None = None, workers: int | None = None,
-          scheduler: str | None = None, cache_dir=None, out=None, force: bool = False, figures=None,
-          progress_bar=None) -> Study:
+def study(grid: str | Sequence[RunSpec] = "default", *, tasks: Sequence[str] | None = None,
+          workers: int | None = None, scheduler: str | None = None, cache_dir: str | Path | None = None,
+          out: str | Path | None = None, force: bool = False, figures: FigureOptions | None = None,
+          progress_bar: ProgressBar | None = None) -> Study:
     """Train, measure and rank the named grid (``sabounds study``), or ``grid`` given as a sequence of
     ``sabounds.training_study.grids.RunSpec`` (any task, size, noise, architecture, seed); ``cache_dir`` None: no
     run cache.  With ``out``
@@ -65,7 +105,8 @@ def study(grid="default", *, tasks: Sequence[str] | None = None, workers: int | 
         raise InputError(f"sabounds study needs {', '.join(missing)}: pip install 'sabounds[study]'")
     from sabounds.api._sweep import check_cache_dir
     from sabounds.outputs.atomic import atomic_directory, check_target
-    from sabounds.training_study.grids import GRID_NOTES, grid as grid_runs
+    from sabounds.training_study.grids import GRID_NOTES
+    from sabounds.training_study.grids import grid as grid_runs
     from sabounds.training_study.tasks import TASKS
     if scheduler is not None and workers is not None:
         raise InputError("a worker count sizes a local cluster; it cannot be combined with a scheduler")
@@ -92,7 +133,7 @@ def study(grid="default", *, tasks: Sequence[str] | None = None, workers: int | 
     from sabounds.distributed import LostTask
     lost: list[str] = []
 
-    def done(spec, outcome, cached) -> None:
+    def done(spec: Any, outcome: object, cached: bool) -> None:
         if isinstance(outcome, LostTask):
             lost.append(spec.label())
         advance(spec.label())
@@ -105,13 +146,14 @@ def study(grid="default", *, tasks: Sequence[str] | None = None, workers: int | 
         except ValueError as exc:
             raise InputError(str(exc)) from None
     if out:
-        from sabounds.training_study.outputs import write_study
+        from sabounds.outputs.study_files import write_study
+        from sabounds.render.figure_formats import FigureOptions
         with atomic_directory(out, force=force, protect=protect) as work:
-            write_study(result.json, work, figures)
+            write_study(result.json, work, figures or FigureOptions(("png", "pdf", "svg")))
     return result
 
 
-def rank_runs(table, *, axes: Sequence[str] | None = None) -> Study:
+def rank_runs(table: str | Path | pd.DataFrame, *, axes: Sequence[str] | None = None) -> Study:
     """Rank a user's own runs without training: ``table`` a CSV path or a pandas DataFrame, one row per run with
     ``seed``, ``train_error``, ``test_error``, hyperparameter columns and measures as ``ln_<name>`` columns (the form
     of ``runs.csv``); ``axes`` the hyperparameter columns (default: the study's axes that vary).  The result's

@@ -5,14 +5,23 @@ from __future__ import annotations
 
 import os
 import time
-from contextlib import nullcontext
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
-from typing import Callable, ContextManager, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from sabounds.api._common import frame
+from sabounds.api._common import frame, renamed
 from sabounds.errors import InputError
 
-ProgressBar = Callable[[int], ContextManager[Callable[[str], None]]]
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from sabounds.numerics.proxies.scaling import LogLogFit
+    from sabounds.numerics.proxies.sweep import PlannedCheckpoint
+    from sabounds.render.figure_formats import FigureOptions
+
+ProgressBar = Callable[[int], AbstractContextManager[Callable[[str], None]]]
 """``progress_bar(total)``: a context manager yielding ``advance(note)``, called once per layer done."""
 
 
@@ -21,33 +30,33 @@ class Sweep:
     """``sabounds.sweep``'s result: ``rows`` (one per checkpoint and depth, an error row for a failed checkpoint),
     ``fits`` (``(family, fit)`` pairs), ``layers`` (total, from_cache, measured, failed), ``seconds``."""
 
-    rows: list = field(repr=False)
-    fits: list = field(repr=False)
-    layers: dict = field(default_factory=dict)
+    rows: list[dict[str, Any]] = field(repr=False)
+    fits: list[tuple[str, LogLogFit]] = field(repr=False)
+    layers: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
-    missing: list = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
     """Tasks lost with their workers on every try (``sabounds.distributed.LostTask``), one line each: the rows of
     their checkpoints are error rows, the result is partial (``provenance.json``: ``"complete": false``), and
     ``sweep(..., resume=True)`` completes it from the cache."""
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """The rows as a DataFrame (the columns of ``sweep.csv``)."""
         return frame(self.rows)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """``{"rows", "fits", "complete", "missing"}`` as ``sabounds sweep --json`` prints them (``complete`` false:
         tasks lost with their workers, named in ``missing``)."""
         return {"rows": self.rows, "fits": [{"family": f, **vars(fit)} for f, fit in self.fits],
                 "complete": not self.missing, "missing": list(self.missing)}
 
 
-def check_cache_dir(cache_dir: str | None, inputs, out: str | None) -> None:
+def check_cache_dir(cache_dir: str | Path | None, inputs: Sequence[str | Path], out: str | Path | None) -> None:
     """Refuse a spectra cache that is not a folder, or that is, contains or lies inside an input (checkpoint or
     list file) or the output folder (the cache writes ``entries/`` and ``files/`` into it), or one that is not private
     (owned by another user, writable by group or others)."""
     if cache_dir is None:
         return
-    if "\0" in cache_dir:
+    if "\0" in str(cache_dir):
         raise InputError("the cache folder's name contains a NUL character")
     if os.path.lexists(cache_dir) and not os.path.isdir(cache_dir):
         raise InputError(f"the spectra cache {cache_dir} exists and is not a folder; give a folder as the cache")
@@ -66,7 +75,8 @@ def check_cache_dir(cache_dir: str | None, inputs, out: str | None) -> None:
                              "choose another cache folder")
 
 
-def _provenance(settings: dict, command, plan, outcomes, seconds: float) -> dict:
+def _provenance(settings: dict[str, Any], command: list[str] | None, plan: list[PlannedCheckpoint],
+                outcomes: list[Any], seconds: float) -> dict[str, Any]:
     from sabounds.outputs.provenance import package_versions, platform_line
     results = [o for o in outcomes if not isinstance(o, BaseException)]
     return {"command": command, "settings": settings,
@@ -76,7 +86,8 @@ def _provenance(settings: dict, command, plan, outcomes, seconds: float) -> dict
             "seconds": round(seconds, 3)}
 
 
-def _run(plan, workers, scheduler, progress_bar: ProgressBar | None) -> list:
+def _run(plan: list[PlannedCheckpoint], workers: int | None, scheduler: str | None,
+         progress_bar: ProgressBar | None) -> list[Any]:
     from sabounds.distributed import run_tasks
     from sabounds.numerics.proxies.sweep import one_line
     tasks = [t for p in plan for t in p.tasks]
@@ -84,7 +95,7 @@ def _run(plan, workers, scheduler, progress_bar: ProgressBar | None) -> list:
     left = {p.source: len(p.tasks) for p in plan}
     done = {"checkpoints": sum(1 for p in plan if not p.tasks)}
     with (progress_bar(len(tasks)) if progress_bar else nullcontext(lambda note: None)) as advance:
-        def on_done(task, outcome):
+        def on_done(task: object, outcome: object) -> None:
             source = owner[id(task)]
             left[source] -= 1
             done["checkpoints"] += left[source] == 0
@@ -95,20 +106,28 @@ def _run(plan, workers, scheduler, progress_bar: ProgressBar | None) -> list:
             raise InputError(f"cannot reach the Dask scheduler {scheduler}: {one_line(exc)}") from None
 
 
-def sweep(sources: Sequence[str], *, method: str = "certified", depths: Sequence[int] | None = None,
+@renamed(sources="models")
+def sweep(models: Sequence[str], *, method: str = "certified", depths: Sequence[int] | None = None,
           lphi: float | None = None, grid_m: int | None = None, rank_tol: float | None = None,
           workers: int | None = None, scheduler: str | None = None, cache_dir: str | None = None,
-          out: str | None = None, force: bool = False, figures=None, command: list[str] | None = None,
-          progress_bar: ProgressBar | None = None, resume: bool = False) -> Sweep:
-    """Analyse every checkpoint ``sources`` names (folders, glob patterns, list files; a name that exists is read
+          out: str | None = None, force: bool = False, figures: FigureOptions | None = None,
+          command: list[str] | None = None, progress_bar: ProgressBar | None = None, resume: bool = False) -> Sweep:
+    """Analyse every checkpoint ``models`` names (folders, glob patterns, list files; a name that exists is read
     literally, a pattern expands only where no such path exists), ``workers`` local processes
     (0: this process) or the Dask ``scheduler``; ``cache_dir`` None: no spectra cache.  With ``out`` the table,
     fits, figures (``figures``: a ``FigureOptions``) and provenance go into that new folder, all at once.  ``resume``:
     ``out`` may hold the partial result of an earlier sweep (tasks lost with their workers), which is replaced."""
-    from sabounds.numerics.proxies.published_factors import L_PHI
-    from sabounds.numerics.proxies.sweep import (SourceListError, checkpoint_rows, expand_sources, family_fits,
-                                                 method_rows, one_line, plan_sweep)
     from sabounds.distributed import LostTask
+    from sabounds.numerics.proxies.published_factors import L_PHI
+    from sabounds.numerics.proxies.sweep import (
+        SourceListError,
+        checkpoint_rows,
+        expand_sources,
+        family_fits,
+        method_rows,
+        one_line,
+        plan_sweep,
+    )
     from sabounds.numerics.spectra import RANK_TOL
     from sabounds.outputs.atomic import atomic_directory, check_target
     lphi, rank_tol = L_PHI if lphi is None else lphi, RANK_TOL if rank_tol is None else rank_tol
@@ -117,15 +136,15 @@ def sweep(sources: Sequence[str], *, method: str = "certified", depths: Sequence
     if out is not None and not out.strip():
         raise InputError("the output folder needs a name")
     try:
-        expanded = expand_sources(sources)
+        expanded = expand_sources(models)
     except SourceListError as exc:
         raise InputError(str(exc)) from None
-    protect = [p for p in (*expanded, *sources, cache_dir) if p and os.path.lexists(p)]
+    protect = [p for p in (*expanded, *models, cache_dir) if p and os.path.lexists(p)]
     if out and resume and os.path.lexists(out):
         force = force or _partial(out)
     if out:
         check_target(out, force, protect=protect)
-    check_cache_dir(cache_dir, [*expanded, *(s for s in sources if os.path.lexists(s))], out)
+    check_cache_dir(cache_dir, [*expanded, *(s for s in models if os.path.lexists(s))], out)
     start = time.perf_counter()
     plan = plan_sweep(expanded, method, cache_dir, list(depths) if depths else None)
     outcomes = _run(plan, workers, scheduler, progress_bar)

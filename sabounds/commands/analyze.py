@@ -15,12 +15,18 @@ import argparse
 
 from rich.console import Console
 
-from sabounds.api import analyze
+from sabounds.api import analyze, json_text, storage_line
 from sabounds.api._analysis import analysis_depth
-from sabounds.arguments import (add_common_arguments, capped, figure_options, grid_m, model_dir_or_default,
-                                positive_float, threads)
+from sabounds.arguments import (
+    add_common_arguments,
+    capped,
+    figure_options,
+    grid_m,
+    model_dir_or_default,
+    positive_float,
+    threads,
+)
 from sabounds.errors import UserError
-from sabounds.numerics.log_real import dumps
 from sabounds.progress import progress_bar
 from sabounds.render.analysis_text import storage_words, summary_lines, type_table
 
@@ -53,7 +59,7 @@ def run(args) -> int:
         check_target(args.out, args.force, protect=[model])
     with progress_bar("reading layers", total=analysis_depth(model, **options), enabled=not args.json) as advance:
         result = analyze(model, **options, lphi=args.lphi, grid_m=args.grid_m, rank_tol=args.rank_tol,
-                         rms_floor=args.rms_floor, threads=args.threads, progress=advance, bound=args.bound)
+                         rms_floor=args.rms_floor, threads=args.threads, progress=advance, user_bound=args.bound)
     if args.out is not None:
         from sabounds.outputs.atomic import atomic_directory
         from sabounds.outputs.files import write_analysis_files
@@ -61,9 +67,8 @@ def run(args) -> int:
             write_analysis_files(result.analysis, work, plots=args.plots, figures=figure_options(args))
     storage = result.storage_rank()
     if args.json:
-        print(dumps({**result.json, "storage_rank": storage.to_json()}, indent=2))
+        print(json_text({**result.json, "storage_rank": storage.to_json()}))
         return 0
-    from sabounds.numerics.checkpoints.storage_info import storage_line
     console = Console()
     console.print(type_table(result.analysis))
     for line in summary_lines(result.analysis):

@@ -13,10 +13,16 @@ from __future__ import annotations
 
 import argparse
 
-from sabounds.api import bound
-from sabounds.arguments import add_figure_arguments, capped, figure_options, model_dir_or_default, positive_float, positive_int
+from sabounds.api import bound, json_text
+from sabounds.arguments import (
+    add_figure_arguments,
+    capped,
+    figure_options,
+    model_dir_or_default,
+    positive_float,
+    positive_int,
+)
 from sabounds.bound_arguments import constant, precision, probability, risk, sample_size
-from sabounds.numerics.log_real import dumps
 from sabounds.outputs.bound_files import write_files
 
 
@@ -64,7 +70,7 @@ def run(args) -> int:
     else:
         result = compute(args)
     if args.json:
-        print(dumps(result.to_json(), indent=2))
+        print(json_text(result.to_json()))
         return 0
     print("\n".join(result.lines))
     if args.out is not None:

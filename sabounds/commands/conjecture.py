@@ -16,7 +16,7 @@ import argparse
 import json
 import sys
 
-from sabounds.api import conjecture
+from sabounds.api import conjecture, conjecture_families
 from sabounds.api._conjecture import stage_plan
 from sabounds.arguments import add_settings_arguments, time_limit
 from sabounds.progress import progress_bar
@@ -25,9 +25,8 @@ EXIT = {"proved": 0, "verified": 0, "refuted": 0, "unresolved": 1}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from sabounds.proofs_check.conjecture import FAMILIES
     parser.add_argument("target", metavar="FAMILY_OR_RELATION",
-                        help=f"one of {', '.join(FAMILIES)}, or a relation such as \"x**2 + 1 >= 2*x\"")
+                        help=f"one of {', '.join(conjecture_families())}, or a relation such as \"x**2 + 1 >= 2*x\"")
     parser.add_argument("--value", metavar="C", help="the proposed constant (families only)")
     parser.add_argument("--var", action="append", default=[], metavar="NAME:LO:HI[:int|:log]",
                         help="a free-form variable and its range (repeatable)")

@@ -9,22 +9,20 @@ import argparse
 import json
 import sys
 
-from sabounds.api import regimes
+from sabounds.api import architecture_names, regime_names, regimes
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from sabounds.theory.architecture import ARCHITECTURES
-    from sabounds.theory.regimes import REGIMES
     parser.add_argument("--format", choices=("md", "latex", "json"), default="md", help="output format (default md)")
-    parser.add_argument("--regime", metavar="NAME", help=f"only this regime: {', '.join(REGIMES)}")
+    parser.add_argument("--regime", metavar="NAME", help=f"only this regime: {', '.join(regime_names())}")
     parser.add_argument("--architecture", default="single_head", metavar="NAME",
-                        help=f"architecture description: {', '.join(ARCHITECTURES)} (default single_head)")
+                        help=f"architecture description: {', '.join(architecture_names())} (default single_head)")
     parser.add_argument("--bound", metavar="FILE", help="add a row for your own bound, described in a TOML file "
                         "(docs/bounds.md)")
 
 
 def run(args) -> int:
-    result = regimes(args.regime, args.architecture, bound=args.bound)
+    result = regimes(args.regime, args.architecture, user_bound=args.bound)
     if args.format == "json":
         json.dump(result.json, sys.stdout, indent=2)
         sys.stdout.write("\n")

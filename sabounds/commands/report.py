@@ -11,11 +11,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sabounds.api import report
+from sabounds.api import checks_summary_line, report
 from sabounds.arguments import add_figure_arguments, add_settings_arguments, figure_options
 from sabounds.outputs.atomic import OutputInterrupted
 from sabounds.progress import progress_bar
-from sabounds.proofs_check.outcome_records import summary_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,6 +37,6 @@ def run(args) -> int:
         print(f"sabounds report: interrupted; no report written ({args.out} unchanged)", file=sys.stderr)
         return 130
     data = result.data
-    print(f"wrote {args.out}/report.md: {len(data.checks)} checks (" + summary_text(result.summary)
+    print(f"wrote {args.out}/report.md: {len(data.checks)} checks (" + checks_summary_line(result.summary)
           + f"); ours = {data.analysis.ours:.8g}, edelman = {data.analysis.edelman:.6g}; {data.seconds:.0f} s")
     return 1 if result.failing else 0

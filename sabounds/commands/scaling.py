@@ -13,12 +13,9 @@ import argparse
 from rich.console import Console
 from rich.table import Table
 
-from sabounds.numerics.checkpoints.reader import CheckpointError
-from sabounds.numerics.proxies.scaling import plan_scaling, scaling
-from sabounds.checkpoint_names import checkpoint_label
+from sabounds.api import json_text, scaling
 from sabounds.arguments import add_common_arguments, depth_list, figure_options, model_dir_or_default
-from sabounds.errors import UserError
-from sabounds.numerics.log_real import dumps
+from sabounds.checkpoint_names import checkpoint_label
 from sabounds.progress import progress_bar
 
 
@@ -34,19 +31,14 @@ def run(args) -> int:
     if args.out is not None:
         from sabounds.outputs.atomic import check_target
         check_target(args.out, args.force, protect=dirs)
-    try:
-        plan = plan_scaling(dirs, args.depths, args.allow_pickle, args.mapping, args.architecture)
-        with progress_bar("reading layers", total=plan.layers_to_read, enabled=not args.json) as advance:
-            result = scaling(plan, args.lphi, args.rank_tol, advance)
-    except (CheckpointError, ValueError) as exc:
-        raise UserError(str(exc)) from None
+    done = scaling(dirs, depths=args.depths, lphi=args.lphi, rank_tol=args.rank_tol, allow_pickle=args.allow_pickle,
+                   mapping=args.mapping, architecture=args.architecture,
+                   progress_bar=lambda total: progress_bar("reading layers", total=total, enabled=not args.json))
+    result = done.result
     if args.out is not None:
-        from sabounds.outputs.atomic import atomic_directory
-        from sabounds.outputs.files import write_scaling_files
-        with atomic_directory(args.out, force=args.force, protect=dirs) as work:
-            write_scaling_files(result, work, figures=figure_options(args))
+        done.write(args.out, force=args.force, protect=dirs, figures=figure_options(args))
     if args.json:
-        print(dumps(result.to_json(), indent=2))
+        print(json_text(done.to_json()))
         return 0
     table = Table(title="ours and edelman against depth and width")
     for column in ("model", "L", "N", "ours", "edelman"):
@@ -55,9 +47,8 @@ def run(args) -> int:
         table.add_row(checkpoint_label(p.model), str(p.layers), str(p.hidden), f"{p.ours:.6g}", f"{p.edelman:.6g}")
     console = Console()
     console.print(table)
-    from sabounds.numerics.proxies.growth import depth_growths
     for fit in result.fits:
-        growth = depth_growths(result.points, fit.quantity)
+        growth = done.growths(fit.quantity)
         if growth and fit.slope_N is None:
             for g in growth:
                 where = f", {checkpoint_label(g.model)}" if len(growth) > 1 else ""

@@ -15,18 +15,17 @@ import argparse
 import json
 import sys
 
-from sabounds.api import study
+from sabounds.api import study, study_grids, study_tasks
 from sabounds.arguments import add_figure_arguments, cache_dir_of, figure_options, workers
 from sabounds.progress import progress_bar
 from sabounds.scheduler_address import scheduler_address
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from sabounds.training_study.grids import GRID_NOTES
-    from sabounds.training_study.tasks import TASKS
-    parser.add_argument("--grid", default="default", choices=tuple(GRID_NOTES),
-                        help="; ".join(f"{k}: {v}" for k, v in GRID_NOTES.items()) + " (default %(default)s)")
-    parser.add_argument("--tasks", metavar="T[,T]", help=f"comma-separated subset of {','.join(TASKS)} (default all)")
+    grids, tasks = study_grids(), study_tasks()
+    parser.add_argument("--grid", default="default", choices=tuple(grids),
+                        help="; ".join(f"{k}: {v}" for k, v in grids.items()) + " (default %(default)s)")
+    parser.add_argument("--tasks", metavar="T[,T]", help=f"comma-separated subset of {','.join(tasks)} (default all)")
     parser.add_argument("--workers", type=workers, metavar="K",
                         help="local cluster size (default: one worker per core; 0: run in this process)")
     parser.add_argument("--scheduler", metavar="ADDRESS", type=scheduler_address,
@@ -48,7 +47,7 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(result.json, indent=2, sort_keys=True))
     else:
-        _print_tables(result.json, args.out)
+        _print_tables(result, args.out)
     missing = result.json.get("missing") or []
     if missing:
         print(f"sabounds study: partial result: {len(missing)} run(s) missing, lost with their workers ({missing[0]}"
@@ -58,37 +57,22 @@ def run(args) -> int:
     return 0
 
 
-def _print_tables(result: dict, out) -> None:
+def _print_tables(result, out) -> None:
     from rich import box
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
-    from sabounds.training_study.outputs import (AXIS_HEADER, AXIS_NAMES, OVERALL_HEADER, axis_rows, conclusion,
-                                                 legend, overall_rows)
     console = Console()
-
-    def show(title, header, rows):
-        table = Table(title=escape(title), box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, show_edge=False)
-        for column in header:
+    for section in result.sections():
+        if "line" in section:
+            console.print(escape(section["line"]), highlight=False)
+            continue
+        table = Table(title=escape(section["title"]), box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
+                      show_edge=False)
+        for column in section["header"]:
             table.add_column(column, justify="left" if column in ("measure", "verdict") else "right", no_wrap=True)
-        for row in rows:
+        for row in section["rows"]:
             table.add_row(*map(escape, row))
         console.print(table)
-    for task, t in result["tasks"].items():
-        console.print(escape(f"{task}: {t['used']} of {t['runs']} runs used, {len(t['excluded'])} excluded (not at "
-                             f"cross-entropy {result['settings']['stop_loss']:g}); gap = test - train error"),
-                      highlight=False)
-        for axis in t["axes"]:
-            show(f"{task}: along {AXIS_NAMES.get(axis, axis)} (granulated tau)", AXIS_HEADER, axis_rows(t, axis))
-        show(f"{task}: over all runs", OVERALL_HEADER, overall_rows(t))
-        console.print("* weights only (no n, no margin); sign-err.: worst, environments kept by the noise filter/all; "
-                      "range: ln max - min over all runs / within one architecture; tau(n): tau with the size",
-                      highlight=False)
-        for line in conclusion(task, t):
-            console.print(escape(line.replace("`", "")), highlight=False)
-    console.print(escape(legend(result["settings"])), highlight=False)
-    timing = result["timing"]
-    console.print(escape(f"{result['settings']['rule']}  {timing['cached'] + timing['trained']} runs "
-                         f"({timing['cached']} from cache) in {timing['seconds']:.1f} s"), highlight=False)
     if out:
         console.print(escape(f"wrote {out}"), highlight=False)

@@ -14,11 +14,8 @@ import argparse
 import json
 import sys
 
-from sabounds.api import sweep
-from sabounds.arguments import (add_figure_arguments, cache_dir_of, capped, depth_list, figure_options, grid_m,
-                                workers)
-from sabounds.numerics.proxies.published_factors import L_PHI
-from sabounds.numerics.spectra import RANK_TOL
+from sabounds.api import default_lphi, default_rank_tol, sweep
+from sabounds.arguments import add_figure_arguments, cache_dir_of, capped, depth_list, figure_options, grid_m, workers
 from sabounds.progress import progress_bar
 from sabounds.render.sweep_table import print_summary
 from sabounds.scheduler_address import scheduler_address
@@ -38,9 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "layers come from the cache)")
     parser.add_argument("--depths", type=depth_list, metavar="1,2,...", help="depth truncations of every checkpoint")
     parser.add_argument("--grid-m", type=grid_m, metavar="M", help="p grid {0, 1/M, ..., 2} (default ceil(L + ln N))")
-    parser.add_argument("--lphi", type=capped("lphi", float), default=L_PHI, metavar="X",
+    parser.add_argument("--lphi", type=capped("lphi", float), default=default_lphi(), metavar="X",
                         help="Lipschitz bound of GELU (default %(default)s)")
-    parser.add_argument("--rank-tol", type=capped("rank_tol", float), default=RANK_TOL, metavar="T",
+    parser.add_argument("--rank-tol", type=capped("rank_tol", float), default=default_rank_tol(), metavar="T",
                         help="numerical-rank tolerance (default %(default)s)")
     parser.add_argument("--method", choices=("certified", "exact"), default="certified",
                         help="feed-forward spectra: Gram route where certified to 1e-9 relative, else LAPACK "

@@ -8,7 +8,7 @@ from typing import Callable
 
 import mpmath
 
-from sabounds import __version__
+from sabounds.version import installed_version
 from sabounds.checkpoint_names import checkpoint_label, is_bundled
 from sabounds.render.analysis_text import summary_lines
 from sabounds.full_report.compute import BOUND_SETTING, ReportData, provenance
@@ -264,7 +264,7 @@ def reproduce_section(data: ReportData) -> list[str]:
         if data.figures.dpi != FigureOptions.dpi:
             extra += f" --dpi {data.figures.dpi}"
     return ["## Reproduce", "",
-            f"sabounds {__version__}, {prov['created']}, {prov['platform']}, {data.seconds:.0f} s.", "",
+            f"sabounds {installed_version()}, {prov['created']}, {prov['platform']}, {data.seconds:.0f} s.", "",
             *([f"Where the expensive parts came from (a stored or cached result is used only when current for this "
                f"code; regenerate the stored ones with `python -m sabounds.full_report.cached_parts`):", "",
                *[f"- {markdown_text(line)}" for line in data.origins], ""] if data.origins else []),

@@ -63,7 +63,7 @@ def bounds_page(marker: str) -> str:
     lines += ["The file (`docs/bound_example/spectral_product.toml`):", "", "```toml", EXAMPLE.read_text().rstrip(), "```", "",
               "`sabounds regimes --bound FILE` adds its row to every regime table, `sabounds analyze --bound FILE` prints "
               "its value on the checkpoint (`spectral_product.spectral_product`, the capacity `W`, source label `user`), "
-              "and `sabounds.api.regimes(bound=FILE)`, `sabounds.api.analyze(MODEL, bound=FILE)` do the same. "
+              "and `sabounds.api.regimes(user_bound=FILE)`, `sabounds.api.analyze(MODEL, user_bound=FILE)` do the same. "
               "Expressions are parsed by the whitelisted parser (`sabounds.theory.expression`; never evaluated as code); "
               "a malformed file gets one line naming the entry and exit status 2. The file is read by the one bounded "
               "reader (`numerics/user_files.py`: a regular file of at most 64 KiB, keys of at most 4 dotted parts, "

@@ -219,7 +219,7 @@ def latex_table(results: list[RegimeResult], label: str = "tab:regimes") -> str:
     per alpha model and bound, at natural size in ``\\small`` and scaled down to the line only when wider, never
     below 80% (``\\fittable`` of the documented preamble, ``sabounds.theory.printer.LATEX_PREAMBLE``)."""
     floats = []
-    for i, r in enumerate(results):
+    for r in results:
         body, notes = [], set()
         for name in bound_names(r):
             b = r.bounds[name]

@@ -9,7 +9,6 @@ result ``docs/study/default.json``, and a test fails when they differ)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -214,15 +213,3 @@ def forest_figure(task: str, t: dict):
     ax.set_title(f"{task}: granulated tau per measure and axis")
     fig.tight_layout()
     return fig
-
-
-def write_study(result: dict, folder: Path, options) -> None:
-    """Every file into ``folder`` (an empty folder the caller created)."""
-    from sabounds.render.plots import _save
-    folder = Path(folder)
-    (folder / "study.json").write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    write_csv(result["runs"], folder / "runs.csv")
-    (folder / "table.md").write_text(markdown(result) + "\n", encoding="utf-8")
-    for task, t in result["tasks"].items():
-        _save(scatter_figure(task, result["runs"], t), folder, f"scatter_{task}", options)
-        _save(forest_figure(task, t), folder, f"forest_{task}", options)

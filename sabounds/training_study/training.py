@@ -60,7 +60,7 @@ def train(spec: RunSpec) -> Trained:
     optimiser = torch.optim.AdamW(model.parameters(), lr=spec.lr, weight_decay=spec.weight_decay)
     generator = torch.Generator().manual_seed(spec.seed)
     start, epochs = time.perf_counter(), 0
-    for epochs in range(1, spec.epochs + 1):
+    for epochs in range(1, spec.epochs + 1):  # noqa: B007  (read after the loop: the epochs run)
         order = torch.randperm(len(y_tr), generator=generator)
         for i in range(0, len(order), BATCH):
             batch = order[i:i + BATCH]

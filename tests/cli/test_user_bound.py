@@ -64,7 +64,7 @@ def _minilm_spectral_product():
 
 def test_minilm_number_matches_hand_computation():
     from sabounds import api
-    result = api.analyze(_default(), bound=str(EXAMPLE))
+    result = api.analyze(_default(), user_bound=str(EXAMPLE))
     got = dict((name, (src, v)) for name, src, v in result.analysis.baselines)
     src, value = got["spectral_product.spectral_product"]
     assert src == "user" and float(value) == pytest.approx(_minilm_spectral_product(), rel=1e-9)

@@ -39,7 +39,6 @@ def test_certified_gram_values_agree_with_lapack(w):
 
 
 def test_certificate_holds_on_the_real_checkpoint():
-    from sabounds.numerics.checkpoints.bert import read_layer
     from sabounds.numerics.checkpoints.reader import Checkpoint, CheckpointError, default_model_dir
     try:
         checkpoint = Checkpoint(default_model_dir())
@@ -47,7 +46,7 @@ def test_certificate_holds_on_the_real_checkpoint():
         pytest.skip(f"bundled checkpoint not installed: {exc}")
     methods = []
     for index in range(checkpoint.shape.layers):
-        layer = read_layer(checkpoint, index)
+        layer = checkpoint.layer(index)
         for w in (layer.m_in, layer.m_out, layer.qk(0), layer.vt(0)):
             result = certified_singular_values(w)
             methods.append(result.method)

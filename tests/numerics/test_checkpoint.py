@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from tests.support.bert_files import config, decoded, random_weights, write_model, write_safetensors
-from sabounds.numerics.checkpoints.bert import read_layer
 from sabounds.numerics.checkpoints.reader import Checkpoint, CheckpointError, default_model_dir
 from sabounds.numerics.proxies.model_analysis import analyze_model
 from sabounds.cli import main
@@ -60,7 +59,7 @@ def test_bfloat16_widening_is_exact_on_known_bits(tmp_path):
 
 def test_row_vector_orientation_of_the_extracted_matrices(tmp_path, weights):
     write_model(tmp_path, weights, config())
-    layer = read_layer(Checkpoint(tmp_path), 1)
+    layer = Checkpoint(tmp_path).layer(1)
     q, k = (weights[f"encoder.layer.1.attention.self.{n}.weight"].astype(np.float64) for n in ("query", "key"))
     v = weights["encoder.layer.1.attention.self.value.weight"].astype(np.float64)
     o = weights["encoder.layer.1.attention.output.dense.weight"].astype(np.float64)
