@@ -94,7 +94,7 @@ def head_products(layer: dict, heads: int) -> tuple[np.ndarray, np.ndarray]:
     o = layer["attention.output.dense"]
     n = q.shape[1]
     dh = n // heads
-    split = lambda w: w.reshape(heads, dh, n)  # noqa: E731
+    split = lambda w: w.reshape(heads, dh, n)
     return (np.matmul(split(q).transpose(0, 2, 1), split(k)),
             np.matmul(split(v).transpose(0, 2, 1), split(np.ascontiguousarray(o.T))))
 
@@ -145,7 +145,7 @@ def run_authors(directory: Path) -> dict:
     import torch
     torch.set_num_threads(1)
     _, n, heads = shape_of(directory)
-    svd = lambda w: torch.linalg.svdvals(torch.from_numpy(np.ascontiguousarray(w))).numpy()  # noqa: E731
+    svd = lambda w: torch.linalg.svdvals(torch.from_numpy(np.ascontiguousarray(w))).numpy()
     spectra = []
     for layer in read_layers(directory):
         qk, vt = head_products(layer, heads)

@@ -155,10 +155,9 @@ def main() -> None:
 def stack_certificates(res: dict) -> str:
     """For a 32-layer stack of this layer: at how many layers p = 0 is proven per MLP matrix (scale from the
     sigma_1 lower bounds), and whether the exact spectra agree at the same scale."""
+    from sabounds.numerics.expressions.published_compiled import minimise_ours
     from sabounds.numerics.p_zero_certificate import PZeroEvidence, p_zero_proven
     from sabounds.numerics.proxies.layer_factors import activation_constant
-    from sabounds.numerics.expressions.published_compiled import minimise_ours
-    from sabounds.numerics.spectra import RANK_TOL
     p0 = res["p0"]["matrices"]
     att = p0["attention"]
     lact, radius = activation_constant("silu"), math.sqrt(N)

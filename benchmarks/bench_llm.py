@@ -28,9 +28,8 @@ import time
 if "OPENBLAS_NUM_THREADS" not in os.environ and "OMP_NUM_THREADS" not in os.environ:
     os.environ["OPENBLAS_NUM_THREADS"] = "1"  # as the command line runs (sabounds/threads.py); set before numpy loads
 
-import numpy as np  # noqa: E402
-
-from family_bounds import smollm2  # noqa: E402
+import numpy as np
+from family_bounds import smollm2
 
 
 def floor(path, layers: int) -> None:

@@ -29,7 +29,7 @@ def smollm2() -> Path:
 def gpt2_shaped(directory: Path, layers: int = 12, n: int = 768, heads: int = 12, seed: int = 0) -> Path:
     from safetensors.numpy import save_file
     rng = np.random.default_rng(seed)
-    w = lambda *shape: (0.02 * rng.standard_normal(shape)).astype(np.float32)  # noqa: E731
+    w = lambda *shape: (0.02 * rng.standard_normal(shape)).astype(np.float32)
     tensors = {}
     for i in range(layers):
         b = f"h.{i}."

@@ -35,8 +35,8 @@ import os
 import re
 import stat
 import struct
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Iterable, Mapping
 
 import numpy as np
 

@@ -23,11 +23,12 @@ import pkgutil
 import platform
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -116,7 +117,7 @@ class Record:
                 "platform": self.platform, "seconds": self.seconds, "value": self.value}
 
     @classmethod
-    def from_json(cls, data: dict, origin: str) -> "Record":
+    def from_json(cls, data: dict, origin: str) -> Record:
         return cls(str(data["part"]), dict(data["inputs"]), dict(data["modules"]), data["value"],
                    str(data.get("created", "")), str(data.get("platform", "")), float(data.get("seconds", 0.0)),
                    origin)
@@ -129,7 +130,7 @@ def compute_record(part: str, inputs: dict, compute: Callable[[], Any]) -> Recor
     seconds = time.perf_counter() - start
     from sabounds.outputs.provenance import platform_line
     return Record(part, inputs, module_digests(dependent_modules()), value,
-                  datetime.now(timezone.utc).isoformat(timespec="seconds"), platform_line(), round(seconds, 1),
+                  datetime.now(UTC).isoformat(timespec="seconds"), platform_line(), round(seconds, 1),
                   "computed")
 
 

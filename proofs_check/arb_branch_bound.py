@@ -17,8 +17,8 @@ caller raises the precision, or explains them by exact tight points), with ``exh
 from __future__ import annotations
 
 import heapq
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Mapping
 
 import sympy as sp
 

@@ -12,14 +12,25 @@ tells the deciders (which then say so in their verdicts).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from functools import lru_cache
-from typing import Callable, Mapping
 
 import sympy as sp
 
 from sabounds.proofs_check import arb_interval
-from sabounds.proofs_check.arb_interval import (_UNARY, Iv, _extreme, _pow, ball, between, fraction,  # noqa: F401
-                                                largest, point, rational)
+from sabounds.proofs_check.arb_interval import (
+    _UNARY,
+    Iv,
+    _extreme,
+    _pow,
+    ball,
+    between,
+    fraction,
+    largest,
+    point,
+    rational,
+)
+
 __all__ = ["ArbForm", "Iv", "at_point", "available", "ball", "between", "ends", "flint_module", "form", "fraction",
            "largest", "point", "rational"]
 from sabounds.proofs_check.interval_enclosure import NotEnclosable

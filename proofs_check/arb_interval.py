@@ -11,8 +11,8 @@ beyond 1e1000 is :class:`NotEnclosable` (no information, never a wrong interval)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Callable
 
 import sympy as sp
 
@@ -94,26 +94,26 @@ class Iv:
     def contains_integer(self) -> bool:
         return bool(self.lo.ceil() <= self.hi)
 
-    def overlaps(self, other: "Iv") -> bool:
+    def overlaps(self, other: Iv) -> bool:
         return not (self.hi < other.lo or other.hi < self.lo)
 
-    def intersection(self, other: "Iv") -> "Iv":
+    def intersection(self, other: Iv) -> Iv:
         return Iv(largest([self.lo, other.lo]), smallest([self.hi, other.hi]))
 
-    def __add__(self, other: "Iv") -> "Iv":
+    def __add__(self, other: Iv) -> Iv:
         return Iv(self.lo + other.lo, self.hi + other.hi)
 
-    def __neg__(self) -> "Iv":
+    def __neg__(self) -> Iv:
         return Iv(-self.hi, -self.lo)
 
-    def __sub__(self, other: "Iv") -> "Iv":
+    def __sub__(self, other: Iv) -> Iv:
         return self + (-other)
 
-    def __mul__(self, other: "Iv") -> "Iv":
+    def __mul__(self, other: Iv) -> Iv:
         products = [a * b for a in (self.lo, self.hi) for b in (other.lo, other.hi)]
         return Iv(smallest([p.lower() for p in products]), largest([p.upper() for p in products]))
 
-    def reciprocal(self) -> "Iv":
+    def reciprocal(self) -> Iv:
         if self.contains(0):
             raise NotEnclosable("division by an interval containing 0")
         return Iv((1 / self.hi).lower(), (1 / self.lo).upper())

@@ -9,8 +9,9 @@ attention (``repeat_kv``, ``rotate_half``); the real pre-LN blocks are checked i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, ClassVar
+from typing import ClassVar
 
 import mpmath
 import numpy as np
@@ -18,7 +19,8 @@ import sympy as sp
 
 from sabounds.numerics.checkpoints.layers import assemble
 from sabounds.numerics.proxies.layer_factors import activation_constant, extension_factors
-from sabounds.proofs_check.conjecture.base import ConstantFamily, quiet as _quiet
+from sabounds.proofs_check.conjecture.base import ConstantFamily
+from sabounds.proofs_check.conjecture.base import quiet as _quiet
 from sabounds.proofs_check.registry import claim
 from sabounds.proofs_check.sampling import rng_for
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict

@@ -49,7 +49,7 @@ def hf_attention(h, q, k, v, o, heads: int, kv_heads: int, theta: float | None, 
     """Scores (H, T, T) and output of Hugging Face's LLaMA attention on normalised tokens ``h`` from ``(out, in)``
     weights: per-head q, k rotated (``theta`` None: no RoPE), ``repeat_kv``, scores / sqrt(d_h), causal softmax."""
     t, d = h.shape[0], q.shape[0] // heads
-    split = lambda w, n: (h @ w.T).reshape(t, n, d).transpose(1, 0, 2)  # noqa: E731
+    split = lambda w, n: (h @ w.T).reshape(t, n, d).transpose(1, 0, 2)
     qs, ks, vs = split(q, heads), split(k, kv_heads), split(v, kv_heads)
     if theta is not None:
         qs, ks = rotate_half_rope(qs, theta, rotary_dim), rotate_half_rope(ks, theta, rotary_dim)
@@ -138,7 +138,7 @@ def tiny_llama(rng, hidden: int = 8, heads: int = 2, kv_heads: int = 1, head_dim
     """Random weights of a one-layer LLaMA in its own tensor names and its config.  ``scale`` multiplies a role's
     weights; ``rope_blind`` builds every query/key pair so that ``Wq_h^T Wk_g = 0`` while rotated products are not."""
     s = {"q": 1.0, "k": 1.0, "v": 1.0, "o": 1.0, "mlp": 0.3, **(scale or {})}
-    w = lambda r, c, k: s[k] * rng.standard_normal((r, c)) / math.sqrt(c)  # noqa: E731
+    w = lambda r, c, k: s[k] * rng.standard_normal((r, c)) / math.sqrt(c)
     q, k = w(heads * head_dim, hidden, "q"), w(kv_heads * head_dim, hidden, "k")
     if rope_blind:
         half = head_dim // 2
@@ -191,7 +191,7 @@ def norm_ratio_search(rng, hidden: int, rms: float, eps: float, centre: bool, tr
     """(largest local Lipschitz constant found for a random RMSNorm/LayerNorm at input rms >= ``rms``, max|g|)."""
     g = 0.5 + rng.random(hidden)
     b = rng.standard_normal(hidden) if centre else None
-    f = lambda x: normalise(x, g, eps, b, centre)  # noqa: E731
+    f = lambda x: normalise(x, g, eps, b, centre)
     inside = (lambda x: bool(np.all(np.sqrt(np.var(x, axis=-1)) >= rms))) if centre else (lambda x: True)
     return search_lipschitz(f, (1, hidden), rms, rng, starts=tries, steps=6, inside=inside), float(np.max(g))
 

@@ -19,7 +19,8 @@ from sabounds.proofs_check.registry import claim
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 from sabounds.theory import regimes
 from sabounds.theory.asymptotics import Domain, Growth, compare
-from sabounds.theory.thm31 import L as L_sym, proxy_summand, rho, slot_coefficient, slot_coefficient_sharp, maurey_coefficient
+from sabounds.theory.thm31 import L as L_sym
+from sabounds.theory.thm31 import maurey_coefficient, proxy_summand, rho, slot_coefficient, slot_coefficient_sharp
 from sabounds.theory.thm41 import M, N, p
 
 _SYMBOLIC = ("sympy growth orders of the regime tables (sabounds.theory.regimes; limits of log-ratios, with the positivity "
@@ -190,7 +191,7 @@ def _propagation(settings: Settings) -> Outcome:
 
 @claim("claims.3_interpolation", "the bound interpolates between rank-based (p = 0) and norm-based (p = 2) covering")
 def _interpolation(settings: Settings) -> Outcome:
-    from sabounds.theory.thm41 import B, D, K_M, d_in, d_out, ell_M, ell_par
+    from sabounds.theory.thm41 import K_M, B, D, d_in, d_out, ell_M, ell_par
     rank_sym, frob = sp.symbols("rank F", positive=True)
     at0 = slot_coefficient.subs(p, 0).subs(M, rank_sym)
     lim0 = sp.limit(slot_coefficient, p, 0, "+").subs(M, rank_sym)
@@ -227,7 +228,7 @@ def _flat_contributions(r_: sp.Expr, gk: sp.Expr, width: sp.Expr) -> tuple[sp.Ex
     """``sqrt(cover coefficient * kappa^t)`` of one N x N slot whose r singular values equal g (``S_p = r g^p``,
     ``gk = g kappa``, ``B = K_M = ell_par = ell_M = 1``), from the table's slot coefficients (``sabounds.theory.thm31``):
     (rank cover at p = 0, crude tail at p, sharp tail at p)."""
-    from sabounds.theory.thm41 import B, D, K_M, d_in, d_out, ell_M, ell_par
+    from sabounds.theory.thm41 import K_M, B, D, d_in, d_out, ell_M, ell_par
     g = sp.Symbol("g_flat", positive=True)
     flat = {d_in: width, d_out: width, D: width, B: 1, K_M: 1, ell_M: 1, ell_par: 1}
     rank = sp.sqrt(slot_coefficient.subs(flat).subs(M, r_).subs(p, 0))
@@ -332,7 +333,8 @@ def _log_covers():
     """float64 ``log sqrt(cover * kappa^t)`` of the table's slot covers (thm31), as functions of
     ``(p, ln S_p, d_in, d_out, D, ln kappa)``: rank (p = 0, S_0 = rank), crude tail, sharp tail."""
     import numpy as np
-    from sabounds.theory.thm41 import B, D, K_M, d_in, d_out, ell_M, ell_par
+
+    from sabounds.theory.thm41 import K_M, B, D, d_in, d_out, ell_M, ell_par
     lm, lk = sp.symbols("lM lkappa", real=True)
     unit = {B: 1, K_M: 1, ell_M: 1, ell_par: 1, M: sp.exp(lm)}
     crude = sp.expand_log(sp.log(slot_coefficient.subs(unit)) / 2 + p / (p + 2) * lk, force=True)
@@ -356,6 +358,7 @@ def _picked_grid(log_sp, d_in, d_out, dim, lkappa):
 
 def _log_schatten(sigma):
     import numpy as np
+
     from sabounds.numerics.spectra import RANK_TOL, log_schatten_grid
     return log_schatten_grid(np.asarray(sigma, dtype=float), np.arange(0, 35) / 17, RANK_TOL)
 
@@ -381,6 +384,7 @@ def _checkpoint_share():
     """(share of all matrices, share of feed-forward matrices) of all-MiniLM-L6-v2 where p = 0 is picked, and the
     smallest and median ``sigma_1 kappa`` over its matrices; None if the bundled checkpoint is not installed."""
     import math
+
     from sabounds.numerics.checkpoints.errors import CheckpointError
     from sabounds.numerics.checkpoints.reader import default_model_dir
     from sabounds.numerics.proxies.model_analysis import analyze_model

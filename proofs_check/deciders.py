@@ -10,8 +10,8 @@ One module per check kind: ``identity_decider``, ``inequality_decider``, ``limit
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable
 
 import sympy as sp
 

@@ -11,8 +11,8 @@ requirement certified), ``undefined`` at an exact witness point, or ``unknown`` 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 import sympy as sp
 

@@ -11,8 +11,8 @@ stop it); ``unknown`` (the timeout, or nonlinear integer arithmetic) decides not
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 import sympy as sp
 

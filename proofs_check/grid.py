@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from sabounds.numerics.testbeds.random_matrices import FAMILIES, spectrum
 from sabounds.numerics.spectra import numerical_rank
+from sabounds.numerics.testbeds.random_matrices import FAMILIES, spectrum
 from sabounds.proofs_check.registry import claim
 from sabounds.proofs_check.sampling import rng_for
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict

@@ -14,15 +14,20 @@ The enclosures are ``sabounds.proofs_check.interval_enclosure``.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 import mpmath
 import sympy as sp
 
-from sabounds.proofs_check.interval_enclosure import (NotEnclosable, constant_interval, enclose, iv, iv_digits,
-                                                      strictly_positive)
-
+from sabounds.proofs_check.interval_enclosure import (
+    NotEnclosable,
+    constant_interval,
+    enclose,
+    iv,
+    iv_digits,
+    strictly_positive,
+)
 
 BOX_BUDGET = 4000
 """Default number of boxes branch and bound may examine before it gives up (``None``)."""

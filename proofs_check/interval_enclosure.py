@@ -7,12 +7,11 @@ pieces, evaluated beyond the working precision and widened outwards (``_monotone
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from contextlib import contextmanager
-from typing import Mapping
 
 import mpmath
 import sympy as sp
-
 
 iv = mpmath.iv
 

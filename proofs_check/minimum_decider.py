@@ -4,7 +4,7 @@ or an integer scan) at random parameter draws.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import mpmath
 import sympy as sp

@@ -21,8 +21,8 @@ apart).  Budgets are the settings' counts; the same seed gives the same audit.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable
 
 import sympy as sp
 
@@ -135,7 +135,7 @@ def mutate(step: Step) -> list[Mutant]:
 
 
 def _identity_mutants(name: str, lhs: sp.Expr, rhs: sp.Expr) -> list[Mutant]:
-    put = lambda new: sp.Eq(lhs, new, evaluate=False)  # noqa: E731
+    put = lambda new: sp.Eq(lhs, new, evaluate=False)
     if rhs == 0:
         out = [Mutant(name, "constant", put(sp.Rational(1, 10)))]
         power = _first_power(lhs)

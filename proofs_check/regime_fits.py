@@ -20,7 +20,7 @@ from sabounds.theory import regimes
 from sabounds.theory.joint import _piece_of
 from sabounds.theory.regime_exponents import for_growth
 from sabounds.theory.regime_models import branch_of
-from sabounds.theory.thm41 import N, p
+from sabounds.theory.thm41 import N
 
 TOLERANCE = 0.02
 """Largest accepted |fitted slope - symbolic slope| at v = 1e12 (power laws) or rate difference (exponential)."""

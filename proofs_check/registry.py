@@ -9,11 +9,10 @@ from __future__ import annotations
 import fnmatch
 import importlib
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
-
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,9 @@ justified without a benchmark showing it finds worse violations faster.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Iterator, Mapping
 
 import mpmath
 import numpy as np

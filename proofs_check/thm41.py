@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sabounds.numerics.testbeds.random_matrices import draw, spectrum, with_spectrum
 from sabounds.numerics.spectra import numerical_rank, schatten, singular_values
+from sabounds.numerics.testbeds.random_matrices import draw, spectrum, with_spectrum
 from sabounds.proofs_check.registry import claim
 from sabounds.proofs_check.sampling import rng_for
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict

@@ -31,7 +31,7 @@ class TimeLimit(BaseException):
     """The work inside ``time_limit`` ran out of time (a ``BaseException``: ``except Exception`` must not swallow it)."""
 
 
-class time_limit:  # noqa: N801  (used as a function: ``with time_limit(s) as enforced``)
+class time_limit:
     """Run the body for at most ``seconds``; ``with time_limit(s) as enforced`` binds whether the limit is enforced
     (main thread, POSIX)."""
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any, Mapping
+from typing import Any
 
 
 class Verdict(str, Enum):
@@ -72,10 +73,10 @@ class Outcome:
         """``proved``/``verified``/``refuted``/``unresolved``, or ``definition``/``construction`` counted apart from proofs."""
         return self.basis or self.verdict.value
 
-    def with_seconds(self, seconds: float) -> "Outcome":
+    def with_seconds(self, seconds: float) -> Outcome:
         return replace(self, seconds=seconds)
 
-    def checked(self) -> "Outcome":
+    def checked(self) -> Outcome:
         """A ``refuted`` without a witness is not a refutation a reader can check: it becomes ``unresolved``."""
         if self.verdict is Verdict.REFUTED and not self.witness:
             return replace(self, verdict=Verdict.UNRESOLVED,
@@ -83,9 +84,9 @@ class Outcome:
         return self
 
     @staticmethod
-    def proved(method: str, detail: str = "") -> "Outcome":
+    def proved(method: str, detail: str = "") -> Outcome:
         return Outcome(Verdict.PROVED, method, detail=detail)
 
     @staticmethod
-    def unresolved(method: str, detail: str = "") -> "Outcome":
+    def unresolved(method: str, detail: str = "") -> Outcome:
         return Outcome(Verdict.UNRESOLVED, method, detail=detail)

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 
 from sabounds.errors import UserError
-
-import os
 
 MAX_GRID_M = 10_000
 MAX_WORKERS = max(64, 8 * (os.cpu_count() or 1))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 BUNDLED_NAMES = {"default": "all-MiniLM-L6-v2 (bundled)", "minilm_l3": "paraphrase-MiniLM-L3-v2 (bundled)"}
 
 

@@ -14,9 +14,9 @@ import importlib
 import signal
 import sys
 
-from sabounds.version import installed_version
 from sabounds.arguments import show_ranges
 from sabounds.errors import UserError
+from sabounds.version import installed_version
 
 
 def _interrupted_at_start_up(signum, frame):  # nothing has been written yet: one line, no traceback
@@ -183,8 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command.  The process state the command line needs (a one-line Ctrl-C handler while the command's
     imports load, one BLAS thread unless the user chose) is set here, not on import, and restored on return, so
     a notebook or a test that imports :mod:`sabounds.cli` keeps its own."""
-    from sabounds.threads import one_blas_thread_by_default
     import threading
+
+    from sabounds.threads import one_blas_thread_by_default
     on_main_thread = threading.current_thread() is threading.main_thread()  # only it may set a handler
     previous = signal.signal(signal.SIGINT, _interrupted_at_start_up) if on_main_thread else None
     try:

@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from sabounds.errors import UserError
 from sabounds.numerics.proxies.certified_measure import usable_cores
 from sabounds.numerics.proxies.sweep import LayerResult, LayerTask, cached_results, measure_task
-
 
 MAX_RETRIES = 2
 """Times a task whose worker was lost is sent again before it is reported missing (the private cluster's scheduler
@@ -35,9 +34,10 @@ class LostTask(RuntimeError):
 
 def _lost_worker(exc: BaseException) -> bool:
     """Whether ``exc`` says the task's worker was lost (Dask's KilledWorker, a cancelled future, a closed comm)."""
+    import concurrent.futures
+
     from distributed.comm.core import CommClosedError
     from distributed.scheduler import KilledWorker
-    import concurrent.futures
     return isinstance(exc, (KilledWorker, CommClosedError, concurrent.futures.CancelledError))
 
 

@@ -5,7 +5,7 @@ a one-line justification and a :mod:`check specification <sabounds.theory.checks
 ``proofs_check`` decides it.  Nothing here imports numpy.
 """
 
-from sabounds.theory.derivation import Derivation, Step
 from sabounds.theory import checks
+from sabounds.theory.derivation import Derivation, Step
 
 __all__ = ["Derivation", "Step", "checks"]

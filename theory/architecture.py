@@ -11,7 +11,7 @@ connections, another activation constant, the tight softmax constant) is a new i
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cache
 
 import sympy as sp
 
@@ -82,7 +82,7 @@ class Architecture:
         total = sp.Add(*(self.per_head.subs(c).subs(shared).subs(h) for h in heads))
         return (1 if self.residual else 0) + self.per_layer.subs(c).subs(shared) * total
 
-    def bind(self) -> "Architecture":
+    def bind(self) -> Architecture:
         """The architecture with its ``constants`` substituted (e.g. ``L_phi = 113/100``)."""
         c = dict(self.constants)
         kinds = tuple(replace(k, count=k.count.subs(c), gamma=k.gamma.subs(c), gamma_edelman=k.gamma_edelman.subs(c))
@@ -91,11 +91,11 @@ class Architecture:
                        heads=self.heads.subs(c), constants=(),
                        layer_form=None if self.layer_form is None else self.layer_form.subs(c))
 
-    def with_residual(self) -> "Architecture":
+    def with_residual(self) -> Architecture:
         """Residual connections ``X -> X + f(X)``: each layer's Lipschitz constant becomes ``1 + Lip(f)``."""
         return replace(self, name=f"{self.name}+residual", residual=True)
 
-    def with_constant(self, symbol: sp.Symbol, value) -> "Architecture":
+    def with_constant(self, symbol: sp.Symbol, value) -> Architecture:
         """Another activation's Lipschitz constant (or any other bound constant)."""
         kept = tuple((s, v) for s, v in self.constants if s != symbol)
         return replace(self, constants=kept + ((symbol, sp.sympify(value)),))
@@ -181,7 +181,7 @@ def activation_sup_slope(name: str, digits: int = 30) -> tuple[sp.Expr, sp.Expr]
     return sp.N(d1.subs(_x, root), digits), root
 
 
-@lru_cache(maxsize=None)
+@cache
 def activation_lipschitz(name: str, decimals: int = 6) -> sp.Rational:
     """The activation's Lipschitz constant used by the analysis: ``sup |phi'|`` rounded *up* to ``decimals``
     (GELU: the published ``L_phi = 1.13`` instead, an upper bound on its 1.1289041...).  Cached: a pure function

@@ -36,13 +36,13 @@ class Growth:
     power: sp.Expr = sp.Integer(0)
     log_power: sp.Expr = sp.Integer(0)
 
-    def __add__(self, other: "Growth") -> "Growth":
+    def __add__(self, other: Growth) -> Growth:
         return Growth(self.rate + other.rate, self.power + other.power, self.log_power + other.log_power)
 
-    def scale(self, e: sp.Expr) -> "Growth":
+    def scale(self, e: sp.Expr) -> Growth:
         return Growth(self.rate * e, self.power * e, self.log_power * e)
 
-    def subs(self, mapping) -> "Growth":
+    def subs(self, mapping) -> Growth:
         return Growth(*(sp.simplify(sp.sympify(c).subs(mapping)) for c in self.parts))
 
     @property
@@ -53,7 +53,7 @@ class Growth:
     def exponential(self) -> bool:
         return bool(sp.simplify(self.rate) != 0)
 
-    def simplified(self) -> "Growth":
+    def simplified(self) -> Growth:
         return Growth(*(sp.factor(sp.cancel(c)) if c.free_symbols else sp.nsimplify(c) for c in self.parts))
 
 

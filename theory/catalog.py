@@ -9,8 +9,8 @@ bound ours is compared with), ``own_row`` (a data bound whose regime rows are bu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from sabounds.theory.derivation import Derivation
 

@@ -7,8 +7,8 @@ decider samples when symbolic proof fails; ``log=True`` samples log-uniformly.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 import sympy as sp
 

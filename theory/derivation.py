@@ -6,8 +6,8 @@ The same object feeds the checker (``proofs_check``), the LaTeX and text printer
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Iterator, Mapping
 
 import sympy as sp
 
@@ -28,7 +28,7 @@ class Step:
     check: CheckSpec = field(default_factory=Definition)
     source: str = "reconstructed"
 
-    def subs(self, mapping: Mapping) -> "Step":
+    def subs(self, mapping: Mapping) -> Step:
         """The step with symbols replaced, check domains included (e.g. a tighter constant)."""
         check = self.check
         domain = getattr(check, "domain", None)
@@ -66,7 +66,7 @@ class Derivation:
             out |= step.statement.free_symbols
         return out
 
-    def subs(self, mapping: Mapping) -> "Derivation":
+    def subs(self, mapping: Mapping) -> Derivation:
         """The whole derivation with symbols replaced: how a user substitutes tighter constants."""
         return replace(self, steps=tuple(step.subs(mapping) for step in self.steps))
 

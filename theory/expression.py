@@ -15,8 +15,8 @@ import ast
 import keyword
 import math
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Mapping
 
 import sympy as sp
 

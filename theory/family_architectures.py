@@ -18,8 +18,19 @@ from __future__ import annotations
 
 import sympy as sp
 
-from sabounds.theory.architecture import (H, L_PHI_GELU, Architecture, SlotKind, activation_lipschitz, d_h, s_G, s_QK,
-                                          s_V, s_in, s_out)
+from sabounds.theory.architecture import (
+    L_PHI_GELU,
+    Architecture,
+    H,
+    SlotKind,
+    activation_lipschitz,
+    d_h,
+    s_G,
+    s_in,
+    s_out,
+    s_QK,
+    s_V,
+)
 from sabounds.theory.thm41 import B, N
 
 lam, g_max, L_act = sp.symbols("lambda_LN g L_act", positive=True)

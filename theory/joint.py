@@ -14,15 +14,15 @@ further baselines (rows of other papers) compare the same way.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable
 
 import sympy as sp
 
 from sabounds.theory.asymptotics import Domain, Growth, compare, growth, sign
 from sabounds.theory.thm31 import L
-from sabounds.theory.thm41 import N, T, p
+from sabounds.theory.thm41 import N, p
 
 P_GRID = tuple(sp.Rational(k, 4) for k in range(9))
 """The grid of p at which pairs are listed (besides the symbolic pieces)."""

@@ -14,8 +14,16 @@ from sabounds.theory import symbols
 from sabounds.theory.architecture import SPECTRAL, Architecture
 from sabounds.theory.regime_exponents import BoundResult, exponent_fixed
 from sabounds.theory.regime_models import AlphaModel, Regime, alpha_l, s
-from sabounds.theory.thm31 import (L, Delta, dudley_constant, dudley_constant_sharp, dudley_cut_value, post_hoc, slot_log_cover,
-                                   slot_log_cover_sharp)
+from sabounds.theory.thm31 import (
+    Delta,
+    L,
+    dudley_constant,
+    dudley_constant_sharp,
+    dudley_cut_value,
+    post_hoc,
+    slot_log_cover,
+    slot_log_cover_sharp,
+)
 from sabounds.theory.thm41 import N, T, p
 
 

@@ -14,7 +14,6 @@ from sabounds.theory.asymptotics import Domain, Growth, compare, growth, minimis
 from sabounds.theory.regime_models import C, Piece
 from sabounds.theory.thm41 import p
 
-
 _c = sp.Symbol("c_C", positive=True)
 """``C = 1 + c_C`` while computing growth: the exponential model needs ``C > 1``."""
 

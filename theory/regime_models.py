@@ -7,13 +7,12 @@ bounds the downstream products ``alpha^(l)`` (``sabounds.theory.regimes`` builds
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import sympy as sp
 
 from sabounds.theory.thm31 import L
-
 
 s, b_F, r_rank, tau, C = sp.symbols("s b r tau C", positive=True)
 

@@ -13,16 +13,41 @@ route (a single scale) and the published proxy's summand are derived too.  docs/
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import sympy as sp
 
 from sabounds.theory.checks import Identity, Inequality, Interval, Limit, Minimum, Premise
 from sabounds.theory.derivation import Derivation, Step
-from sabounds.theory.thm41 import (B, D, K_M, M, N, P_RANGE, a_general, b_general, b_general_sharp, c_of_p, c_sharp, closed_form,
-                          d_in, d_out, ell_M, ell_par, eps, minimum, minimum_sharp_general, n, p, s, T, a, b)
+from sabounds.theory.symbols import Delta, K, L, rho
+from sabounds.theory.thm41 import (
+    K_M,
+    P_RANGE,
+    B,
+    D,
+    M,
+    N,
+    T,
+    a,
+    a_general,
+    b,
+    b_general,
+    b_general_sharp,
+    c_of_p,
+    c_sharp,
+    closed_form,
+    d_in,
+    d_out,
+    ell_M,
+    ell_par,
+    eps,
+    minimum,
+    minimum_sharp_general,
+    n,
+    p,
+    s,
+)
 
-from sabounds.theory.symbols import K, L, Delta, rho  # noqa: E402  (the symbol table)
 kappa, u = sp.symbols("kappa u", positive=True)
 ell_delta = sp.Symbol("ell_delta", positive=True)
 """``ell_delta = ln(1/delta) > 0``, the confidence term (delta < 1)."""
@@ -309,7 +334,7 @@ def bound():
                                 over_grid=True),))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _dudley_constants() -> dict[str, sp.Expr]:
     """The two Dudley constants, integrated by sympy on first use (0.6 s: never at import)."""
     return {"dudley_constant": _dudley(q),

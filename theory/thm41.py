@@ -22,11 +22,21 @@ import sympy as sp
 
 from sabounds.theory.checks import Identity, Inequality, Interval, Limit, MatrixRelation, Minimum, Premise
 from sabounds.theory.derivation import Derivation, Step
-from sabounds.theory.matrix_atoms import (MinDim, RowNormMax, SchattenQuantity, SingularValue, SplitResidual,
-                                 TailFrobeniusSq, TruncationError, W, X)
+from sabounds.theory.matrix_atoms import (
+    MinDim,
+    RowNormMax,
+    SchattenQuantity,
+    SingularValue,
+    SplitResidual,
+    TailFrobeniusSq,
+    TruncationError,
+    W,
+    X,
+)
 
 # Scalars. All positive so that power and log rules apply; p <= 2 is carried by the sampling domains.
-from sabounds.theory.symbols import B, D, M, N, T, d_in, d_out, eps, n, p, s  # noqa: E402,F401  (the symbol table)
+from sabounds.theory.symbols import B, D, M, N, T, d_in, d_out, eps, n, p, s  # noqa: F401  (the symbol table)
+
 r, a, b, t, u = sp.symbols("r a b t u", positive=True)
 ell_par, K_M, ell_M = sp.symbols("ell_par K_M ell_M", positive=True)
 """``ell_par = log(c s B / eps)`` (parametric log factor), ``K_M`` Maurey constant, ``ell_M = log(2 d_in d_out n T)``."""

@@ -25,8 +25,8 @@ import sympy as sp
 from sabounds.theory.architecture import attention_head, s_QK, s_V
 from sabounds.theory.checks import Definition, Identity, Inequality, Interval, Premise
 from sabounds.theory.derivation import Derivation, Step
-from sabounds.theory.thm31 import K, L, Delta, c_par, proxy_summand, rho, slot_coefficient, slot_coefficient_sharp
-from sabounds.theory.thm41 import B, D, K_M, M, N, T, d_in, d_out, ell_M, ell_par, eps, n, p, s
+from sabounds.theory.thm31 import Delta, K, L, c_par, proxy_summand, rho, slot_coefficient, slot_coefficient_sharp
+from sabounds.theory.thm41 import K_M, B, D, M, N, T, d_in, d_out, ell_M, ell_par, eps, n, p, s
 
 margin, delta = sp.symbols("gamma delta", positive=True)
 c_D, c_sym, c_conf, c_cut = sp.symbols("c_D c_sym c_conf c_cut", positive=True)

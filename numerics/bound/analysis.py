@@ -10,7 +10,7 @@ import numpy as np
 
 from sabounds.numerics.bound.slots import PUBLISHED, VARIANTS, Model, Variant, token_norm_record
 from sabounds.numerics.bound.solve import BreakEven, NNeeded, n_needed, proxy_break_even, whole_break_even
-from sabounds.numerics.bound.whole import BoundValue, BoundInputs, WholeBound, evaluate_model
+from sabounds.numerics.bound.whole import BoundInputs, BoundValue, WholeBound, evaluate_model
 
 NAMES = ("ours_sum", "ours_rss", "edelman")
 ACTIVATION_NAMES = {"silu": "SiLU", "gelu_tanh": "GELU-tanh", "relu": "ReLU", "gelu": "GELU"}

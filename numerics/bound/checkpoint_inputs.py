@@ -6,9 +6,9 @@ The one place that knows the measurement's interface.  A family whose layer depa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
 
 from sabounds.numerics.bound.family import Family, NormRadii
 from sabounds.numerics.bound.slots import LayerInput, Model, build_model, shell

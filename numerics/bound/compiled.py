@@ -15,7 +15,7 @@ import numpy as np
 import sympy as sp
 
 from sabounds.theory import whole_bound
-from sabounds.theory.thm31 import K, Delta, rho
+from sabounds.theory.thm31 import Delta, K, rho
 from sabounds.theory.thm41 import B, D, M, T, d_in, d_out, n, p
 
 lrho, lM, ln_n = sp.symbols("lrho lM ln_n", real=True)

@@ -19,8 +19,19 @@ import sympy as sp
 from sabounds.numerics.bound.compiled import compiled
 from sabounds.numerics.bound.descent import others_log_sum
 from sabounds.numerics.bound.slots import PUBLISHED, Model, Variant, rhos
-from sabounds.numerics.bound.whole import (BoundValue, BoundInputs, Tables, _logsumexp, choose, edelman, edelman_only, log_sum_shares,
-                                           objective_for, ours_rss, ours_sum, tables)
+from sabounds.numerics.bound.whole import (
+    BoundInputs,
+    BoundValue,
+    Tables,
+    choose,
+    edelman,
+    edelman_only,
+    log_sum_shares,
+    objective_for,
+    ours_rss,
+    ours_sum,
+    tables,
+)
 from sabounds.theory import whole_bound
 from sabounds.theory.thm41 import M, N, p
 

@@ -18,7 +18,7 @@ import sympy as sp
 
 from sabounds.numerics.bound.compiled import Compiled, compiled, constants_key
 from sabounds.numerics.bound.descent import MAX_SWEEPS, coordinate_descent
-from sabounds.numerics.bound.slots import Model, Variant, input_norms, rhos, shell, shell_cost
+from sabounds.numerics.bound.slots import Model, Variant, input_norms, rhos, shell_cost
 from sabounds.numerics.log_real import logsumexp as _logsumexp  # the package's one log-sum-exp
 
 
@@ -40,7 +40,7 @@ class BoundInputs:
     input_norm_source: str = ""
     """Where ``input_norm`` came from: ``--input-norm``, the embedding LayerNorm's output bound, or assumed 1."""
 
-    def at_n(self, n) -> "BoundInputs":
+    def at_n(self, n) -> BoundInputs:
         return replace(self, n=n)
 
 
@@ -109,7 +109,7 @@ class Tables:
 
 def _args(model: Model, setting: BoundInputs, lrho: np.ndarray, ell0: np.ndarray, lM: np.ndarray, slots, norms: np.ndarray):
     ps = np.broadcast_to(model.ps, lM.shape)
-    col = lambda v: np.array(v, dtype=np.float64)[:, None]  # noqa: E731
+    col = lambda v: np.array(v, dtype=np.float64)[:, None]
     return (ps, lM, col([s.d_in for s in slots]), col([s.d_out for s in slots]), col([s.dim for s in slots]),
             float(model.K), lrho[:, None], float(setting.margin), norms[:, None], float(setting.tokens),
             _ln(setting.n), ell0[:, None])
@@ -268,7 +268,7 @@ def choose(log_v: np.ndarray, cost: np.ndarray, base_cost: float, objective: Obj
     return a if va <= vb else b
 
 
-def _mp_slot(comp: Compiled, model: Model, setting: BoundInputs, t: "Tables", i: int, j: int, kind: str):
+def _mp_slot(comp: Compiled, model: Model, setting: BoundInputs, t: Tables, i: int, j: int, kind: str):
     s = model.slots[i]
     p = model.ps[j]
     if p == 0:  # the rank, exactly (a zero matrix counts as rank 1, as in :func:`tables`)

@@ -85,7 +85,7 @@ class Family:
     config: dict = field(default_factory=lambda: dict(_BERT_CONFIG))
     intermediate_default: int | None = None
     note: str = ""
-    unmodelled: tuple["Unmodelled", ...] = ()
+    unmodelled: tuple[Unmodelled, ...] = ()
     """Maps of the family's layer that lip, alpha and gamma leave out: where there is one, no whole bound is claimed."""
     post_norms: tuple[str, str] | None = None
     """Post-LN: the LayerNorm weights after attention (what the MLP reads) and after the MLP (the next layer's input);

@@ -39,8 +39,15 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from sabounds.numerics.checkpoints.architectures import (ACTIVATIONS, FAMILIES, POST_LN, PRE_LN, SIZE_FIELDS, Family,
-                                                         canonical_activation)
+from sabounds.numerics.checkpoints.architectures import (
+    ACTIVATIONS,
+    FAMILIES,
+    POST_LN,
+    PRE_LN,
+    SIZE_FIELDS,
+    Family,
+    canonical_activation,
+)
 from sabounds.numerics.checkpoints.errors import CheckpointError, shown
 from sabounds.numerics.user_files import Limits, read_structured
 

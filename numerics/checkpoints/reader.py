@@ -42,7 +42,7 @@ def minilm_l3_onnx() -> Path:
     return Path(dist.locate_file(files[0]))
 
 
-def Checkpoint(model_dir: str | os.PathLike, allow_pickle: bool = False) -> CheckpointSource:  # noqa: N802
+def Checkpoint(model_dir: str | os.PathLike, allow_pickle: bool = False) -> CheckpointSource:
     """A model folder opened for analysis (the former class's name; returns a CheckpointSource)."""
     return open_source(Path(model_dir), allow_pickle=allow_pickle)
 

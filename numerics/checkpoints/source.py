@@ -16,8 +16,16 @@ from pathlib import Path
 
 import numpy as np
 
-from sabounds.numerics.checkpoints.architectures import (FAMILIES, POST_LN, PRE_LN, SIZE_FIELDS, Family,
-                                                         canonical_activation, detect, supported)
+from sabounds.numerics.checkpoints.architectures import (
+    FAMILIES,
+    POST_LN,
+    PRE_LN,
+    SIZE_FIELDS,
+    Family,
+    canonical_activation,
+    detect,
+    supported,
+)
 from sabounds.numerics.checkpoints.errors import CheckpointError, read_json, shown
 from sabounds.numerics.checkpoints.layers import LayerMatrices, assemble
 from sabounds.numerics.checkpoints.rope import RopeSpec, rope_from_config
@@ -57,7 +65,7 @@ class ModelShape:
         if self.head_dim is None:
             object.__setattr__(self, "head_dim", self.hidden // self.heads)
 
-    def truncated(self, layers: int) -> "ModelShape":
+    def truncated(self, layers: int) -> ModelShape:
         """The same model cut to its first ``layers`` layers (an ``L = layers`` model)."""
         return replace(self, layers=layers)
 

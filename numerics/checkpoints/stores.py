@@ -6,7 +6,8 @@ widens to float64), ``where(name)`` (the file or object to name in an error) and
 
 from __future__ import annotations
 
-from typing import Mapping, Protocol
+from collections.abc import Mapping
+from typing import Protocol
 
 import numpy as np
 

@@ -56,7 +56,7 @@ def _real_finite(proxy: Proxy, values) -> np.ndarray:
     values = np.asarray(values)
     if np.iscomplexobj(values):
         if np.any(values.imag != 0):
-            raise ValueError(f"entry term: the term is negative or not real on this checkpoint "
+            raise ValueError("entry term: the term is negative or not real on this checkpoint "
                              "(its logarithm is complex)")
         values = values.real
     try:
@@ -64,10 +64,10 @@ def _real_finite(proxy: Proxy, values) -> np.ndarray:
     except (TypeError, ValueError):
         raise ValueError("entry term: the term is not a real number") from None
     if np.any(np.isnan(values)):
-        raise ValueError(f"entry term: the term is negative, zero or undefined on this "
+        raise ValueError("entry term: the term is negative, zero or undefined on this "
                          "checkpoint (its logarithm is not a real number)")
     if np.any(np.isinf(values)):
-        raise ValueError(f"entry term: the term overflows float64 or is zero on this checkpoint "
+        raise ValueError("entry term: the term overflows float64 or is zero on this checkpoint "
                          "(its logarithm is infinite)")
     return values
 

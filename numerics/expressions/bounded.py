@@ -10,7 +10,7 @@ the search treats such points as undefined.  Non-real results raise ``ValueError
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import mpmath
 import sympy as sp

@@ -8,8 +8,8 @@ path to 1e-12 relative wherever it is finite.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Mapping
 
 import mpmath
 import numpy as np

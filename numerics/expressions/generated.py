@@ -7,10 +7,10 @@ Each function is a sympy object printed in natural logs (products of norms never
 from __future__ import annotations
 
 import math
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy
-
 
 L_PHI_GELU = 1.13
 """``sabounds.theory.architecture.L_PHI_GELU`` = 113/100: the published GELU Lipschitz constant."""

@@ -7,7 +7,7 @@ leaving a scalar sympy expression for mpmath.
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import sympy as sp

@@ -13,7 +13,6 @@ from sabounds.numerics.checkpoints.architectures import PRE_LN
 from sabounds.numerics.checkpoints.source import ModelShape
 from sabounds.numerics.log_real import LogReal
 
-
 TYPES = ("QK", "V_tilde", "M_in", "M_out")
 
 

@@ -9,10 +9,10 @@ layers in threads (one BLAS thread each; LAPACK releases the GIL), one layer's w
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from sabounds.numerics.certified_spectra import LAPACK, certified_singular_values
 from sabounds.numerics.proxies.layer_measurement import LayerSpectra, measure_layer

@@ -18,8 +18,8 @@ import numpy as np
 from sabounds.numerics.expressions import published_compiled as compiled
 from sabounds.numerics.log_real import from_ln
 from sabounds.numerics.proxies import published_factors as proxies
-from sabounds.numerics.testbeds.random_stacks import Layer, Stack
 from sabounds.numerics.spectra import schatten_grid, singular_values
+from sabounds.numerics.testbeds.random_stacks import Layer, Stack
 
 
 @dataclass(frozen=True)

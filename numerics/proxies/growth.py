@@ -12,8 +12,8 @@ the depth range), hence the growth factor.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

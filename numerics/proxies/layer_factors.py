@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from sabounds.numerics.checkpoints.architectures import FAMILIES, PRE_LN
 from sabounds.numerics.proxies.published_factors import L_PHI
 
 
-@lru_cache(maxsize=None)
+@cache
 def activation_constant(activation: str) -> float:
     """``L_act``: GELU's published 1.13, else ``sup |phi'|`` rounded up (derived by ``sabounds.theory.architecture``)."""
     if activation == "gelu":
@@ -93,7 +93,7 @@ class TokenNorm:
     assumed: str | None = None
 
     @staticmethod
-    def stored(gain: float | None, radius: float | None, assumed: int, which: str) -> "TokenNorm | None":
+    def stored(gain: float | None, radius: float | None, assumed: int, which: str) -> TokenNorm | None:
         """From the numbers a LayerSpectra keeps (None when the norm was not measured)."""
         if radius is None:
             return None

@@ -9,9 +9,9 @@ Gram route or LAPACK (``sabounds.numerics.certified_spectra``); with RoPE, QK_h 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -126,7 +126,7 @@ def source_roundoff(source) -> tuple[float, str]:
     return u
 
 
-def _layer_spectra(source, layer, index: int, spectrum, rounding=None, sums=None) -> "LayerSpectra":
+def _layer_spectra(source, layer, index: int, spectrum, rounding=None, sums=None) -> LayerSpectra:
     sums = layer_sums(layer) if sums is None else sums
     gated = layer.m_gate is not None
     shape = source.shape
@@ -195,7 +195,7 @@ class MeasuredModel:
     layers: list[LayerSpectra]
     model_dir: Path | None = None
 
-    def truncated(self, depth: int) -> "MeasuredModel":
+    def truncated(self, depth: int) -> MeasuredModel:
         """Its first ``depth`` layers (a depth truncation, not a model trained at that depth)."""
         if not 1 <= depth <= len(self.layers):
             raise ValueError(f"depth {depth} outside 1..{len(self.layers)}")

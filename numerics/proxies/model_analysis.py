@@ -13,7 +13,7 @@ family's layer is the published one (post-LN, GELU, ungated, one K/V per head), 
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -21,8 +21,14 @@ from sabounds.numerics.checkpoints.source import CheckpointSource, ModelShape, o
 from sabounds.numerics.expressions.published_compiled import grid_size, log_edelman, minimise_ours, ours_total
 from sabounds.numerics.log_real import from_ln
 from sabounds.numerics.proxies.analysis_results import MatrixResult, ModelAnalysis, VariantTotals
-from sabounds.numerics.proxies.layer_factors import (TokenNorm, activation_constant, departures, extension_factors,
-                                                     extension_notes, premise_for)
+from sabounds.numerics.proxies.layer_factors import (
+    TokenNorm,
+    activation_constant,
+    departures,
+    extension_factors,
+    extension_notes,
+    premise_for,
+)
 from sabounds.numerics.proxies.layer_measurement import LayerSpectra, MeasuredModel, measure_layer, measure_model
 from sabounds.numerics.proxies.published_factors import L_PHI, log_alphas, log_gammas, p_grid
 from sabounds.numerics.spectra import RANK_TOL, log_schatten_grid, numerical_rank

@@ -7,17 +7,21 @@ proxies from those spectra as an ``L = depth`` model.  Growth is summarised by t
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 
 from sabounds.numerics.checkpoints.errors import CheckpointError
 from sabounds.numerics.checkpoints.source import CheckpointSource
-from sabounds.numerics.proxies.model_analysis import (LayerSpectra, MeasuredModel, analyze_spectra, measure_model,
-                                                      open_checkpoint)
 from sabounds.numerics.log_real import LogReal, ln_of
+from sabounds.numerics.proxies.model_analysis import (
+    LayerSpectra,
+    analyze_spectra,
+    measure_model,
+    open_checkpoint,
+)
 from sabounds.numerics.spectra import RANK_TOL
 
 

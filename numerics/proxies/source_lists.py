@@ -13,8 +13,8 @@ from __future__ import annotations
 import glob
 import itertools
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from sabounds.numerics.checkpoints.errors import shown
 from sabounds.numerics.user_files import read_text

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -26,9 +26,8 @@ from sabounds.numerics.proxies.certified_measure import METHODS, OpenedCheckpoin
 from sabounds.numerics.proxies.model_analysis import LayerSpectra, analyze_spectra
 from sabounds.numerics.proxies.published_factors import L_PHI
 from sabounds.numerics.proxies.scaling import LogLogFit, ScalingPoint, fit_loglog
+from sabounds.numerics.proxies.source_lists import GLOB_CHARS, MODEL_FILE_SUFFIXES, SourceListError, expand_sources  # noqa: F401
 from sabounds.numerics.spectra import RANK_TOL
-from sabounds.numerics.proxies.source_lists import (GLOB_CHARS, MODEL_FILE_SUFFIXES, SourceListError,  # noqa: F401
-                                                    expand_sources)
 
 
 @dataclass(frozen=True)

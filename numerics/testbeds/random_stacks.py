@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sabounds.numerics.proxies import published_factors as proxies
 from sabounds.numerics.norms import norm_21
+from sabounds.numerics.proxies import published_factors as proxies
 from sabounds.numerics.testbeds.random_matrices import with_spectrum
 
 KAPPA = 1.25
@@ -54,7 +54,7 @@ class Stack:
     N: int
     H: int
 
-    def prefix(self, depth: int) -> "Stack":
+    def prefix(self, depth: int) -> Stack:
         return Stack(self.layers[:depth], self.N, self.H)
 
     def __repr__(self) -> str:

@@ -24,8 +24,13 @@ from sabounds.proofs_check.conjecture.free_form import FreeForm, declare
 from sabounds.proofs_check.conjecture.gelu import GeluLipschitz
 from sabounds.proofs_check.conjecture.number_text import exact_text
 from sabounds.proofs_check.conjecture.softmax import SoftmaxLinfL1
-from sabounds.proofs_check.conjecture.tail import (TailFrobeniusRank, TailFrobeniusSchatten, TailSingularValue,
-                                                   Thm41Tail, TruncationError)
+from sabounds.proofs_check.conjecture.tail import (
+                                                   TailFrobeniusRank,
+                                                   TailFrobeniusSchatten,
+                                                   TailSingularValue,
+                                                   Thm41Tail,
+                                                   TruncationError,
+)
 
 __all__ = ["AttentionLipschitz", "ConstantFamily", "CoveringConstant", "FAMILIES", "FreeForm", "GeluLipschitz",
            "SoftmaxLinfL1", "TailFrobeniusRank", "TailFrobeniusSchatten", "TailSingularValue", "Thm41Tail",

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, ClassVar
+from typing import ClassVar
 
 import mpmath
 import numpy as np
@@ -12,7 +13,7 @@ import sympy as sp
 
 from sabounds.numerics.attention import attention_ratio, attention_ratio_mp, into_unit_rows, norm_2_inf
 from sabounds.proofs_check import deciders
-from sabounds.proofs_check.conjecture.base import quiet, matrix_list, relative_margin, rounding_error, ConstantFamily
+from sabounds.proofs_check.conjecture.base import ConstantFamily, matrix_list, quiet, relative_margin, rounding_error
 from sabounds.proofs_check.conjecture.number_text import exact_text
 from sabounds.proofs_check.sampling import rng_for
 from sabounds.proofs_check.search import adversarial_max_vector

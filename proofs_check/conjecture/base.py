@@ -3,8 +3,9 @@ text, ``build`` from ranges) and the numeric helpers the families use."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Mapping
+from typing import ClassVar
 
 import mpmath
 import numpy as np
@@ -52,7 +53,7 @@ class ConstantFamily:
         return self.claim_template.format(value=exact_text(self.value))
 
     @classmethod
-    def build(cls, value: sp.Rational, ranges: Mapping[str, Interval]) -> "ConstantFamily":
+    def build(cls, value: sp.Rational, ranges: Mapping[str, Interval]) -> ConstantFamily:
         """The family for ``value``; ``ranges`` restrict the family's parameters (none by default)."""
         if ranges:
             raise ValueError(f"family {cls.name} takes no --var")

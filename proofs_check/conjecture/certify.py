@@ -10,8 +10,8 @@ that certify opposite signs make the answer ``None`` with ``disagreement`` set: 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 import mpmath
 import sympy as sp

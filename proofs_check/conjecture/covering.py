@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, ClassVar, Mapping
+from typing import ClassVar
 
 import mpmath
 import sympy as sp
 
-from sabounds.proofs_check.conjecture.base import quiet, digits_to_separate, rounding_error, ConstantFamily
+from sabounds.proofs_check.conjecture.base import ConstantFamily, digits_to_separate, quiet, rounding_error
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 from sabounds.theory import thm41
 from sabounds.theory.checks import Interval
@@ -32,7 +33,7 @@ class CoveringConstant(ConstantFamily):
     claim_template: ClassVar[str] = "min_r (a r + b r^(-2/p)) <= {value} a^(2/(p+2)) b^(p/(p+2)) for all a, b > 0"
 
     @classmethod
-    def build(cls, value: sp.Rational, ranges: Mapping[str, Interval]) -> "CoveringConstant":
+    def build(cls, value: sp.Rational, ranges: Mapping[str, Interval]) -> CoveringConstant:
         """``ranges`` may restrict p (``--var p:lo:hi`` with 0 <= lo <= hi <= 2, hi > 0)."""
         if set(ranges) - {"p"}:
             raise ValueError(f"family {cls.name} takes only --var p:LO:HI")

@@ -9,7 +9,7 @@ cap) holds no exact tight point of a non-strict relation, or when the smallest g
 from __future__ import annotations
 
 import time
-from typing import Mapping
+from collections.abc import Mapping
 
 import mpmath
 import sympy as sp

@@ -5,16 +5,17 @@ point), and ``declare`` for its variables."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, ClassVar, Mapping
+from typing import ClassVar
 
 import mpmath
 import numpy as np
 import sympy as sp
 
 from sabounds.numerics.expressions.bounded import bounded_evaluate
-from sabounds.proofs_check.sampling import rng_for
 from sabounds.proofs_check.conjecture.number_text import exact_str as _exact_str
+from sabounds.proofs_check.sampling import rng_for
 from sabounds.proofs_check.search import adversarial_min
 from sabounds.proofs_check.time_limit import TimeLimit, time_limit
 from sabounds.proofs_check.verdict import Outcome, Settings

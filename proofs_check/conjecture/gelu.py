@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, ClassVar
+from typing import ClassVar
 
 import mpmath
 import sympy as sp
 
-from sabounds.proofs_check.conjecture.base import rounding_error, quiet, num, ConstantFamily
+from sabounds.proofs_check.conjecture.base import ConstantFamily, num, quiet, rounding_error
 from sabounds.proofs_check.sampling import rng_for
 from sabounds.proofs_check.search import adversarial_min
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict

@@ -5,8 +5,8 @@ cross-checked by ``mpmath.iv``.  Each returns an :class:`Outcome` or ``None`` wi
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Mapping
 
 import mpmath
 import sympy as sp

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, ClassVar
+from typing import ClassVar
 
 import mpmath
 import numpy as np
 import sympy as sp
 
 from sabounds.numerics.attention import softmax_ratio, softmax_ratio_mp
-from sabounds.proofs_check.conjecture.base import quiet, digits_to_separate, rounding_error, ConstantFamily
+from sabounds.proofs_check.conjecture.base import ConstantFamily, digits_to_separate, quiet, rounding_error
 from sabounds.proofs_check.conjecture.number_text import exact_text
 from sabounds.proofs_check.sampling import rng_for
 from sabounds.proofs_check.search import adversarial_max_vector

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable, ClassVar
+from typing import ClassVar
 
 import mpmath
 import numpy as np
@@ -11,7 +12,7 @@ import sympy as sp
 
 from sabounds.numerics.expressions.matrix_atoms import substitute_atoms
 from sabounds.proofs_check import deciders
-from sabounds.proofs_check.conjecture.base import quiet, digits_to_separate, rounding_error, ConstantFamily
+from sabounds.proofs_check.conjecture.base import ConstantFamily, digits_to_separate, quiet, rounding_error
 from sabounds.proofs_check.conjecture.number_text import exact_str, exact_text
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 from sabounds.theory import thm41

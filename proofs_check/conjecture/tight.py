@@ -11,7 +11,7 @@ arithmetic (``mpmath.iv``): a gap whose enclosure reaches 0 cannot be told from 
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 import mpmath
 import sympy as sp

@@ -15,12 +15,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from sabounds.numerics.log_real import dumps
-from sabounds.numerics.result_cache import (Record, UserCache, compute_record, current, library_versions,
-                                            read_records, write_records)
+from sabounds.numerics.result_cache import (
+    Record,
+    UserCache,
+    compute_record,
+    current,
+    library_versions,
+    read_records,
+    write_records,
+)
 from sabounds.proofs_check.registry import Check, all_checks, run_all
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 

@@ -5,12 +5,11 @@ individual commands."""
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable
 
-from sabounds.version import installed_version
 from sabounds.checkpoint_names import checkpoint_label
 from sabounds.numerics.checkpoints.storage_info import storage_info
 from sabounds.numerics.proxies.model_analysis import ModelAnalysis, analyze_measured, measure_model, open_checkpoint
@@ -18,6 +17,7 @@ from sabounds.numerics.proxies.scaling import ScalingResult, truncation_points, 
 from sabounds.outputs.provenance import checkpoint_digests, package_versions, platform_line
 from sabounds.proofs_check.registry import Check, all_checks
 from sabounds.proofs_check.verdict import Outcome, Settings
+from sabounds.version import installed_version
 
 Advance = Callable[[str], None]
 
@@ -103,9 +103,9 @@ command's default (the embedding LayerNorm's output bound where the checkpoint h
 def whole_bound(spectra, checkpoint):
     """The whole bound of the measured layers (the same numbers as ``sabounds bound`` with ``BOUND_SETTING``);
     None for a family whose layer departs from BERT's (the bound is reconstructed for that layer only)."""
-    from sabounds.numerics.bound.context_tokens import checkpoint_tokens
     from sabounds.numerics.bound.analysis import analyze_bound
     from sabounds.numerics.bound.checkpoint_inputs import default_input_norm, model_from_measured
+    from sabounds.numerics.bound.context_tokens import checkpoint_tokens
     from sabounds.numerics.bound.whole import BoundInputs
     if not checkpoint.shape.published:
         return None
@@ -121,7 +121,7 @@ def whole_bound(spectra, checkpoint):
 
 
 def provenance(data: ReportData) -> dict:
-    return {"sabounds": installed_version(), "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    return {"sabounds": installed_version(), "created": datetime.now(UTC).isoformat(timespec="seconds"),
             "platform": platform_line(), "versions": data.versions, "model": checkpoint_label(data.model_dir),
             "checkpoint_sha256": data.digests, "source": getattr(data, "source", None),
             "settings": {"precision_digits": data.settings.precision, "samples": data.settings.samples,

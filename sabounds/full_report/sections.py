@@ -4,22 +4,22 @@ whole bound and how to reproduce; each a function of :class:`~sabounds.full_repo
 from __future__ import annotations
 
 import shlex
-from typing import Callable
+from collections.abc import Callable
 
 import mpmath
 
-from sabounds.version import installed_version
 from sabounds.checkpoint_names import checkpoint_label, is_bundled
-from sabounds.render.analysis_text import summary_lines
 from sabounds.full_report.compute import BOUND_SETTING, ReportData, provenance
 from sabounds.full_report.html import code_block
 from sabounds.full_report.wording import CLAIM_VARIABLE, claim_conditions, condition_words, growth_law
 from sabounds.numerics.checkpoints.storage_info import storage_line
-from sabounds.proofs_check.registry import Check
 from sabounds.proofs_check.outcome_records import failing_steps, summary, summary_text
+from sabounds.proofs_check.registry import Check
 from sabounds.proofs_check.verdict import Outcome
+from sabounds.render.analysis_text import summary_lines
 from sabounds.render.plain_text import plain
 from sabounds.render.user_text import markdown_text
+from sabounds.version import installed_version
 
 
 def bound_summary(data: ReportData) -> list[str]:
@@ -30,7 +30,7 @@ def bound_summary(data: ReportData) -> list[str]:
     parts = [f"{x.label} {mpmath.nstr(x.total, 6)} ({'vacuous' if x.vacuous else 'not vacuous'}; "
              + (f"below 1 from n = {mpmath.nstr(need[x.name].n, 4)})" if need[x.name].n is not None else need[x.name].note + ")")
              for x in (b.ours_sum, b.ours_rss, b.edelman)]
-    return [f"- Whole bound [reconstructed] at n = 1e9, delta = 0.05, margin 1: " + "; ".join(parts) + "."]
+    return ["- Whole bound [reconstructed] at n = 1e9, delta = 0.05, margin 1: " + "; ".join(parts) + "."]
 
 
 def bound_section(data: ReportData) -> list[str]:
@@ -93,7 +93,7 @@ def summary_section(data: ReportData) -> list[str]:
         f"inside the layer, P_m = {{0, 1/m, ..., 2}} with m = {a.grid_m}, xi_l a sum of (2,1)-norm terms of layer l.", "",
         f"- p = 0 is optimal for {zero} of {total} matrices "
         f"({', '.join(f'{plain(k)} {z}/{n}' for k, (z, n) in counts.items())})"
-        + (f": ours is the rank count sum sqrt(rank(W) N) + sqrt(L)." if zero == total else "."),
+        + (": ours is the rank count sum sqrt(rank(W) N) + sqrt(L)." if zero == total else "."),
     ]
     several = len({g.model for fits in growth.values() for g in fits}) > 1
     for q in ("ours", "edelman"):
@@ -265,8 +265,8 @@ def reproduce_section(data: ReportData) -> list[str]:
             extra += f" --dpi {data.figures.dpi}"
     return ["## Reproduce", "",
             f"sabounds {installed_version()}, {prov['created']}, {prov['platform']}, {data.seconds:.0f} s.", "",
-            *([f"Where the expensive parts came from (a stored or cached result is used only when current for this "
-               f"code; regenerate the stored ones with `python -m sabounds.full_report.cached_parts`):", "",
+            *(["Where the expensive parts came from (a stored or cached result is used only when current for this "
+               "code; regenerate the stored ones with `python -m sabounds.full_report.cached_parts`):", "",
                *[f"- {markdown_text(line)}" for line in data.origins], ""] if data.origins else []),
             *code_block(f"sabounds report {model}--precision {data.settings.precision} "
                         f"--samples {data.settings.samples}{extra}"), "",

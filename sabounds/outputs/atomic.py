@@ -41,9 +41,9 @@ import shutil
 import signal
 import sys
 import uuid
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from sabounds.errors import UserError
 from sabounds.outputs.file_systems import special_file_system

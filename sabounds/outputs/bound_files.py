@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from sabounds.numerics.log_real import dumps
 from pathlib import Path
 
+from sabounds.numerics.log_real import dumps
 from sabounds.render.bound_text import bound_text_lines
 
 

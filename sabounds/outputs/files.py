@@ -4,13 +4,13 @@ a ``sabounds.outputs.atomic.atomic_directory`` so that an error never leaves a h
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
-from sabounds.outputs.atomic import fault_point
-from sabounds.render.user_text import csv_row
 from sabounds.numerics.proxies.model_analysis import ModelAnalysis
 from sabounds.numerics.proxies.scaling import ScalingResult
+from sabounds.outputs.atomic import fault_point
+from sabounds.render.user_text import csv_row
 
 
 def write_csv(path: Path, header: Sequence[str], rows) -> None:

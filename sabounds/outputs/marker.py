@@ -7,8 +7,8 @@ import hashlib
 import json
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 MARKER = ".sabounds-output"
 

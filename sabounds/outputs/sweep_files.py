@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from sabounds.numerics.proxies.sweep import METHOD_COLUMNS, ROW_COLUMNS
 from sabounds.render.user_text import csv_row, plot_text

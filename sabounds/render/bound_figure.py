@@ -7,10 +7,10 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import mpmath  # noqa: E402
+import matplotlib.pyplot as plt
+import mpmath
 
-from sabounds.numerics.bound.analysis import BoundAnalysis  # noqa: E402
+from sabounds.numerics.bound.analysis import BoundAnalysis
 
 STYLE = {"ours_sum": ("ours, sum aggregation", "C0", "-"), "ours_rss": ("ours, rss aggregation", "C2", "-."),
          "edelman": ("Edelman et al. (2022)", "C1", "--")}

@@ -8,21 +8,20 @@ by a log-log slope.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.ticker  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import matplotlib.ticker
+import numpy as np
 
-from sabounds.numerics.proxies.growth import depth_growths  # noqa: E402
-from sabounds.numerics.proxies.analysis_results import TYPES, ModelAnalysis  # noqa: E402
-from sabounds.numerics.proxies.scaling import ScalingResult  # noqa: E402
-from sabounds.numerics.log_real import finite_or_log  # noqa: E402
-from sabounds.render.figure_formats import FORMATS, FigureOptions, parse_formats  # noqa: E402,F401
+from sabounds.numerics.log_real import finite_or_log
+from sabounds.numerics.proxies.analysis_results import TYPES, ModelAnalysis
+from sabounds.numerics.proxies.growth import depth_growths
+from sabounds.numerics.proxies.scaling import ScalingResult
+from sabounds.render.figure_formats import FORMATS, FigureOptions, parse_formats  # noqa: F401
 
 TYPE_LABELS = {"QK": r"$QK_h$", "V_tilde": r"$\tilde V_h$", "M_in": r"$M_{\mathrm{in}}$", "M_out": r"$M_{\mathrm{out}}$"}
 QUANTITY_LABELS = {"ours": r"$\mathrm{ours}$", "edelman": r"$\mathrm{edelman}$"}

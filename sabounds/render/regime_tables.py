@@ -5,8 +5,8 @@ from __future__ import annotations
 import sympy as sp
 
 from sabounds.theory.asymptotics import Growth
-from sabounds.theory.printer import latex
 from sabounds.theory.joint import DIRECT_P, Joint, Pair, region_text
+from sabounds.theory.printer import latex
 from sabounds.theory.regime_exponents import BoundResult, Exponent
 from sabounds.theory.regimes import RegimeResult
 

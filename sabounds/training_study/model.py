@@ -28,7 +28,7 @@ class SelfAttention(nn.Module):
 
     def forward(self, x):
         b, t, n = x.shape
-        split = lambda z: z.view(b, t, self.heads, n // self.heads).transpose(1, 2)  # noqa: E731
+        split = lambda z: z.view(b, t, self.heads, n // self.heads).transpose(1, 2)
         q, k, v = split(self.query(x)), split(self.key(x)), split(self.value(x))
         scores = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(n // self.heads), dim=-1)
         return (scores @ v).transpose(1, 2).reshape(b, t, n)
@@ -46,7 +46,7 @@ class Dense(nn.Module):
 class Attention(nn.Module):
     def __init__(self, width: int, heads: int):
         super().__init__()
-        setattr(self, "self", SelfAttention(width, heads))
+        self.self = SelfAttention(width, heads)
         self.output = Dense(width, width)
 
 
@@ -61,8 +61,8 @@ class Layer(nn.Module):
         self.act = nn.GELU()
 
     def forward(self, x):
-        attend = lambda z: self.attention.output.dense(getattr(self.attention, "self")(z))  # noqa: E731
-        mlp = lambda z: self.output.dense(self.act(self.intermediate.dense(z)))  # noqa: E731
+        attend = lambda z: self.attention.output.dense(self.attention.self(z))
+        mlp = lambda z: self.output.dense(self.act(self.intermediate.dense(z)))
         ln1, ln2 = self.attention.output.LayerNorm, self.output.LayerNorm
         if self.layout == "post":
             x = ln1(x + attend(x))

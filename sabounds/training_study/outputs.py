@@ -158,8 +158,9 @@ def write_csv(rows: list[dict], path: Path) -> None:
 def scatter_figure(task: str, rows: list[dict], t: dict):
     """Gap against each measure: one point per configuration at its seed mean, a bar over its seeds' range, coloured
     by training size (the axis along which weights-only measures and the whole bound part ways)."""
-    import matplotlib.pyplot as plt
     from collections import defaultdict
+
+    import matplotlib.pyplot as plt
     used = [r for r in rows if r["status"] == "ok" and r["spec"]["task"] == task]
     sizes = sorted({r["spec"]["size"] for r in used}) or [1]
     cmap = plt.get_cmap("viridis")

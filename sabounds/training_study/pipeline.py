@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from sabounds.training_study.grids import GRID_NOTES, grid
 from sabounds.training_study.runner import RunCache, run_grid

@@ -14,9 +14,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from sabounds.training_study.grids import RunSpec
 

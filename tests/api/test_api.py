@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import sabounds
-from tests.support.family_files import CONFIGS, write_family
 from sabounds.api import InputError
 from sabounds.cli import main
+from tests.support.family_files import CONFIGS, write_family
 
 ROOT = Path(__file__).resolve().parents[2]
 

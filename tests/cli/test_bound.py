@@ -97,10 +97,10 @@ def test_missing_model_and_existing_out_are_one_line_errors(tmp_path, capsys):
 def test_api_equals_cli_json_and_matches_analyze(tmp_path, capsys):
     """``sabounds.bound`` (lazy attribute) gives the CLI's JSON; its slots are analyze's matrices (rank, scale)."""
     import sabounds
-    from tests.support.bert_files import config, random_weights, write_model
-    from sabounds.numerics.bound.slots import PUBLISHED, rhos
     from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint
+    from sabounds.numerics.bound.slots import PUBLISHED, rhos
     from sabounds.numerics.proxies.model_analysis import analyze_model
+    from tests.support.bert_files import config, random_weights, write_model
 
     directory = write_model(tmp_path / "m", random_weights(seed=3), config(max_position_embeddings=64))
     api = sabounds.bound(directory, n=10**6, delta=0.05, margin=0.5, precision=20)

@@ -8,9 +8,9 @@ import math
 import pytest
 import sympy as sp
 
+from sabounds.cli import main
 from sabounds.proofs_check.conjecture import AttentionLipschitz, SoftmaxLinfL1
 from sabounds.proofs_check.verdict import Settings, Verdict
-from sabounds.cli import main
 from sabounds.theory.expression import ExpressionError, parse_relation
 
 KEYS = {"verdict", "method", "witness", "margin", "precision_digits", "samples"}
@@ -71,6 +71,7 @@ def test_attention_refutation_is_identical_across_runs(capsys):
 def test_attention_proof_is_not_fooled_by_a_mutated_step():
     """A mutant of the proof's softmax constant (1 -> 1/2) is refuted by the step's own check."""
     from dataclasses import replace as _replace
+
     from sabounds.proofs_check.deciders import decide
     from sabounds.theory import attention_lipschitz as AL
     step = AL.derivation()["softmax_jacobian"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sabounds.cli import COMMANDS, build_parser, main
+from sabounds.cli import COMMANDS, main
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"

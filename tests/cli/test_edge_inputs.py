@@ -5,8 +5,8 @@ import json
 import pytest
 import sympy as sp
 
-from sabounds.cli import main
 from sabounds.api._conjecture import exact_number
+from sabounds.cli import main
 from sabounds.proofs_check.conjecture.number_text import exact_text
 
 
@@ -105,6 +105,7 @@ def test_figure_options_without_plots_are_refused_in_one_line(tmp_path, capsys):
 
 def test_an_unchanged_storage_aware_ours_says_unchanged():
     from types import SimpleNamespace
+
     from sabounds.render.analysis_text import storage_words
     same = SimpleNamespace(ours=20573.03, published_ours=20573.03,
                            summary=lambda: "p_opt moves for 0 matrices; ours would be 20573.03 instead of 20573.03. Storage")

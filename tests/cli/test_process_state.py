@@ -52,6 +52,7 @@ def test_a_users_thread_choice_is_kept():
 
 def test_main_off_the_main_thread_sets_no_handler():
     import threading
+
     from sabounds.cli import main
     handler = signal.getsignal(signal.SIGINT)
     codes = []

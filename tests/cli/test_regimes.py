@@ -2,25 +2,25 @@
 
 import json
 import re
-from functools import lru_cache
+from functools import cache
 
 import mpmath
 import numpy as np
 import pytest
-
-from sabounds.theory import catalog
 import sympy as sp
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from sabounds.numerics.expressions.evaluate import evaluate
 from sabounds.cli import main
+from sabounds.numerics.expressions.evaluate import evaluate
+from sabounds.theory import catalog
 from sabounds.theory import regimes as R
 from sabounds.theory.thm41 import N, p
 
 ALL = tuple(R.REGIMES)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _result(name: str, alpha: str) -> R.RegimeResult:
     return R.named_result(name, alpha)
 
@@ -113,7 +113,7 @@ def _slope(expr, var, values, points):
     return float(np.polyfit(xs, ys, 1)[0])
 
 
-@lru_cache(maxsize=None)
+@cache
 def _curve(name: str, bound: str, var_name: str):
     """The closed form at the p attaining the exponent in ``var_name`` (exact at a point piece), and the exponent."""
     b = _result(name, "bounded").bounds[bound]
@@ -192,7 +192,7 @@ def test_growth_algebra_agrees_with_whole_expression_limit(name, bound, var):
     assert sp.limit(sp.log(expr) / sp.log(v), v, sp.oo) == exponent.best.power
 
 
-@lru_cache(maxsize=None)
+@cache
 def _json_all():
     from sabounds.render.regime_tables import json_data
     return json.loads(json.dumps(json_data(list(R.table()))))

@@ -8,9 +8,9 @@ import json
 import numpy as np
 import pytest
 
-from tests.support.bert_files import config, random_weights, write_model
-from sabounds.numerics.proxies.model_analysis import analyze_model
 from sabounds.cli import main
+from sabounds.numerics.proxies.model_analysis import analyze_model
+from tests.support.bert_files import config, random_weights, write_model
 
 
 def test_scaling_across_widths_and_depths(tmp_path, capsys):

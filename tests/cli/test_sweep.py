@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.support.bert_files import config, random_weights, write_model
 from sabounds.cli import main
+from tests.support.bert_files import config, random_weights, write_model
 
 SIZES = ((16, 2), (32, 3), (48, 2))
 

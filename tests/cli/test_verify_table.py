@@ -62,7 +62,9 @@ def test_fitting_table_gives_every_column_its_minimum_width():
     records = [{"id": f"thm41.step_{i}", "verdict": "verified", "claim": long, "method": long,
                 "precision_digits": 50, "samples": 200, "seconds": 0.5} for i in range(5)]
     import io
+
     from rich.console import Console
+
     from sabounds.render.check_table import _column_widths
     for width in (60, 80, 100, 140):
         table, dropped = fitting_table(records, width)

@@ -5,9 +5,9 @@ import time
 
 import pytest
 
-from tests.support.hostile import ARGUMENT_CASES, snapshot
 from sabounds.cli import main
 from sabounds.limits import CAPS
+from tests.support.hostile import ARGUMENT_CASES, snapshot
 
 
 @pytest.mark.parametrize("argv", [a for _, a in ARGUMENT_CASES], ids=[i for i, _ in ARGUMENT_CASES])

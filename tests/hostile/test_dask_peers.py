@@ -3,7 +3,6 @@ that is not Dask (silent, or sending garbage) refused in one line within the dea
 scheduler and real worker processes on 127.0.0.1 over TLS with a per-run certificate and no HTTP port, which a
 second process cannot use; Ctrl-C while it starts is one line and exit 130."""
 
-import os
 import signal
 import socket
 import struct
@@ -14,9 +13,9 @@ import time
 
 import pytest
 
+from sabounds.cli import main
 from tests.support.hostile import ROOT, TESTS, tiny_model, wait_for
 from tests.support.hostile_exposure import BAD_ADDRESSES, CLUSTER_INTERRUPT_DELAYS, PEERS
-from sabounds.cli import main
 
 pytestmark = pytest.mark.slow  # a Dask cluster and child processes per case
 

@@ -15,10 +15,19 @@ import mpmath
 import numpy as np
 import pytest
 
+from sabounds.cli import main
 from tests.support.bert_files import config, random_weights, write_model
 from tests.support.hostile import REFUSE, bad_numbers
-from tests.support.hostile_data import CACHE, CACHE_CASES, DATA_CASES, NORM_CASES, PATH_CASES, run_limited, same_numbers, sweep_rows
-from sabounds.cli import main
+from tests.support.hostile_data import (
+    CACHE,
+    CACHE_CASES,
+    DATA_CASES,
+    NORM_CASES,
+    PATH_CASES,
+    run_limited,
+    same_numbers,
+    sweep_rows,
+)
 
 OWNED = (CACHE, "out")
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from sabounds.cli import main
 from tests.support.hostile import tiny_model
 from tests.support.hostile_exposure import ESCAPE_CASES, HOSTILE_NAMES
-from sabounds.cli import main
 
 pytestmark = pytest.mark.slow  # reports, sweeps and scalings of hostile names
 

@@ -6,18 +6,25 @@ The report's computation is replaced by a fast writer (tests/support/hostile.py 
 interrupted runs take seconds (SIGINT and SIGTERM in this process, SIGKILL in a child); the command, the folder machinery and the writers are the real ones.
 """
 
-import os
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
 
-from tests.support.hostile import (INTERRUPT_STAGES, cli_with_ready_file, wait_for, NEW_AFTER, ROOT, SIGNALS, STARTUP_DELAYS, fake_build_report,
-                     run_report_subprocess)
 from sabounds.outputs import atomic, signals
 from sabounds.outputs.atomic import MARKER, read_marker
+from tests.support.hostile import (
+    INTERRUPT_STAGES,
+    NEW_AFTER,
+    ROOT,
+    SIGNALS,
+    STARTUP_DELAYS,
+    cli_with_ready_file,
+    fake_build_report,
+    run_report_subprocess,
+    wait_for,
+)
 
 pytestmark = pytest.mark.slow  # child processes interrupted at every stage
 

@@ -9,9 +9,9 @@ import warnings
 import numpy as np
 import pytest
 
-from tests.support.hostile import MAGNITUDE_CASES, bad_numbers, snapshot, tiny_model
 from sabounds.cli import main
 from sabounds.numerics.log_real import LogReal, dumps, from_ln
+from tests.support.hostile import MAGNITUDE_CASES, bad_numbers, snapshot, tiny_model
 
 
 @pytest.mark.parametrize("case", MAGNITUDE_CASES, ids=[c.id for c in MAGNITUDE_CASES])

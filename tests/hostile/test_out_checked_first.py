@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from tests.support.hostile import _MODEL_ARGS, snapshot, tiny_model
-from tests.support.hostile_exposure import EARLY_OUT, EARLY_OUT_COMMANDS, SPECIAL_OUT
 from sabounds.cli import main
 from sabounds.errors import UserError
+from tests.support.hostile import _MODEL_ARGS, snapshot, tiny_model
+from tests.support.hostile_exposure import EARLY_OUT, EARLY_OUT_COMMANDS, SPECIAL_OUT
 
 CASES = [(c, k) for c in EARLY_OUT_COMMANDS for k in EARLY_OUT]
 SPECIAL_CASES = [(c, k) for c in EARLY_OUT_COMMANDS for k in SPECIAL_OUT]

@@ -9,11 +9,22 @@ import time
 
 import pytest
 
-from tests.support.hostile import (OK, cli_with_fault, OUTPUT_CASES, OUTPUT_COMMANDS, REFUSALS_ONLY, REFUSE, ROOT, TESTS, output_argv, snapshot,
-                     tiny_model, workspace)
-from sabounds.outputs.atomic import MARKER, read_marker
-from sabounds.outputs.lock import acquire as _acquire, release as _release
 from sabounds.cli import main
+from sabounds.outputs.atomic import MARKER, read_marker
+from sabounds.outputs.lock import acquire as _acquire
+from sabounds.outputs.lock import release as _release
+from tests.support.hostile import (
+    OUTPUT_CASES,
+    OUTPUT_COMMANDS,
+    REFUSALS_ONLY,
+    REFUSE,
+    ROOT,
+    cli_with_fault,
+    output_argv,
+    snapshot,
+    tiny_model,
+    workspace,
+)
 
 CASES = [(cmd, c) for c in OUTPUT_CASES for cmd in OUTPUT_COMMANDS if cmd not in REFUSALS_ONLY or c.expect == REFUSE]
 

@@ -6,11 +6,11 @@ The kill happens in a child process; the other runs are the same command in this
 
 import pytest
 
+from sabounds.cli import main
+from sabounds.outputs import swap
+from sabounds.outputs.atomic import read_marker, recover
 from tests.support.hostile import fake_build_report, run_report_subprocess
 from tests.support.hostile_exposure import FALLBACK_STAGES, UNRELATED_TARGETS
-from sabounds.outputs import atomic, swap
-from sabounds.outputs.atomic import read_marker, recover
-from sabounds.cli import main
 
 pytestmark = pytest.mark.slow  # child processes killed at each stage
 

@@ -8,8 +8,13 @@ import numpy as np
 import pytest
 
 from sabounds.numerics import certified_spectra as cs
-from sabounds.numerics.certified_spectra import (GRAM, LAPACK, certified_singular_values, schatten_upper_bound,
-                                                 water_filled_schatten)
+from sabounds.numerics.certified_spectra import (
+    GRAM,
+    LAPACK,
+    certified_singular_values,
+    schatten_upper_bound,
+    water_filled_schatten,
+)
 from sabounds.numerics.spectra import schatten_grid
 from sabounds.numerics.testbeds.random_matrices import draw, spectrum, with_spectrum
 
@@ -165,9 +170,9 @@ def test_gram_by_dsyrk_equals_the_matmul_route(monkeypatch):
 def test_every_p_opt_unchanged_against_lapack(tmp_path):
     """analyze's certified route (Gram by dsyrk) against LAPACK alone: the same p_opt for every matrix, totals to
     1e-9 relative (the benchmark checks the same on the BERT-base shape)."""
-    from tests.support.family_files import write_family
     from sabounds.numerics.proxies.certified_measure import measure_layer_spectra
     from sabounds.numerics.proxies.model_analysis import analyze_spectra, open_checkpoint
+    from tests.support.family_files import write_family
     write_family(tmp_path, "bert", seed=5)
     source = open_checkpoint(tmp_path)
     runs = {m: analyze_spectra([measure_layer_spectra(source, i, m)[0] for i in range(source.shape.layers)],

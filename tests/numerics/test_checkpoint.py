@@ -9,10 +9,10 @@ import struct
 import numpy as np
 import pytest
 
-from tests.support.bert_files import config, decoded, random_weights, write_model, write_safetensors
+from sabounds.cli import main
 from sabounds.numerics.checkpoints.reader import Checkpoint, CheckpointError, default_model_dir
 from sabounds.numerics.proxies.model_analysis import analyze_model
-from sabounds.cli import main
+from tests.support.bert_files import config, decoded, random_weights, write_model, write_safetensors
 
 QUERY = "encoder.layer.1.attention.self.query.weight"
 

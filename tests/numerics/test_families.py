@@ -11,9 +11,9 @@ import math
 import numpy as np
 import pytest
 
-from tests.support.family_files import CONFIGS, LAYERS, independent_matrices, sizes, write_family
 from sabounds.cli import main
 from sabounds.numerics.proxies.model_analysis import analyze_measured, measure_model, open_checkpoint
+from tests.support.family_files import CONFIGS, LAYERS, independent_matrices, sizes, write_family
 
 GELU, GELU_TANH, SILU = 1.13, 1.128994, 1.09984  # sup|phi'| rounded up at 6 decimals (silu: 1.0998394 -> 1.09984)
 ACT = {"bert": GELU, "distilbert": GELU, "mpnet": GELU, "vit": GELU, "gpt2": GELU_TANH,

@@ -60,8 +60,8 @@ def test_llama_has_gqa_slots_per_query_head(folders):
 @pytest.mark.parametrize("family", ["gpt2", "llama", "vit"])
 def test_rho_is_analyze_extension_scale(family, folders):
     """Without dyadic rounding, ``rho_k L`` equals analyze's scale ``gamma alpha L`` for every matrix (two codes)."""
-    from sabounds.numerics.bound.slots import PUBLISHED, rhos
     from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint
+    from sabounds.numerics.bound.slots import PUBLISHED, rhos
     from sabounds.numerics.proxies.model_analysis import analyze_model
     model, _ = model_from_checkpoint(folders[family])
     analysis = analyze_model(folders[family])
@@ -76,7 +76,8 @@ def test_rho_is_analyze_extension_scale(family, folders):
 
 def _total(model, rms_floor=None):
     from sabounds.numerics.bound.slots import PUBLISHED
-    from sabounds.numerics.bound.whole import BoundInputs, evaluate_model as evaluate
+    from sabounds.numerics.bound.whole import BoundInputs
+    from sabounds.numerics.bound.whole import evaluate_model as evaluate
     setting = BoundInputs(n=mpmath.mpf(10) ** 9, delta=0.05, margin=1.0, input_norm=1.0, tokens=512, empirical=0.0)
     with mpmath.workdps(setting.dps):
         return evaluate(model, PUBLISHED, setting).ours_sum.total
@@ -143,11 +144,11 @@ def test_post_ln_family_path_with_gelu_is_berts_bookkeeping(tmp_path):
     gamma (the extension's F = L_act ||M_in|| ||M_out||; the published proxy leaves it out): rho_k is BERT's times
     L_phi for QK, Vt and M_in, equal for M_out, and the input norms are BERT's.  With ReLU (L_act = 1 < 1.13) the
     same weights give a smaller bound."""
-    from tests.support.bert_files import write_model
-    from tests.support.family_files import CONFIGS, raw_weights
+    from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint
     from sabounds.numerics.bound.family import Family
     from sabounds.numerics.bound.slots import VARIANTS, input_norms, rhos
-    from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint
+    from tests.support.bert_files import write_model
+    from tests.support.family_files import CONFIGS, raw_weights
     write_model(tmp_path / "gelu", raw_weights("bert"), CONFIGS["bert"])
     write_model(tmp_path / "relu", raw_weights("bert"), dict(CONFIGS["bert"], hidden_act="relu"))
     bert, _ = model_from_checkpoint(tmp_path / "gelu")

@@ -12,8 +12,16 @@ from sabounds.numerics.bound.compiled import compiled
 from sabounds.numerics.bound.descent import coordinate_descent, others_log_sum
 from sabounds.numerics.bound.slots import PUBLISHED, shell_cost
 from sabounds.numerics.bound.solve import BISECTION_STEPS, LOG_FLOAT_MAX, MAX_BRACKET_STEPS, whole_break_even
-from sabounds.numerics.bound.whole import (BoundInputs, _logsumexp, choose, coordinate_descent_plain, log_sum_shares,
-                                           objective_for, radii_tables, tables)
+from sabounds.numerics.bound.whole import (
+    BoundInputs,
+    _logsumexp,
+    choose,
+    coordinate_descent_plain,
+    log_sum_shares,
+    objective_for,
+    radii_tables,
+    tables,
+)
 from tests.numerics.test_whole_bound import random_model
 
 SETTING = BoundInputs(n=10**6, delta=0.05, margin=1.0)

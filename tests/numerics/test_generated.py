@@ -15,7 +15,8 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sabounds.numerics.expressions import generate, generated as G
+from sabounds.numerics.expressions import generate
+from sabounds.numerics.expressions import generated as G
 from sabounds.numerics.expressions.aggregation import log_catalog
 from sabounds.numerics.expressions.published_compiled import grid_size, log_edelman, minimise_ours, ours_total
 from sabounds.numerics.proxies.published_factors import LayerNorms, log_alphas, log_gammas, p_grid

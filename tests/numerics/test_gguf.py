@@ -10,12 +10,11 @@ import pytest
 
 gguf = pytest.importorskip("gguf")
 
-from tests.support.gguf_files import CONFIGS, LAYERS, hf_weights, permute, write_gguf, write_pair  # noqa: E402
-
 from sabounds.cli import main  # noqa: E402
 from sabounds.numerics.checkpoints.errors import CheckpointError  # noqa: E402
 from sabounds.numerics.proxies.model_analysis import analyze_measured, measure_model, open_checkpoint  # noqa: E402
 from sabounds.numerics.proxies.storage_rank import rounding_thresholds  # noqa: E402
+from tests.support.gguf_files import CONFIGS, LAYERS, hf_weights, permute, write_gguf, write_pair  # noqa: E402
 
 FIELDS = ("rank", "spectral_norm", "frobenius_norm", "norm_21", "stable_rank", "p_opt", "min_contribution")
 
@@ -143,6 +142,7 @@ def test_analyze_json_names_source_format_and_types(tmp_path, capsys):
 
 def test_provenance_records_the_file_sha256(tmp_path):
     import hashlib
+
     from sabounds.outputs.provenance import checkpoint_digests
     path, _ = write_pair(tmp_path, "gpt2")
     assert checkpoint_digests(path) == {path.name: hashlib.sha256(path.read_bytes()).hexdigest()}

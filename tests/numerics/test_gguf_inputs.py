@@ -13,11 +13,10 @@ import pytest
 
 gguf = pytest.importorskip("gguf")
 
-from tests.support.gguf_files import write_kquant_llama, write_pair  # noqa: E402
-
 from sabounds.cli import main  # noqa: E402
 from sabounds.numerics.checkpoints.gguf_file import GGUFStore  # noqa: E402
 from sabounds.numerics.proxies.model_analysis import open_checkpoint  # noqa: E402
+from tests.support.gguf_files import write_kquant_llama, write_pair  # noqa: E402
 
 
 def _analyze(capsys, *args):

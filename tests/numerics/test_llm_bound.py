@@ -10,9 +10,8 @@ import pytest
 
 gguf = pytest.importorskip("gguf")
 
-from tests.support.gguf_files import CONFIGS, write_kquant_llama, write_pair  # noqa: E402
-
 from sabounds.cli import main  # noqa: E402
+from tests.support.gguf_files import CONFIGS, write_kquant_llama, write_pair  # noqa: E402
 
 ARGS = ["--n", "1e9", "--delta", "0.05", "--margin", "1"]
 

@@ -13,11 +13,11 @@ import pytest
 
 pytest.importorskip("onnx", reason="the onnx package is needed to read ONNX models")
 
-from tests.support.bert_files import config, random_weights, write_model  # noqa: E402
-from tests.support.onnx_files import write_bert_onnx  # noqa: E402
-from sabounds.cli import main  # noqa: E402
-from sabounds.numerics.checkpoints.errors import CheckpointError  # noqa: E402
-from sabounds.numerics.proxies.model_analysis import analyze_measured, measure_model, open_checkpoint  # noqa: E402
+from sabounds.cli import main
+from sabounds.numerics.checkpoints.errors import CheckpointError
+from sabounds.numerics.proxies.model_analysis import analyze_measured, measure_model, open_checkpoint
+from tests.support.bert_files import config, random_weights, write_model
+from tests.support.onnx_files import write_bert_onnx
 
 
 @pytest.fixture(scope="module")

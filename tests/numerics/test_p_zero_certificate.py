@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from sabounds.numerics.p_zero_certificate import p_zero_evidence, p_zero_proven
-from tests.support.published_reference import minimise_log, p_grid
 from sabounds.numerics.spectra import log_schatten_grid, numerical_rank
+from tests.support.published_reference import minimise_log, p_grid
 
 PS = p_grid(12)
 

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from safetensors.numpy import load_file
 
+from sabounds.cli import main
 from sabounds.numerics.checkpoints.reader import default_model_dir
 from sabounds.numerics.proxies.model_analysis import analyze_model
-from sabounds.cli import main
 from tests.support.bert_files import config, random_weights, write_model
 
 REL = 1e-9
@@ -36,7 +36,7 @@ def _rank(sigma):
     return sum(1 for s in sigma if s > 1e-10 * len(sigma) * max(sigma[0], 1.0))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def real_analysis(depth):
     return analyze_model(default_model_dir(), layers=depth)
 

@@ -3,7 +3,8 @@
 import math
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sabounds.numerics.expressions.proxies_via_theory import stack_proxies
 from sabounds.numerics.testbeds.random_matrices import FAMILIES, draw
@@ -63,6 +64,7 @@ def test_proxies_agree_with_direct_formulas(seed, n_layers, heads, d_h):
 def test_architecture_variants_are_data_not_edits():
     """A residual connection or another activation constant changes alpha through the description alone."""
     import pytest
+
     from sabounds.numerics.expressions.proxies_via_theory import StackError
     from sabounds.theory.architecture import L_phi, single_head
 

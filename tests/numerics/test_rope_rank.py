@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.support.bert_files import write_model
-from tests.support.family_files import CONFIGS, raw_weights, sizes
-
 from sabounds.numerics.checkpoints.rope import family_member, rope_from_config
 from sabounds.numerics.proxies.model_analysis import analyze_measured, measure_model, open_checkpoint
 from sabounds.numerics.spectra import numerical_rank
+from tests.support.bert_files import write_model
+from tests.support.family_files import CONFIGS, raw_weights, sizes
 
 
 def test_rotating_head_rank_bounds_every_members_rank(tmp_path):

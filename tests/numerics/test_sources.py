@@ -10,12 +10,12 @@ import json
 import numpy as np
 import pytest
 
-from tests.support.bert_files import config, random_weights, write_model, write_safetensors
-from tests.support.family_files import CONFIGS, raw_weights, write_family
 from sabounds.cli import main
 from sabounds.numerics.checkpoints.errors import CheckpointError, json_depth
 from sabounds.numerics.checkpoints.mapping import load_mapping, parse_mapping
-from sabounds.numerics.proxies.model_analysis import analyze_measured, analyze_model, measure_model, open_checkpoint
+from sabounds.numerics.proxies.model_analysis import analyze_model, open_checkpoint
+from tests.support.bert_files import config, random_weights, write_model, write_safetensors
+from tests.support.family_files import CONFIGS, raw_weights, write_family
 
 QUERY = "encoder.layer.1.attention.self.query.weight"
 

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from sabounds.numerics.testbeds.random_matrices import draw, spectrum, with_spectrum
 from sabounds.numerics.spectra import numerical_rank, schatten, schatten_grid, singular_values
+from sabounds.numerics.testbeds.random_matrices import draw, spectrum, with_spectrum
 
 
 def test_schatten_endpoints():

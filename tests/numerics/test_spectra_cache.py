@@ -8,9 +8,9 @@ import os
 import numpy as np
 import pytest
 
-from tests.support.bert_files import config, random_weights, write_model
 from sabounds.numerics import cache as cache_module
 from sabounds.numerics.cache import SpectraCache, default_cache_dir, digest, layer_key, layer_number
+from tests.support.bert_files import config, random_weights, write_model
 
 KEY = digest("a key")
 

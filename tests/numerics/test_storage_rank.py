@@ -6,10 +6,10 @@ import json
 import numpy as np
 import pytest
 
-from tests.support.bert_files import config, decoded, random_weights, write_model
 from sabounds.cli import main
 from sabounds.numerics.proxies.storage_rank import UNIT_ROUNDOFF, published_threshold
 from sabounds.numerics.spectra import RANK_TOL, numerical_rank, singular_values
+from tests.support.bert_files import config, decoded, random_weights, write_model
 
 DTYPES = ["F64", "F32", "F16", "BF16"]
 
@@ -80,6 +80,7 @@ def test_analyze_reports_the_storage_aware_rank(tmp_path, capsys):
 @pytest.mark.parametrize("header", [b"[" * 100000 + b"]" * 100000, b"{not json", b'["a list"]', b""])
 def test_unreadable_headers_are_one_line_value_errors(tmp_path, header):
     import struct
+
     from sabounds.numerics.proxies.storage_rank import tensor_dtypes
     (tmp_path / "model.safetensors").write_bytes(struct.pack("<Q", len(header)) + header if header else b"\x01")
     with pytest.raises(ValueError) as info:

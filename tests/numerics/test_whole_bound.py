@@ -14,10 +14,11 @@ from sabounds.numerics.bound.analysis import analyze_bound
 from sabounds.numerics.bound.compiled import compiled, constants_key
 from sabounds.numerics.bound.slots import PUBLISHED, TIGHT, LayerInput, build_model, shell, shell_cost
 from sabounds.numerics.bound.solve import bound_at, n_needed, proxy_break_even, whole_break_even
-from sabounds.numerics.bound.whole import BoundInputs, evaluate_model as evaluate, ours_sum, tables
+from sabounds.numerics.bound.whole import BoundInputs, ours_sum, tables
+from sabounds.numerics.bound.whole import evaluate_model as evaluate
 from sabounds.numerics.norms import norm_21
-from tests.support.published_reference import minimise
 from sabounds.numerics.testbeds.random_stacks import bert_like_stack
+from tests.support.published_reference import minimise
 
 mp = mpmath.mp
 
@@ -168,7 +169,7 @@ def test_shell_radius_bounds_values_one_ulp_above_a_power_of_two():
 
 
 def _layer_input(layer, N, scale=1.0):
-    sv = lambda a: np.linalg.svd(scale * a, compute_uv=False)  # noqa: E731
+    sv = lambda a: np.linalg.svd(scale * a, compute_uv=False)
     return LayerInput(qk=[sv(a) for a in layer.qk], vt=[sv(a) for a in layer.vt], m_in=sv(layer.m_in), m_out=sv(layer.m_out),
                       qk_21=[float(norm_21(scale * a)) for a in layer.qk], vt_21=[float(norm_21(scale * a)) for a in layer.vt],
                       m_in_21=float(norm_21(scale * layer.m_in)), m_out_21=float(norm_21(scale * layer.m_out)),
@@ -245,7 +246,7 @@ def test_choice_is_a_coordinate_minimum_and_interior_where_it_pays():
     choice = np.round(b.p_opt * model.grid_m).astype(int)
     obj = objective_for(comp, setting, "sum")
     rows = np.arange(model.K)
-    value = lambda c: float(obj(_logsumexp(t.log_sum[rows, c]), t.base_cost + t.cost[rows, c].sum()))  # noqa: E731
+    value = lambda c: float(obj(_logsumexp(t.log_sum[rows, c]), t.base_cost + t.cost[rows, c].sum()))
     best = value(choice)
     for k in range(model.K):
         for j in range(len(model.ps)):
@@ -365,6 +366,7 @@ def test_post_ln_token_norms_are_capped_by_the_layer_norms_and_enter_every_atten
     ||Vt|| (1 + c B_l^2 ||QK||) and (c/2) B_l^2 ||Vt|| (whole_bound.token_attention_factor, token_gamma_qk), so the
     unit-token factors (B_l = 1) give a different rho."""
     import sympy as sp
+
     from sabounds.numerics.bound.slots import input_norms, rhos
     from sabounds.theory import whole_bound as wb
     from sabounds.theory.architecture import s_QK, s_V

@@ -4,14 +4,15 @@ import os
 
 import pytest
 
+from sabounds.errors import UserError
 from sabounds.outputs import atomic, signals, swap
 from sabounds.outputs.atomic import MARKER, OutputInterrupted, atomic_directory, read_marker, remove_stale_partials
-from sabounds.errors import UserError
 
 
 def _mark(folder, **fields):
     """A marker as sabounds writes it on completion (with the sha256 and size of each listed file)."""
     import json
+
     from sabounds.outputs.marker import hashes as _hashes
     (folder / MARKER).write_text(json.dumps({"sabounds_output": 1, "state": "complete", **fields,
                                              "hashes": _hashes(folder, fields["files"])}))
@@ -133,7 +134,6 @@ def test_an_interrupt_swallowed_inside_still_discards_the_folder(tmp_path):
 def test_two_rename_fallback_replaces_and_a_kill_between_is_undone(tmp_path, monkeypatch):
     """Without renameat2 the swap is two renames; the state a kill between them leaves (target missing, the old
     report at .out.old-PID, the new complete one at .out.partial-PID) is undone by the next run."""
-    import json
     import sabounds.outputs.atomic as atomic
     target = tmp_path / "out"
     _old_report(target)
@@ -155,6 +155,7 @@ def test_two_rename_fallback_replaces_and_a_kill_between_is_undone(tmp_path, mon
 
 def test_leftover_of_a_finished_swap_is_removed_as_finished(tmp_path):
     import json
+
     import sabounds.outputs.atomic as atomic
     target = tmp_path / "out"
     _old_report(target)
@@ -216,7 +217,9 @@ def test_a_lock_left_by_a_killed_run_is_taken_and_removed(tmp_path):
 
 
 def test_the_lock_appears_with_its_content_and_only_ours_is_removed(tmp_path):
-    from sabounds.outputs.lock import LOCK_SIGNATURE, acquire as _acquire, release as _release
+    from sabounds.outputs.lock import LOCK_SIGNATURE
+    from sabounds.outputs.lock import acquire as _acquire
+    from sabounds.outputs.lock import release as _release
     fd = _acquire(tmp_path / "out")
     assert _lock(tmp_path).read_bytes().startswith(LOCK_SIGNATURE)
     assert sorted(p.name for p in tmp_path.iterdir()) == [".out.sabounds-lock"]  # no private file left

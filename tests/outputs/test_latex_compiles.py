@@ -13,7 +13,7 @@ from sabounds.theory.catalog import derivations
 
 DERIVATIONS = derivations()  # the catalog's printable entries
 from sabounds.theory.latex_text import justification_latex, math_to_tex
-from sabounds.theory.printer import LATEX_PREAMBLE, derivation_latex, statement_latex, standalone
+from sabounds.theory.printer import LATEX_PREAMBLE, derivation_latex, standalone, statement_latex
 
 pytestmark = pytest.mark.slow  # pdflatex
 
@@ -84,7 +84,7 @@ def test_derivation_table_typesets_without_overfull_boxes(name, tmp_path, capsys
 def test_the_log_check_catches_an_overfull_table_and_a_tall_float(tmp_path):
     """The detector itself: the old layout (a 26-row ``tabular`` with ASCII justifications) fails it."""
     d = DERIVATIONS["thm41"]()
-    strip = lambda text: re.sub(r"[\\^_{}&%$#~]", "", text)  # noqa: E731  (the old output: ASCII, specials dropped)
+    strip = lambda text: re.sub(r"[\\^_{}&%$#~]", "", text)
     rows = "\n".join(f"{i} & $x$ & {strip(step.justification)} & {step.check.kind} \\\\" for i, step in enumerate(d, 1))
     old = "\\begin{table}\\begin{tabular}{r p{0.45\\linewidth} p{0.3\\linewidth} l}\n" + rows * 3 + "\n\\end{tabular}\\end{table}"
     problems = compile_problems(standalone(old), tmp_path)

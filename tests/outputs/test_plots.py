@@ -9,12 +9,12 @@ import matplotlib
 import numpy as np
 import pytest
 
-from tests.support.bert_files import config, random_weights, write_model
-from sabounds.render import plots
 from sabounds.cli import main
 from sabounds.numerics.proxies.growth import fit_depth_growth
 from sabounds.numerics.proxies.model_analysis import analyze_model
 from sabounds.numerics.proxies.scaling import ScalingPoint, with_fits
+from sabounds.render import plots
+from tests.support.bert_files import config, random_weights, write_model
 
 
 @pytest.fixture(scope="module")

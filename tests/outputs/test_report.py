@@ -1,8 +1,8 @@
 """sabounds report: the numbers equal those of the individual commands, and a run is atomic."""
 
 import json
-import re
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.hostile import wait_for
-
 from sabounds.cli import main
+from tests.support.hostile import wait_for
 
 pytestmark = pytest.mark.slow  # the full report, child processes and headless Chromium
 
@@ -50,7 +49,7 @@ def test_report_files(report):
 def test_report_checks_equal_verify(report, quick_checks):
     direct = quick_checks
     saved = json.loads((report / "checks.json").read_text())
-    strip = lambda recs: [{k: v for k, v in r.items() if k != "seconds"} for r in recs]  # noqa: E731
+    strip = lambda recs: [{k: v for k, v in r.items() if k != "seconds"} for r in recs]
     assert strip(saved["checks"]) == strip(direct["checks"])
     assert saved["summary"] == direct["summary"]
 
@@ -253,8 +252,9 @@ def test_no_path_of_this_machine_in_any_file(report):
 
 def test_reproduce_command_names_a_user_model_as_given_and_the_figure_options():
     import argparse
-    from sabounds.render.plots import FigureOptions
+
     from sabounds.full_report.sections import checkpoint_label, reproduce_section
+    from sabounds.render.plots import FigureOptions
     assert checkpoint_label("models/mine") == "models/mine"
     from sabounds.numerics.checkpoints.reader import default_model_dir
     assert checkpoint_label(default_model_dir()) == "all-MiniLM-L6-v2 (bundled)"

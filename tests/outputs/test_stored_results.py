@@ -7,7 +7,7 @@ import json
 import pytest
 
 from sabounds.full_report import cached_parts
-from sabounds.numerics.result_cache import Record, UserCache, compute_record, current, read_records
+from sabounds.numerics.result_cache import UserCache, compute_record, current, read_records
 from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 
 
@@ -45,7 +45,7 @@ def test_a_stale_stored_record_is_recomputed_and_a_current_one_is_used(tmp_path)
     cache = UserCache(tmp_path / "cache")
     stored = _record(tmp_path, value="stored")
     calls = []
-    compute = lambda: calls.append(1) or "fresh"  # noqa: E731
+    compute = lambda: calls.append(1) or "fresh"
     used = current("toy", {"settings": 1}, compute, {"toy": [dataclasses.replace(stored, origin="stored")]}, cache)
     assert (used.value, used.origin, calls) == ("stored", "stored", [])
     stale = dataclasses.replace(stored, modules={**stored.modules, "sabounds.theory.thm41": "0" * 64}, origin="stored")

@@ -10,7 +10,6 @@ import pytest
 import sympy as sp
 
 from sabounds.numerics.proxies import layer_factors
-
 from sabounds.proofs_check import architecture as arch
 from sabounds.proofs_check.registry import select
 from sabounds.proofs_check.verdict import Settings, Verdict
@@ -121,15 +120,15 @@ def test_llama_block_ratio_is_bounded_by_the_factor_and_exceeds_the_old_one():
     old = (1 + old_a) * (1 + old_f)
     found = {}
     for rms in (1.0, 0.02):
-        inside = lambda x, rms=rms: bool(np.all(np.sqrt(np.mean(block.residual_mid(x) ** 2, -1)) >= rms))  # noqa: E731
+        inside = lambda x, rms=rms: bool(np.all(np.sqrt(np.mean(block.residual_mid(x) ** 2, -1)) >= rms))
         found[rms] = ab.search_lipschitz(block, (4, config["hidden_size"]), rms, rng, inside=inside)
         assert found[rms] <= ab.package_lip(weights, config, rms)
     assert found[0.02] > 3 * old
 
 
 def test_analyze_prints_rope_quantities_and_the_premise(tmp_path, capsys):
-    from tests.support.family_files import write_family
     from sabounds.cli import main
+    from tests.support.family_files import write_family
     write_family(tmp_path, "llama", seed=2)
     assert main(["analyze", str(tmp_path)]) == 0
     out = " ".join(capsys.readouterr().out.split())

@@ -106,6 +106,7 @@ def test_z3_algebraic_model_is_made_exact():
                                         ("log(1 + x**2)/(1 + x**2) + sqrt(x + 2)", -1, 3)])
 def test_arb_enclosures_contain_every_sampled_value(text, lo, hi):
     from flint import arb, ctx
+
     from sabounds.proofs_check.arb_branch_bound import _Enclosures
     x, iv = declare("x", lo, hi)
     expr = parse_with_requirements(f"{text} <= 0", {"x": x}).relation.lhs

@@ -10,10 +10,10 @@ import pytest
 import sympy as sp
 
 from sabounds.cli import main
-from sabounds.numerics.expressions import matrix_atoms as MA  # noqa: N812
+from sabounds.numerics.expressions import matrix_atoms as MA
 from sabounds.proofs_check import mutants as Mu
 from sabounds.proofs_check.deciders import decide
-from sabounds.proofs_check.verdict import Settings, Verdict
+from sabounds.proofs_check.verdict import Verdict
 from sabounds.theory import thm41
 from sabounds.theory.checks import Limit
 from sabounds.theory.derivation import Step

@@ -10,11 +10,10 @@ import sympy as sp
 
 from sabounds.proofs_check.deciders import decide
 from sabounds.proofs_check.verdict import Settings, Verdict
-from sabounds.theory import regime_bounds
+from sabounds.theory import regime_bounds, thm31
 from sabounds.theory import regimes as R
-from sabounds.theory.regime_models import rank
-from sabounds.theory import thm31
 from sabounds.theory.checks import Interval
+from sabounds.theory.regime_models import rank
 
 SHARED = [  # (step, object the tables use, factor that falsifies it: 2 for identities, 1/2 for an upper bound)
     ("dudley_integral", thm31.dudley_constant, 2),

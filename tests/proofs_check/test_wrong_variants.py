@@ -10,7 +10,15 @@ from sabounds.proofs_check.verdict import Settings, Verdict
 from sabounds.theory import thm41 as T
 from sabounds.theory.checks import Identity, Inequality, Interval, Limit, MatrixRelation, Minimum
 from sabounds.theory.derivation import Step
-from sabounds.theory.matrix_atoms import RowNormMax, SchattenQuantity, SingularValue, TailFrobeniusSq, TruncationError, W, X
+from sabounds.theory.matrix_atoms import (
+    RowNormMax,
+    SchattenQuantity,
+    SingularValue,
+    TailFrobeniusSq,
+    TruncationError,
+    W,
+    X,
+)
 
 QUICK = Settings(precision=30, samples=40)
 p, a, b, r = T.p, T.a, T.b, T.r

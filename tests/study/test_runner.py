@@ -50,11 +50,11 @@ def test_an_error_in_the_callers_callback_is_not_taken_for_the_tasks_failure(che
         calls.append(args)
         raise RuntimeError("the progress display broke")
     if where == "study":
-        run = lambda: runner.run_grid(SPECS[:1], None, workers=0, on_done=callback)  # noqa: E731
+        run = lambda: runner.run_grid(SPECS[:1], None, workers=0, on_done=callback)
     else:
         monkeypatch.setattr(distributed, "measure_task", lambda task: f"measured {task}")
         monkeypatch.setattr(distributed, "cached_results", lambda tasks: [None] * len(tasks))
-        run = lambda: distributed.run_tasks(["layer 0"], workers=0, on_done=callback)  # noqa: E731
+        run = lambda: distributed.run_tasks(["layer 0"], workers=0, on_done=callback)
     with pytest.raises(RuntimeError, match="progress display"):
         run()
     assert len(calls) == 1 and not isinstance(calls[0][1], BaseException)

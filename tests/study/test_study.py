@@ -63,7 +63,7 @@ def test_a_run_is_deterministic_and_records_its_errors():
 
 
 @pytest.mark.slow
-def test_a_real_scheduler_with_two_workers_gives_the_in_process_table(dask_cluster, tmp_path):  # noqa: F811
+def test_a_real_scheduler_with_two_workers_gives_the_in_process_table(dask_cluster, tmp_path):
     address, client = dask_cluster
     local = run_study("tiny", ["digits"], workers=0, cache_dir=None)
     remote = run_study("tiny", ["digits"], scheduler=address, cache_dir=tmp_path / "cache")

@@ -11,8 +11,17 @@ import pytest
 
 pytest.importorskip("scipy", reason="the study's statistics use scipy (the `study` extra)")
 
-from sabounds.training_study.statistics import (  # noqa: E402
-    describe, expanded_quantiles, granulated, overall, rank_measure, sign_error, tau_a, ties, verdict)
+from sabounds.training_study.statistics import (
+    describe,
+    expanded_quantiles,
+    granulated,
+    overall,
+    rank_measure,
+    sign_error,
+    tau_a,
+    ties,
+    verdict,
+)
 
 
 def _row(a, b, c, g, seed=0):

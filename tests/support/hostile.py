@@ -11,7 +11,6 @@ import hashlib
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import time

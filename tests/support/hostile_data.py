@@ -13,14 +13,12 @@ import os
 import resource
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
-
-import numpy as np
 
 from tests.support.bert_files import config, random_weights, write_model
-from tests.support.hostile import REFUSE, OK, tiny_model
+from tests.support.hostile import OK, REFUSE, tiny_model
 
 MEMORY = 2 * 2 ** 30
 SECONDS = 120

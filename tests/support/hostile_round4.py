@@ -14,9 +14,9 @@ import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 MAX_RSS_MB = 200
 SECONDS = 120

@@ -16,10 +16,20 @@ import math
 import numpy as np
 
 from sabounds.numerics.log_real import logsumexp as _logsumexp
-from sabounds.numerics.proxies.published_factors import (L_PHI, LayerGammas, LayerNorms, alphas, default_grid_m, gammas,
-                                                          layer_lipschitz, log_alphas, log_gammas, log_layer_lipschitz,
-                                                          p_grid)
-from sabounds.numerics.proxies.published_factors import _ln
+from sabounds.numerics.proxies.published_factors import (
+    L_PHI,
+    LayerGammas,
+    LayerNorms,
+    _ln,
+    alphas,
+    default_grid_m,
+    gammas,
+    layer_lipschitz,
+    log_alphas,
+    log_gammas,
+    log_layer_lipschitz,
+    p_grid,
+)
 
 __all__ = ["L_PHI", "LayerGammas", "LayerNorms", "alphas", "contributions", "default_grid_m", "edelman", "gammas",
            "layer_lipschitz", "log_alphas", "log_contributions", "log_edelman", "log_gammas", "log_layer_lipschitz",

@@ -16,9 +16,9 @@ def _victim() -> str:
 
 def _views():
     from sabounds.api import derivations
-    from sabounds.render.docs_pages import derivations_page
     from sabounds.proofs_check import mutants as MU
     from sabounds.proofs_check.registry import all_checks
+    from sabounds.render.docs_pages import derivations_page
     from sabounds.theory import regimes as R
     from sabounds.theory.regime_models import frobenius
     result = R.regime_result(frobenius(), R.ALPHAS["bounded"])

@@ -31,10 +31,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sabounds.numerics.expressions import published_compiled
-from tests.support import published_reference as proxies
 from sabounds.numerics.proxies.depth_ratio import alphas, edelman, optimal, ours, summarise_stack
 from sabounds.numerics.spectra import schatten_grid
 from sabounds.numerics.testbeds.strategies import bert_like_stacks, finds_counterexample
+from tests.support import published_reference as proxies
 
 LS = np.array([8, 11, 16, 23, 32, 45, 64])
 TOLERANCE = 0.05

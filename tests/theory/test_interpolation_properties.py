@@ -14,14 +14,20 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.support.published_reference import contributions, default_grid_m, p_grid
 from sabounds.numerics.expressions.evaluate import evaluate_float
-from sabounds.numerics.spectra import RANK_TOL, schatten_grid
-from sabounds.numerics.testbeds.strategies import (Spectrum, any_spectra, finds_counterexample, flat_spectra, low_rank_spectra,
-                                 low_rank_tail_spectra, matrices)
-from sabounds.numerics.spectra import numerical_rank, singular_values
+from sabounds.numerics.spectra import RANK_TOL, numerical_rank, schatten_grid, singular_values
 from sabounds.numerics.testbeds.random_matrices import spectrum
+from sabounds.numerics.testbeds.strategies import (
+    Spectrum,
+    any_spectra,
+    finds_counterexample,
+    flat_spectra,
+    low_rank_spectra,
+    low_rank_tail_spectra,
+    matrices,
+)
 from sabounds.theory import thm41
+from tests.support.published_reference import contributions, default_grid_m, p_grid
 
 SMALL_P = 10.0 ** -np.arange(3, 10)
 SCALES = st.floats(0.01, 1000.0)

@@ -3,8 +3,8 @@ checks and mutants, its source labels."""
 
 from __future__ import annotations
 
-import sympy as sp
 import pytest
+import sympy as sp
 
 from sabounds.proofs_check import mutants as MU
 from sabounds.theory import regimes as R
