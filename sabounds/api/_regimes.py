@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,11 +23,16 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Regimes:
     """``sabounds.regimes``' result: ``json`` as ``regimes --format json``; ``table`` one row per regime and bound;
-    ``markdown`` and ``latex`` as the command prints them."""
+    ``markdown`` and ``latex`` as the command prints them.  ``json`` is built on first use: its second route (the
+    direct growth at each sampled kappa) takes most of the time and the markdown and LaTeX tables do not need it."""
 
-    json: dict[str, Any] = field(repr=False)
     markdown: str = field(repr=False, default="")
     results: tuple[RegimeResult, ...] = field(repr=False, default=())
+
+    @cached_property
+    def json(self) -> dict[str, Any]:
+        from sabounds.render.regime_tables import json_data
+        return json_data(list(self.results))
 
     @property
     def table(self) -> pd.DataFrame:
@@ -70,7 +76,7 @@ def regimes(regime: str | None = None, architecture: str = "single_head",
             user_bound: str | Path | None = None) -> Regimes:
     """The closed-form regime tables for one regime (by name) or all, for the named architecture description;
     ``user_bound``: a TOML file of your own bound (docs/bounds.md), one more row."""
-    from sabounds.render.regime_tables import json_data, markdown
+    from sabounds.render.regime_tables import markdown
     from sabounds.theory.architecture import ARCHITECTURES
     from sabounds.theory.regimes import REGIMES, table
     if regime is not None and regime not in REGIMES:
@@ -82,4 +88,4 @@ def regimes(regime: str | None = None, architecture: str = "single_head",
     results = table(chosen, arch)
     if user:
         results = _with_user_rows(table, chosen, arch, user)
-    return Regimes(json_data(list(results)), markdown(list(results)), results)
+    return Regimes(markdown(list(results)), tuple(results))
