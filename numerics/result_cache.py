@@ -9,7 +9,7 @@ the same today (a module that no longer exists makes it stale): a change to any 
 the record stale, so a stored result is never shown as fresh for different code.  New code that no module of the
 record imported cannot change the result without a change to one that did (the import itself).
 
-Records live in two places: a file stored with the package (``sabounds/full_report/stored_results.json``, made by
+Records live in two places: a file stored with the package (``proofs_check/stored_results.json``, made by
 ``python -m sabounds.full_report.cached_parts``) and the user's cache folder (``numerics.cache``: the same private,
 HMAC-tagged entries as the spectra, so a record planted by anyone who cannot read the cache's secret is ignored).
 """
@@ -123,12 +123,16 @@ class Record:
                    origin)
 
 
+def platform_line() -> str:
+    """``Linux x86_64, CPython 3.11.7``: where a record was computed."""
+    return f"{platform.system()} {platform.machine()}, {platform.python_implementation()} {platform.python_version()}"
+
+
 def compute_record(part: str, inputs: dict, compute: Callable[[], Any]) -> Record:
     """Run ``compute()`` (its value must be plain JSON) and record the modules it may depend on, after it ran."""
     start = time.perf_counter()
     value = compute()
     seconds = time.perf_counter() - start
-    from sabounds.outputs.provenance import platform_line
     return Record(part, inputs, module_digests(dependent_modules()), value,
                   datetime.now(UTC).isoformat(timespec="seconds"), platform_line(), round(seconds, 1),
                   "computed")

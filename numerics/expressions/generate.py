@@ -74,8 +74,8 @@ def source() -> str:
              "",
              "Each function is a sympy object printed in natural logs (products of norms never overflow float64);",
              "``tests/numerics/test_generated.py`` checks this file is current and agrees with the sympy at 50 digits.",
-             '"""', "", "from __future__ import annotations", "", "import math", "from typing import Callable, NamedTuple",
-             "", "import numpy", "", "",
+             '"""', "", "from __future__ import annotations", "", "import math",
+             "from collections.abc import Callable", "from typing import NamedTuple", "", "import numpy", "",
              f"L_PHI_GELU = {float(L_PHI_GELU)!r}",
              f'"""``sabounds.theory.architecture.L_PHI_GELU`` = {L_PHI_GELU}: the published GELU Lipschitz constant."""',
              "", ""]

@@ -1,6 +1,6 @@
 """The report's expensive parts, cached by content: every check's outcome and the regime tables.
 
-Each part is read, in order, from the results stored with the package (``stored_results.json`` beside this module),
+Each part is read, in order, from the results stored with the package (``proofs_check/stored_results.json``),
 from the user's cache folder, or computed now; a stored or cached record is used only when it is current
 (``numerics.result_cache``: same settings, same library versions, every module it may have run unchanged), so a
 result is never shown as fresh for different code.  The report names where each part came from.
@@ -13,12 +13,10 @@ says whether the stored file is current for this code (exit 1 and the reason whe
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from sabounds.numerics.log_real import dumps
 from sabounds.numerics.result_cache import (
     Record,
     UserCache,
@@ -29,37 +27,13 @@ from sabounds.numerics.result_cache import (
     write_records,
 )
 from sabounds.proofs_check.registry import Check, all_checks, run_all
-from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
+from sabounds.proofs_check.stored_outcomes import STORED, check_inputs, outcome_from_json, outcome_json, plain
+from sabounds.proofs_check.verdict import Outcome, Settings
 
-STORED = Path(__file__).with_name("stored_results.json")
 REGENERATE = "python -m sabounds.full_report.cached_parts"
 """The command that rewrites :data:`STORED` (named by the test that fails when it is stale)."""
 
 _WORDS = {"stored": "stored with the package", "cache": "the user's cache", "computed": "computed in this run"}
-
-
-def plain(data):
-    """``data`` as plain JSON values (LogReals as ``{"decimal", "log10"}``, numpy scalars as numbers, tuples as lists)."""
-    return json.loads(dumps(data))
-
-
-def outcome_json(check: Check, outcome: Outcome) -> dict:
-    return {"id": check.id, "verdict": outcome.verdict.value, "method": outcome.method,
-            "precision_digits": outcome.precision_digits, "samples": outcome.samples, "margin": outcome.margin,
-            "witness": plain(dict(outcome.witness)) if outcome.witness else None, "detail": outcome.detail,
-            "seconds": outcome.seconds, "engines": list(outcome.engines), "margin_error": outcome.margin_error,
-            "scaled_margin": outcome.scaled_margin, "basis": outcome.basis}
-
-
-def outcome_from_json(data: dict) -> Outcome:
-    return Outcome(Verdict(data["verdict"]), data["method"], data["precision_digits"], data["samples"], data["margin"],
-                   data["witness"], data["detail"], data["seconds"], tuple(data["engines"]), data["margin_error"],
-                   data["scaled_margin"], data["basis"])
-
-
-def check_inputs(settings: Settings) -> dict:
-    return {"part": "checks", "settings": {"precision": int(settings.precision), "samples": int(settings.samples),
-                                           "seed": int(settings.seed)}, "versions": library_versions()}
 
 
 def regime_inputs() -> dict:

