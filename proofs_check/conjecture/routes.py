@@ -71,7 +71,7 @@ def refuted_at(ff, point: Mapping, method: str, how: str, dps: int, samples: int
                        margin_error=check.error, exact_forms=check.exact_forms)
     return Outcome(Verdict.UNRESOLVED, method, dps, samples, check.middle, witness,
                    f"{how}, but the re-check at the exact witness does not certify a violation: {check.text}",
-                   engines=check.engines, margin_error=check.error)
+                   engines=check.engines, margin_error=check.error, exact_forms=check.exact_forms)
 
 
 def symbolic(ff) -> Outcome | None:
@@ -112,7 +112,7 @@ def exact_solver(ff, dps: int, seconds: float) -> Outcome | str | None:
                          f"z3 returns a model and sympy evaluates rhs - lhs = {exact} there exactly", dps)
         if out.verdict is not Verdict.REFUTED:
             return out.detail
-        return replace(out, engines=("z3", "sympy", *out.engines))  # z3 found the point, sympy signed it exactly
+        return replace(out, engines=tuple(dict.fromkeys(("z3", "sympy", *out.engines))))  # z3 found the point, sympy signed it exactly
     return result.reason
 
 

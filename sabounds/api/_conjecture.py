@@ -141,14 +141,19 @@ def conjecture_from(target: str, value: str | None = None, variables: Sequence[s
 def record(conjecture: Any, outcome: Outcome) -> dict[str, Any]:
     """The JSON of one decision: verdict, method, witness, margin, precision_digits, samples, then claim and detail;
     no timing (same seed, same bytes)."""
-    forms = dict(outcome.exact_forms)
+    forms, detail = dict(outcome.exact_forms), outcome.detail
+    margin, error = forms.get("margin", outcome.margin), forms.get("margin_error", outcome.margin_error)
+    if outcome.verdict.value == "unresolved" and margin is not None and (error is None or (error == 0 and margin != 0)):
+        # an unresolved margin without a certified error could be taken for a finding: withheld, with the reason
+        margin, error, forms = None, None, {}
+        detail += "; no margin is reported: the gap found has no certified error bound"
     return {"verdict": outcome.verdict.value, "method": outcome.method, "witness": dict(outcome.witness or {}) or None,
-            "margin": forms.get("margin", outcome.margin), "margin_error": forms.get("margin_error", outcome.margin_error),
-            "scaled_margin": outcome.scaled_margin,
+            "margin": margin, "margin_error": error, "scaled_margin": outcome.scaled_margin,
             "number_forms": {name: "decimal string (17 digits): its float64 would be 0, subnormal or infinite"
                              for name in forms},
-            "engines": list(outcome.engines or getattr(conjecture, "engines", ())), "precision_digits": outcome.precision_digits, "samples": outcome.samples,
-            "claim": conjecture.claim, "detail": outcome.detail}
+            "engines": list(dict.fromkeys(outcome.engines or getattr(conjecture, "engines", ()))),
+            "precision_digits": outcome.precision_digits, "samples": outcome.samples,
+            "claim": conjecture.claim, "detail": detail}
 
 
 def conjecture(target: str, value: str | float | None = None, variables: Sequence[str] = (), *,
