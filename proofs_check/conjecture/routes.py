@@ -19,11 +19,14 @@ from sabounds.proofs_check.verdict import Outcome, Verdict
 
 
 def witness_text(point: Mapping[sp.Symbol, sp.Expr]) -> dict:
-    """An exact point as a witness: JSON floats where float64 holds a rational exactly, else exact text (with a
-    ``_float`` companion for an irrational coordinate)."""
+    """An exact point as a witness: an integer variable's coordinate as a JSON integer, JSON floats where float64
+    holds a rational exactly, else exact text (with a ``_float`` companion for an irrational coordinate)."""
     out = {}
     for s, v in point.items():
         v = sp.sympify(v)
+        if v.is_Integer and getattr(s, "is_integer", False):
+            out[str(s)] = int(v)
+            continue
         out[str(s)] = witness_number(v) if v.is_Rational else str(v)
         if not v.is_Rational:
             out[f"{s}_float"] = float(sp.N(v, 20))

@@ -114,11 +114,22 @@ def _relation(target: str, variables: Sequence[str], time_limit: float) -> FreeF
     relation, requirements = parsed.relation, parsed.requirements
     used = relation.free_symbols.union(*(r.expr.free_symbols for r in requirements))
     unused = [s.name for s in domain if s not in used]
-    if unused:
-        print(f"note: variable(s) {', '.join(unused)} do not occur in the relation", file=sys.stderr)
+    written = _names_in(target)
+    absent, removed = [n for n in unused if n not in written], [n for n in unused if n in written]
+    if absent:
+        print(f"note: variable(s) {', '.join(absent)} do not occur in the relation", file=sys.stderr)
+    if removed:
+        print(f"note: the relation does not depend on variable(s) {', '.join(removed)}: sympy's exact simplification "
+              "under the variables' assumptions (integer, sign) removed them", file=sys.stderr)
     domain = {s: iv for s, iv in domain.items() if s in used}
     return FreeForm(relation, domain, budget=max(0.5, time_limit - 0.5), symbolic_seconds=min(1.0, time_limit / 4),
                     requirements=requirements)
+
+
+def _names_in(text: str) -> set[str]:
+    """The names written in a relation's text (the parser accepted it, so it is a Python expression)."""
+    import ast
+    return {node.id for node in ast.walk(ast.parse(text.strip(), mode="eval")) if isinstance(node, ast.Name)}
 
 
 def conjecture_from(target: str, value: str | None = None, variables: Sequence[str] = (),
