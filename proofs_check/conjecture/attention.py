@@ -63,7 +63,8 @@ class AttentionLipschitz(ConstantFamily):
             return Outcome(Verdict.PROVED, "derivation attention (sabounds.theory.attention_lipschitz): hand proof of c <= 2, "
                            "every step decided", None, search_evals, relative_margin(value, attention_lipschitz.constant),
                            None, f"steps: {steps}; premise: value_term (convex combination); {cross}",
-                           margin_error=rounding_error(relative_margin(value, attention_lipschitz.constant), 17))
+                           margin_error=rounding_error(relative_margin(value, attention_lipschitz.constant), 17),
+                           engines=self._deciders(proof))
         witness, detail = self._tight_witness(value, settings)
         advance("witness certified")
         if witness is None:
@@ -72,6 +73,12 @@ class AttentionLipschitz(ConstantFamily):
                        "certified by interval arithmetic (mpmath.iv)", witness["certificate_digits"], 1,
                        relative_margin(value, witness["constant"]), witness, f"{detail}; {cross}",
                        margin_error=rounding_error(relative_margin(value, witness["constant"]), 17))
+
+    @staticmethod
+    def _deciders(proof) -> tuple[str, ...]:
+        """What decided the derivation's steps (each step's engines, else sympy when its method names it)."""
+        named = (e for _, o in proof for e in (o.engines or (("sympy",) if "sympy" in o.method else (o.method,))))
+        return tuple(dict.fromkeys(("derivation", *named)))
 
     @staticmethod
     def _tight_witness(value: sp.Rational, settings: Settings):

@@ -96,6 +96,20 @@ def beyond_float(value) -> str | None:
     return value.str(17, radius=False)
 
 
+def centre_and_error(ball) -> tuple[float, float, dict[str, str]]:
+    """``(middle, error, forms)`` for an Arb ball: the middle as printed (float64, or its 17-digit decimal where the
+    float is not the number) and an error rounded up so that ``middle +- error`` contains the whole ball."""
+    flint = A.flint_module()
+    text = beyond_float(ball.mid())
+    printed = flint.arb(text) if text is not None else flint.arb(float(ball.mid()))
+    slack = 1 + flint.arb(2) ** -40  # absorbs the rounding of the printed error
+    bound = max(((ball.upper() - printed) * slack).upper(), ((printed - ball.lower()) * slack).upper())
+    forms = {"margin": text} if text is not None else {}
+    if (error_text := beyond_float(bound)) is not None:
+        forms["margin_error"] = error_text
+    return float(ball.mid()), float(bound), forms
+
+
 def check_point(gap: sp.Expr, point: Mapping[sp.Symbol, sp.Expr], dps: int) -> PointCheck:
     """The sign of ``gap`` at the exact ``point`` (sympy numbers), certified by both engines where both are installed."""
     start = max(START_BITS, int(2 * 3.33 * dps))
@@ -105,28 +119,26 @@ def check_point(gap: sp.Expr, point: Mapping[sp.Symbol, sp.Expr], dps: int) -> P
     mp_sign, mp_text = _mpmath_sign(gap, point, digits)
     ends, forms = (None, None, None, None), {}
     if ball is not None:
-        lo, hi = float(ball.lower()), float(ball.upper())
-        ends = (lo, hi, float(ball.rad()), float(ball.mid()))
-        forms = {name: text for name, value in (("margin", ball.mid()), ("margin_error", ball.rad()))
-                 if (text := beyond_float(value)) is not None}
+        middle, error, forms = centre_and_error(ball)
+        ends = (float(ball.lower()), float(ball.upper()), error, middle)
     arb_text = ("Arb not installed (" + A.PIN + ")" if not A.available() else
                 f"Arb at {bits} bits: [{ball.lower().str(6, radius=False)}, {ball.upper().str(6, radius=False)}]" if ball is not None else "Arb has no enclosure")
     if zero:
         # an exact zero: both balls must contain 0 (they do, if both engines are right)
         consistent = mp_sign is None and (ball is None or ball.contains(0))
         if not consistent:
-            return PointCheck(None, *ends, (), f"sympy finds the gap exactly 0 but {arb_text}, {mp_text}", True)
+            return PointCheck(None, *ends, (), f"sympy finds the gap exactly 0 but {arb_text}, {mp_text}", True, exact_forms=forms)
         return PointCheck(0, 0.0, 0.0, 0.0, 0.0, ("sympy",) + (("arb",) if ball is not None else ()) + ("mpmath.iv",),
                           f"sympy shows the gap is exactly 0 there; {arb_text} and {mp_text} contain 0")
     if arb_sign is not None and mp_sign is not None and arb_sign != mp_sign:
-        return PointCheck(None, *ends, (), f"the engines disagree: {arb_text}, {mp_text}", True)
+        return PointCheck(None, *ends, (), f"the engines disagree: {arb_text}, {mp_text}", True, exact_forms=forms)
     if arb_sign is not None and mp_sign == arb_sign:
         return PointCheck(arb_sign, *ends, ("arb", "mpmath.iv"), f"{arb_text}; {mp_text}", exact_forms=forms)
     if arb_sign is None and mp_sign is not None and not A.available():
         return PointCheck(mp_sign, None, None, None, None, ("mpmath.iv",), f"{mp_text}; {arb_text}")
     if arb_sign is not None:
-        return PointCheck(None, *ends, ("arb",), f"{arb_text}, but {mp_text}: mpmath does not confirm the sign")
-    return PointCheck(None, *ends, (), f"the gap cannot be told from 0 there: {arb_text}, {mp_text}")
+        return PointCheck(None, *ends, ("arb",), f"{arb_text}, but {mp_text}: mpmath does not confirm the sign", exact_forms=forms)
+    return PointCheck(None, *ends, (), f"the gap cannot be told from 0 there: {arb_text}, {mp_text}", exact_forms=forms)
 
 
 def scale_free(gap: sp.Expr, point: Mapping[sp.Symbol, sp.Expr], domain: Mapping[sp.Symbol, Interval],

@@ -114,13 +114,16 @@ def _tightest(ff, found, settings, start: float):
     arb_near = tight.arb_enclosure_near(g, point, ff.domain, dps) if A.available() else None
     if near is not None and near[0] > 0 and (arb_near is None and not A.available() or arb_near is not None and arb_near > 0):
         return None, ff.exact(point, dps)
-    return Outcome(Verdict.UNRESOLVED, METHOD + "; refinement at mpmath precision", dps, found.evaluations, float(value),
-                   witness_text(ff.exact(point, dps)),
-                   f"a strict relation tight somewhere: the refined smallest gap is {mpmath.nstr(value, 8)}, and the "
-                   f"enclosures of rhs - lhs on the box of half-width 10^-{dps // 2} of each range around it (mpmath.iv: "
-                   f"{_pair(near)}; Arb: {arb_near if arb_near is not None else 'none'}) do not exclude 0; no exact "
-                   "point with gap 0 was found (sympy nsimplify / solveset), so neither a violation nor a margin can be "
-                   "claimed"), None
+    exact = ff.exact(point, dps)
+    check = check_point(g, exact, dps)  # the margin printed is the certified ball at the point, never the rounded gap
+    return Outcome(Verdict.UNRESOLVED, METHOD + "; refinement at mpmath precision", dps, found.evaluations, check.middle,
+                   witness_text(exact),
+                   f"a strict relation tight somewhere: the refined smallest gap is {mpmath.nstr(value, 8)} at {dps} "
+                   f"digits, and the enclosures of rhs - lhs on the box of half-width 10^-{dps // 2} of each range around "
+                   f"it (mpmath.iv: {_pair(near)}; Arb: {arb_near if arb_near is not None else 'none'}) do not exclude "
+                   "0; no exact point with gap 0 was found (sympy nsimplify / solveset), so neither a violation nor a "
+                   f"verified margin can be claimed; the gap at the point itself: {check.text}",
+                   margin_error=check.error, exact_forms=check.exact_forms), None
 
 
 def _pair(near) -> str:
@@ -151,9 +154,10 @@ def judge(ff, found, settings, start: float, why: str) -> Outcome:
     if isinstance(explained, Outcome):
         return explained
     if not A.available():
-        return Outcome(Verdict.UNRESOLVED, METHOD, dps, found.evaluations, float(value), witness_text(point),
+        return Outcome(Verdict.UNRESOLVED, METHOD, dps, found.evaluations, None, witness_text(point),
                        f"no sample violates the relation, but a verified margin must be certified by Arb, which is not "
-                       f"installed ({A.PIN}); interval arithmetic could not settle it: {why}")
+                       f"installed ({A.PIN}), so no margin is reported (the searched gap {mpmath.nstr(value, 8)} has no "
+                       f"certified error); interval arithmetic could not settle it: {why}")
     check = check_point(g, point, dps)
     for other, exact in held:  # a point whose gap rounded to <= 0 but holds exactly: smaller than the search's best
         if check.middle is not None and other.middle is not None and other.middle < check.middle and check.holds(strict):
@@ -163,7 +167,7 @@ def judge(ff, found, settings, start: float, why: str) -> Outcome:
         return Outcome(Verdict.UNRESOLVED, METHOD, dps, found.evaluations, check.middle, witness_text(point),
                        f"no sample violates the relation, but the smallest gap cannot be certified away from 0 "
                        f"(precision doubled up to the cap): {check.text}", engines=check.engines, margin_error=check.error,
-                       scaled_margin=scaled)
+                       scaled_margin=scaled, exact_forms=check.exact_forms)
     tail = explained or ""
     return Outcome(Verdict.VERIFIED, METHOD, dps, found.evaluations, check.middle, witness_text(point),
                    f"evidence, not proof: the smallest gap found is {check.middle:.8g} +- {check.error:.2g} (certified: "

@@ -19,11 +19,14 @@ from sabounds.proofs_check.verdict import Outcome, Verdict
 
 
 def witness_text(point: Mapping[sp.Symbol, sp.Expr]) -> dict:
-    """An exact point as a witness: JSON floats where float64 holds a rational exactly, else exact text (with a
-    ``_float`` companion for an irrational coordinate)."""
+    """An exact point as a witness: an integer variable's coordinate as a JSON integer, JSON floats where float64
+    holds a rational exactly, else exact text (with a ``_float`` companion for an irrational coordinate)."""
     out = {}
     for s, v in point.items():
         v = sp.sympify(v)
+        if v.is_Integer and getattr(s, "is_integer", False):
+            out[str(s)] = int(v)
+            continue
         out[str(s)] = witness_number(v) if v.is_Rational else str(v)
         if not v.is_Rational:
             out[f"{s}_float"] = float(sp.N(v, 20))
@@ -71,7 +74,7 @@ def refuted_at(ff, point: Mapping, method: str, how: str, dps: int, samples: int
                        margin_error=check.error, exact_forms=check.exact_forms)
     return Outcome(Verdict.UNRESOLVED, method, dps, samples, check.middle, witness,
                    f"{how}, but the re-check at the exact witness does not certify a violation: {check.text}",
-                   engines=check.engines, margin_error=check.error)
+                   engines=check.engines, margin_error=check.error, exact_forms=check.exact_forms)
 
 
 def symbolic(ff) -> Outcome | None:
@@ -112,7 +115,7 @@ def exact_solver(ff, dps: int, seconds: float) -> Outcome | str | None:
                          f"z3 returns a model and sympy evaluates rhs - lhs = {exact} there exactly", dps)
         if out.verdict is not Verdict.REFUTED:
             return out.detail
-        return replace(out, engines=("z3", "sympy", *out.engines))  # z3 found the point, sympy signed it exactly
+        return replace(out, engines=tuple(dict.fromkeys(("z3", "sympy", *out.engines))))  # z3 found the point, sympy signed it exactly
     return result.reason
 
 

@@ -57,11 +57,17 @@ class Thm41Tail(ConstantFamily):
         scaled = replace(step, statement=sp.Le(rel.lhs, self.value * rel.rhs))
         outcome = deciders.decide(scaled, settings, key=f"conjecture.{self.name}")
         detail = f"{outcome.detail}; the extremal matrix {w} (r = {r}) attains constant 1 exactly"
-        if outcome.verdict is Verdict.VERIFIED and outcome.margin is not None and outcome.margin < 0:
-            # a float64 SVD cannot tell equality (attained by the tight diagonal samples at value 1) from a gap below the tolerance
-            detail += (f"; the smallest float64 margin {outcome.margin:.3g} lies within the rounding tolerance and is not a "
-                       "violation, so the margin is reported as 0 (verified never carries a negative margin)")
-            outcome = replace(outcome, margin=0.0)
+        if outcome.verdict is Verdict.VERIFIED and outcome.margin is not None:
+            with mpmath.workdps(dps):
+                norm_w = max(abs(mpmath.mpf(v)) for row in w for v in row)  # diagonal: ||W||_2 exactly
+                norm_x = max(mpmath.sqrt(sum(mpmath.mpf(v) ** 2 for v in row)) for row in x)
+                tight = float((scaled_rhs - lhs) / max(abs(lhs), abs(scaled_rhs), norm_w * max(1, norm_x)))
+            if not outcome.margin + (outcome.margin_error or 0.0) < tight:
+                # the exact tightest point, not a float64 sample that cannot be told from it (or is looser)
+                detail += (f"; margin: the extremal matrix's, computed at {dps} digits in the samples' scale (its sides "
+                           f"exact), {tight:.6g}; the samples' smallest float64 margin {outcome.margin:.3g} +- "
+                           f"{outcome.margin_error or 0.0:.2g} is not below it")
+                outcome = replace(outcome, margin=tight, margin_error=rounding_error(tight, dps))
         return replace(outcome, detail=detail)
 
 

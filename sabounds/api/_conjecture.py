@@ -114,11 +114,22 @@ def _relation(target: str, variables: Sequence[str], time_limit: float) -> FreeF
     relation, requirements = parsed.relation, parsed.requirements
     used = relation.free_symbols.union(*(r.expr.free_symbols for r in requirements))
     unused = [s.name for s in domain if s not in used]
-    if unused:
-        print(f"note: variable(s) {', '.join(unused)} do not occur in the relation", file=sys.stderr)
+    written = _names_in(target)
+    absent, removed = [n for n in unused if n not in written], [n for n in unused if n in written]
+    if absent:
+        print(f"note: variable(s) {', '.join(absent)} do not occur in the relation", file=sys.stderr)
+    if removed:
+        print(f"note: the relation does not depend on variable(s) {', '.join(removed)}: sympy's exact simplification "
+              "under the variables' assumptions (integer, sign) removed them", file=sys.stderr)
     domain = {s: iv for s, iv in domain.items() if s in used}
     return FreeForm(relation, domain, budget=max(0.5, time_limit - 0.5), symbolic_seconds=min(1.0, time_limit / 4),
                     requirements=requirements)
+
+
+def _names_in(text: str) -> set[str]:
+    """The names written in a relation's text (the parser accepted it, so it is a Python expression)."""
+    import ast
+    return {node.id for node in ast.walk(ast.parse(text.strip(), mode="eval")) if isinstance(node, ast.Name)}
 
 
 def conjecture_from(target: str, value: str | None = None, variables: Sequence[str] = (),
@@ -141,14 +152,19 @@ def conjecture_from(target: str, value: str | None = None, variables: Sequence[s
 def record(conjecture: Any, outcome: Outcome) -> dict[str, Any]:
     """The JSON of one decision: verdict, method, witness, margin, precision_digits, samples, then claim and detail;
     no timing (same seed, same bytes)."""
-    forms = dict(outcome.exact_forms)
+    forms, detail = dict(outcome.exact_forms), outcome.detail
+    margin, error = forms.get("margin", outcome.margin), forms.get("margin_error", outcome.margin_error)
+    if outcome.verdict.value == "unresolved" and margin is not None and (error is None or (error == 0 and margin != 0)):
+        # an unresolved margin without a certified error could be taken for a finding: withheld, with the reason
+        margin, error, forms = None, None, {}
+        detail += "; no margin is reported: the gap found has no certified error bound"
     return {"verdict": outcome.verdict.value, "method": outcome.method, "witness": dict(outcome.witness or {}) or None,
-            "margin": forms.get("margin", outcome.margin), "margin_error": forms.get("margin_error", outcome.margin_error),
-            "scaled_margin": outcome.scaled_margin,
+            "margin": margin, "margin_error": error, "scaled_margin": outcome.scaled_margin,
             "number_forms": {name: "decimal string (17 digits): its float64 would be 0, subnormal or infinite"
                              for name in forms},
-            "engines": list(outcome.engines or getattr(conjecture, "engines", ())), "precision_digits": outcome.precision_digits, "samples": outcome.samples,
-            "claim": conjecture.claim, "detail": outcome.detail}
+            "engines": list(dict.fromkeys(outcome.engines or getattr(conjecture, "engines", ()))),
+            "precision_digits": outcome.precision_digits, "samples": outcome.samples,
+            "claim": conjecture.claim, "detail": detail}
 
 
 def conjecture(target: str, value: str | float | None = None, variables: Sequence[str] = (), *,

@@ -26,3 +26,20 @@ def test_decided_family_names_engines_and_margin_error(family, value, verdict):
         assert rec["margin"] + error < 0, rec
     if verdict == "proved":
         assert rec["margin"] - error >= 0, rec
+
+
+def test_proved_softmax_margin_is_the_exact_supremum_not_the_search_sample():
+    """The supremum 4t(1-t) = 1 is exact: value 1 leaves margin 0, value 3/2 leaves 1/2 (not the best sample's slack)."""
+    assert sabounds.conjecture("softmax-linf-l1", "1", samples=40).to_json()["margin"] == 0.0
+    assert sabounds.conjecture("softmax-linf-l1", "1.5", samples=40).to_json()["margin"] == 0.5
+
+
+def test_truncation_error_margin_is_the_extremal_matrix_exact_zero_not_a_forced_one():
+    rec = sabounds.conjecture("truncation-error", "1", samples=40).to_json()
+    assert rec["verdict"] == "verified" and rec["margin"] == 0.0 and rec["margin_error"] == 0.0, rec
+    assert "extremal matrix's, computed at" in rec["detail"] and "reported as 0" not in rec["detail"], rec
+
+
+def test_attention_proof_names_the_derivation_and_sympy_as_its_engines():
+    rec = sabounds.conjecture("attention-lipschitz", "2", samples=20).to_json()
+    assert rec["verdict"] == "proved" and rec["engines"] == ["derivation", "sympy"], rec
