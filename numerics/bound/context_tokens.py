@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 DEFAULT_TOKENS = 512
 MAX_TOKENS = 10 ** 15  # far beyond any context length; the bound takes T into float64 arithmetic
 
 
 def checkpoint_tokens(context: tuple[int | None, str], given: int | None) -> tuple[int, str]:
     """T and where it came from: ``given`` (``--tokens``), else the checkpoint's own context length (GGUF
-    ``<arch>.context_length``, config.json ``max_position_embeddings``), else 512 (said); ValueError above MAX_TOKENS."""
+    ``<arch>.context_length``, config.json ``max_position_embeddings``; the source names the file, not its path),
+    else 512 (said); ValueError above MAX_TOKENS."""
     if given is not None:
         return given, "given (--tokens)"
     value, where = context
@@ -17,4 +20,5 @@ def checkpoint_tokens(context: tuple[int | None, str], given: int | None) -> tup
     if value > MAX_TOKENS:
         raise ValueError(f"{where} is {'a ' + str(len(str(value))) + '-digit number' if value > 10 ** 30 else value}; "
                          f"at most {MAX_TOKENS} tokens are accepted (pass --tokens T)")
-    return value, f"the checkpoint's context length ({where})"
+    place, _, field = where.rpartition(": field ")  # the file's name, not this machine's path to it
+    return value, f"the checkpoint's context length ({Path(place).name + ': field ' + field if place else where})"

@@ -57,8 +57,10 @@ class Study:
             AXIS_HEADER,
             AXIS_NAMES,
             OVERALL_HEADER,
+            SHOWN,
             axis_rows,
             conclusion,
+            left_out,
             legend,
             overall_rows,
         )
@@ -72,7 +74,8 @@ class Study:
             out.append({"line": "* weights only (no n, no margin); sign-err.: worst, environments kept by the noise "
                                 "filter/all; range: ln max - min over all runs / within one architecture; tau(n): tau "
                                 "with the size"})
-            out += [{"line": line.replace("`", "")} for line in conclusion(task, t)]
+            out += [{"line": line.replace("`", "")} for line in
+                    left_out(t, SHOWN, "--out DIR's study.json and Study.ranking")[:1] + conclusion(task, t)]
         out.append({"line": legend(result["settings"])})
         timing = result["timing"]
         out.append({"line": f"{result['settings']['rule']}  {timing['cached'] + timing['trained']} runs "

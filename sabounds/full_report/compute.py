@@ -111,11 +111,7 @@ def whole_bound(spectra, checkpoint):
         return None
     b = default_input_norm(checkpoint)
     model = b.apply(model_from_measured(checkpoint.shape, spectra))
-    value, where = checkpoint.context
-    if where:  # the report names the file, not this machine's path to it
-        place, _, field = where.rpartition(": field ")
-        where = f"{Path(place).name}: field {field}"
-    tokens, source = checkpoint_tokens((value, where), None)
+    tokens, source = checkpoint_tokens(checkpoint.context, None)
     return analyze_bound(model, BoundInputs(**BOUND_SETTING, input_norm=b.value, input_norm_source=b.source,
                                             tokens=tokens, tokens_source=source), curve_points=17)
 

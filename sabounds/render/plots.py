@@ -23,7 +23,8 @@ from sabounds.numerics.proxies.growth import depth_growths
 from sabounds.numerics.proxies.scaling import ScalingResult
 from sabounds.render.figure_formats import FORMATS, FigureOptions, parse_formats  # noqa: F401
 
-TYPE_LABELS = {"QK": r"$QK_h$", "V_tilde": r"$\tilde V_h$", "M_in": r"$M_{\mathrm{in}}$", "M_out": r"$M_{\mathrm{out}}$"}
+TYPE_LABELS = {"QK": r"$QK_h$", "V_tilde": r"$\tilde V_h$", "M_in": r"$M_{\mathrm{in}}$", "M_out": r"$M_{\mathrm{out}}$",
+               "M_gate": r"$M_{\mathrm{gate}}$"}
 QUANTITY_LABELS = {"ours": r"$\mathrm{ours}$", "edelman": r"$\mathrm{edelman}$"}
 
 
@@ -52,15 +53,19 @@ def _layer_colourbar(fig, axes, analysis: ModelAnalysis, cmap):
     return bar
 
 
-def _per_type_axes(title: str):
-    fig, axes = plt.subplots(2, 2, figsize=(10, 7.5), constrained_layout=True)
+def _per_type_axes(title: str, types: tuple[str, ...] = TYPES):
+    """A panel per matrix type: 2 x 2, or 2 x 3 with a gated MLP's ``M_gate`` (the spare panel removed)."""
+    cols = 2 if len(types) <= 4 else 3
+    fig, axes = plt.subplots(2, cols, figsize=(5 * cols, 7.5), constrained_layout=True)
     fig.suptitle(title)
-    return fig, dict(zip(TYPES, axes.ravel()))
+    for ax in axes.ravel()[len(types):]:
+        fig.delaxes(ax)
+    return fig, dict(zip(types, axes.ravel()))
 
 
 def singular_value_decay_figure(analysis: ModelAnalysis):
     """``sigma_i / sigma_1`` against ``i`` for every matrix (nonzero values only), one panel per type, colour = layer."""
-    fig, axes = _per_type_axes("Normalised singular values")
+    fig, axes = _per_type_axes("Normalised singular values", analysis.types())
     cmap, norm = plt.get_cmap("viridis"), _layer_norm(analysis)
     for m in analysis.matrices:
         s = m.sigma[m.sigma > 0]
@@ -74,7 +79,8 @@ def singular_value_decay_figure(analysis: ModelAnalysis):
 
 def contribution_figure(analysis: ModelAnalysis):
     """``contribution(p)`` over the grid for every matrix, its minimum marked, one panel per type, colour = layer."""
-    fig, axes = _per_type_axes(rf"Contribution against $p$ (grid $m = {analysis.grid_m}$; dot: $p_{{\mathrm{{opt}}}}$)")
+    fig, axes = _per_type_axes(rf"Contribution against $p$ (grid $m = {analysis.grid_m}$; dot: $p_{{\mathrm{{opt}}}}$)",
+                               analysis.types())
     cmap, norm = plt.get_cmap("viridis"), _layer_norm(analysis)
     beyond = any(not np.all(np.isfinite(m.contributions)) for m in analysis.matrices)
     for m in analysis.matrices:  # beyond float64 somewhere: every curve as log10 on a linear axis, none dropped
@@ -93,32 +99,33 @@ def contribution_figure(analysis: ModelAnalysis):
 
 
 def p_opt_grid(analysis: ModelAnalysis) -> dict[str, np.ndarray]:
-    """``p_opt`` as layer x head arrays for QK and V_tilde, and layer x 2 for (M_in, M_out)."""
+    """``p_opt`` as layer x head arrays for QK and V_tilde, and layer x (M_in, M_out[, M_gate]) for the MLP."""
     layers, heads = analysis.shape.layers, analysis.shape.heads
+    mlp = [t for t in analysis.types() if t.startswith("M_")]
     grids = {"QK": np.full((layers, heads), np.nan), "V_tilde": np.full((layers, heads), np.nan),
-             "feed-forward": np.full((layers, 2), np.nan)}
+             "feed-forward": np.full((layers, len(mlp)), np.nan)}
     for m in analysis.matrices:
         if m.type in ("QK", "V_tilde"):
             grids[m.type][m.layer, m.head] = m.p_opt
         else:
-            grids["feed-forward"][m.layer, 0 if m.type == "M_in" else 1] = m.p_opt
+            grids["feed-forward"][m.layer, mlp.index(m.type)] = m.p_opt
     return grids
 
 
 def p_opt_figure(analysis: ModelAnalysis):
-    """Heat map of ``p_opt``: layer x head for ``QK_h`` and ``V_tilde_h``, layer x (M_in, M_out); one colour bar on [0, 2]."""
+    """Heat map of ``p_opt``: layer x head for ``QK_h`` and ``V_tilde_h``, layer x MLP matrix; one colour bar on [0, 2]."""
     grids = p_opt_grid(analysis)
+    mlp = [TYPE_LABELS[t] for t in analysis.types() if t.startswith("M_")]
     heads = analysis.shape.heads
     fig, axes = plt.subplots(1, 3, figsize=(4 + 0.5 * heads, 1.5 + 0.45 * analysis.shape.layers),
-                             gridspec_kw={"width_ratios": [heads, heads, 2.5]}, constrained_layout=True)
+                             gridspec_kw={"width_ratios": [heads, heads, 1.25 * len(mlp)]}, constrained_layout=True)
     fig.suptitle(r"Post hoc optimal Schatten index $p_{\mathrm{opt}}$ per matrix")
     cmap = plt.get_cmap("cividis")
     image = None
     for ax, (name, grid) in zip(axes, grids.items()):
         image = ax.imshow(grid, cmap=cmap, vmin=0, vmax=2, aspect="auto", origin="lower")
         cols = grid.shape[1]
-        ax.set_xticks(range(cols), ([r"$M_{\mathrm{in}}$", r"$M_{\mathrm{out}}$"] if name == "feed-forward"
-                                    else [str(h) for h in range(cols)]))
+        ax.set_xticks(range(cols), mlp if name == "feed-forward" else [str(h) for h in range(cols)])
         ax.set_yticks(range(grid.shape[0]))
         ax.set(xlabel="matrix" if name == "feed-forward" else r"head $h$", ylabel=r"layer $l$",
                title=TYPE_LABELS.get(name, name))

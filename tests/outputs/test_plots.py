@@ -187,3 +187,23 @@ def test_bound_and_sweep_figures_follow_figure_format_and_dpi(command, tmp_path,
     inches = (7, 4.8) if command == "bound" else (11, 4.2)
     assert _png_size(out / f"{stem}.png") == (round(inches[0] * 40), round(inches[1] * 40))
     assert labels and any("$" in text for text in labels), labels
+
+
+def test_a_gated_mlp_has_its_gate_in_every_analysis_figure(tmp_path, capsys):
+    """LLaMA's gated MLP (``M_gate`` besides ``M_in``, ``M_out``): a panel of its own in the per-type figures and a
+    column of the p_opt map; ``analyze --plots`` wrote none of them (KeyError: 'M_gate')."""
+    from tests.support.family_files import write_family
+    write_family(tmp_path / "llama", "llama")
+    gated = analyze_model(tmp_path / "llama")
+    assert "M_gate" in gated.types()
+    for make in (plots.singular_value_decay_figure, plots.contribution_figure):
+        fig = make(gated)
+        titles = [ax.get_title() for ax in fig.axes if ax.get_label() != "<colorbar>"]
+        assert len(titles) == 5 and plots.TYPE_LABELS["M_gate"] in titles
+        _assert_labelled(fig)
+        matplotlib.pyplot.close(fig)
+    grid = plots.p_opt_grid(gated)["feed-forward"]
+    assert grid.shape == (gated.shape.layers, 3) and not np.isnan(grid).any()
+    assert main(["analyze", str(tmp_path / "llama"), "--out", str(tmp_path / "out"), "--plots"]) == 0
+    assert {p.name for p in (tmp_path / "out").glob("*.png")} == {"singular_value_decay.png", "contribution_vs_p.png",
+                                                                  "p_opt_per_layer.png"}

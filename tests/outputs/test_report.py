@@ -238,8 +238,8 @@ def test_html_renders_in_a_real_browser(report, tmp_path):
 def test_no_path_of_this_machine_in_any_file(report):
     """Every text file of the folder is free of the working directory, the Python prefix and site-packages: the
     bundled checkpoint is named, and the Reproduce command omits --model for it."""
-    import os
-    words = (os.getcwd(), sys.prefix, os.path.realpath(sys.prefix), "site-packages")
+    from tests.support.machine_paths import machine_words
+    words = machine_words()
     for path in report.rglob("*"):
         if path.is_file() and path.suffix in (".md", ".html", ".csv", ".json", ".txt", ".svg", ".tex"):
             text = path.read_text(encoding="utf-8", errors="replace")

@@ -48,3 +48,36 @@ def test_the_stored_rankings_are_what_the_statistics_compute_from_the_stored_run
     rows = _stat_rows(result["runs"], "gap_error")
     for stored in t["rankings"]["gap_error"]:
         assert clean(rank_measure(rows, stored["measure"], t["axes"])) == stored, stored["measure"]
+
+
+def _blocks():
+    from sabounds.render.study_pages import BEGIN, END
+    for name in PAGES:
+        text = (ROOT / name).read_text(encoding="utf-8")
+        yield name, text, text[text.index(BEGIN):text.index(END)]
+
+
+def test_every_measure_is_in_a_pages_table_or_named_as_left_out_with_where_it_is():
+    """A table of some of the 13 measures says which it leaves out and where they are; the guide's table has them all."""
+    result = json.loads((ROOT / STORED).read_text(encoding="utf-8"))
+    measures = [r["measure"] for r in result["tasks"]["digits"]["rankings"]["gap_error"]]
+    assert len(measures) == 13
+    for name, _, block_text in _blocks():
+        shown = [m for m in measures if f"| `{m}` |" in block_text]
+        left = [line for line in block_text.splitlines() if line.startswith("Not shown here:")]
+        if len(shown) < len(measures):
+            assert len(left) == 1 and "default.json" in left[0], name
+            assert all((f"`{m}`" in left[0]) == (m not in shown) for m in measures), (name, left)
+            assert f"{len(measures) - len(shown)} of {len(measures)} measures" in left[0]
+        else:
+            assert left == [], name
+    assert "docs/guide/study.md" in [n for n, _, b in _blocks() if b.count("| `") == len(measures)]
+
+
+def test_the_pages_say_how_the_cost_was_measured_as_stored():
+    """The CPU time is getrusage's (the stored note), not /usr/bin/time: the prose is the stored field, rendered."""
+    note = json.loads((ROOT / STORED).read_text(encoding="utf-8"))["measured"]["note"]
+    assert "getrusage" in note
+    for name, text, block_text in _blocks():
+        assert "/usr/bin/time" not in text, name
+        assert note in block_text, name
