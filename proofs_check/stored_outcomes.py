@@ -26,13 +26,15 @@ def outcome_json(check: Check, outcome: Outcome) -> dict:
             "precision_digits": outcome.precision_digits, "samples": outcome.samples, "margin": outcome.margin,
             "witness": plain(dict(outcome.witness)) if outcome.witness else None, "detail": outcome.detail,
             "seconds": outcome.seconds, "engines": list(outcome.engines), "margin_error": outcome.margin_error,
-            "scaled_margin": outcome.scaled_margin, "basis": outcome.basis}
+            "scaled_margin": outcome.scaled_margin, "exact_forms": dict(outcome.exact_forms), "basis": outcome.basis}
 
 
 def outcome_from_json(data: dict) -> Outcome:
-    return Outcome(Verdict(data["verdict"]), data["method"], data["precision_digits"], data["samples"], data["margin"],
-                   data["witness"], data["detail"], data["seconds"], tuple(data["engines"]), data["margin_error"],
-                   data["scaled_margin"], data["basis"])
+    """The inverse of :func:`outcome_json`, by field name (a new field of ``Outcome`` cannot shift the others)."""
+    return Outcome(Verdict(data["verdict"]), data["method"], precision_digits=data["precision_digits"],
+                   samples=data["samples"], margin=data["margin"], witness=data["witness"], detail=data["detail"],
+                   seconds=data["seconds"], engines=tuple(data["engines"]), margin_error=data["margin_error"],
+                   scaled_margin=data["scaled_margin"], exact_forms=data.get("exact_forms", {}), basis=data["basis"])
 
 
 def check_inputs(settings: Settings) -> dict:

@@ -259,7 +259,7 @@ def test_reproduce_command_names_a_user_model_as_given_and_the_figure_options():
     from sabounds.numerics.checkpoints.reader import default_model_dir
     assert checkpoint_label(default_model_dir()) == "all-MiniLM-L6-v2 (bundled)"
     data = argparse.Namespace(model_dir=Path("models/mine"), settings=argparse.Namespace(precision=20, samples=10, seed=20260507),
-                              figures=FigureOptions(("png", "svg"), 300), seconds=1.0, versions={}, digests={},
+                              figures=FigureOptions(("png", "svg"), 300), seconds=1.0, versions={}, digests={}, origins=[],
                               analysis=argparse.Namespace(lphi=1.13, grid_m=8, rank_tol=1e-10))
     text = "\n".join(reproduce_section(data))
     assert "sabounds report --model models/mine --precision 20 --samples 10 --figure-format png,svg --dpi 300" in text

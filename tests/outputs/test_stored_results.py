@@ -66,8 +66,11 @@ def test_a_forged_cache_entry_is_ignored(tmp_path):
 
 def test_an_outcome_survives_the_round_trip():
     from sabounds.proofs_check.registry import Check
+    """Every field of ``Outcome`` set to a value of its own, so a field lost or shifted on the way fails here."""
     outcome = Outcome(Verdict.REFUTED, "m", 50, 200, -0.5, {"x": (1, 2), "y": "z"}, "d", 1.5, ("sympy", "z3"), 1e-9,
-                      0.1, "")
+                      scaled_margin=0.1, exact_forms={"margin": "-1.1e-400"}, basis="construction")
+    assert {f.name for f in dataclasses.fields(Outcome)} <= {*cached_parts.outcome_json(Check("a", "b", None), outcome),
+                                                            "witness"}
     back = cached_parts.outcome_from_json(json.loads(json.dumps(cached_parts.outcome_json(Check("a", "b", None), outcome))))
     assert back == dataclasses.replace(outcome, witness={"x": [1, 2], "y": "z"})
 
