@@ -58,8 +58,14 @@ class BoundAnalysis:
 
     @property
     def sound(self) -> bool:
-        """True when the totals bound the network (every map modelled, under the stated premises)."""
+        """True when the totals bound the network (every map modelled, under the stated premises); a premise assumed,
+        not derived, is named in :attr:`assumed_not_derived`."""
         return not self.unmodelled
+
+    @property
+    def assumed_not_derived(self) -> tuple[str, ...]:
+        """The derivation steps the totals rest on without a derivation (empty for BERT's layer)."""
+        return () if self.model.family is None else self.model.family.assumed
 
     def to_json(self) -> dict:
         return to_json(self)
@@ -122,7 +128,8 @@ def _slot_json(model: Model, i: int) -> dict:
 def to_json(a: BoundAnalysis) -> dict:
     s = a.setting
     from sabounds.theory.whole_bound import CONSTANTS
-    soundness = {"sound": a.sound, "unmodelled": [u.to_json() for u in a.unmodelled]}
+    soundness = {"sound": a.sound, "unmodelled": [u.to_json() for u in a.unmodelled],
+                 "assumed_not_derived": list(a.assumed_not_derived)}
     return {
         **soundness,
         "model": {"L": a.model.layers, "N": a.model.hidden, "heads": a.model.heads, "slots": a.model.K, "grid_m": a.model.grid_m,

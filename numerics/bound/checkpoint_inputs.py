@@ -30,6 +30,8 @@ ROPE_PREMISE = ("RoPE: each QK_h slot is covered as one matrix with the family's
                 "sigma_i(Wk_g) (the product inequality prod_{i<=k} sigma_i <= prod_{i<=k} b_i at every offset, "
                 "hence sigma_1 and S_p for p > 0; not sigma_i <= b_i one by one); that this covers the scores at every offset at once is assumed, not derived "
                 "(step whole_bound.families.rope_cover)")
+ROPE_STEP = "whole_bound.families.rope_cover"
+"""The step a RoPE family's totals rest on without a derivation (listed in the JSON's ``assumed_not_derived``)."""
 
 
 def layer_inputs(spectra, intermediate: int) -> list[LayerInput]:
@@ -60,8 +62,9 @@ def family_of(shape, spectra, rms_floor: float | None = None) -> Family | None:
         premises += PRE_LN_PREMISES
     if shape.rope is not None:
         premises.append(ROPE_PREMISE)
+    assumed = (ROPE_STEP,) if shape.rope is not None else ()
     return Family(shape.family, pre_ln, shape.gated, shape.activation, shape.head_dim, premise, tuple(norms),
-                  tuple(premises), unmodelled(shape))
+                  tuple(premises), unmodelled(shape), assumed)
 
 
 GIVEN = "given (--input-norm)"

@@ -49,6 +49,8 @@ class Family:
     norms: tuple[NormRadii, ...]
     premises: tuple[str, ...]
     unmodelled: tuple = ()
+    assumed: tuple[str, ...] = ()
+    """Derivation steps the totals rest on that are assumed, not derived (e.g. ``whole_bound.families.rope_cover``)."""
 
     @property
     def sound(self) -> bool:

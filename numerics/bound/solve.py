@@ -52,7 +52,8 @@ def bound_at(model: Model, variant: Variant, setting: BoundInputs, which: str) -
 
 @dataclass(frozen=True)
 class NNeeded:
-    """``n`` with ``bound(n) = target``: the bound is above the target at ``lo`` and below it at ``hi``."""
+    """``n`` with ``bound(n) <= target``, the bracket's end below the target: the bound is above the target at ``lo``
+    and below it at ``hi`` (``n = hi``, within the solver's relative tolerance ``10^-(dps-5)`` in ``log n``)."""
 
     which: str
     target: mpmath.mpf
@@ -111,7 +112,7 @@ def n_needed(model: Model, variant: Variant, setting: BoundInputs, which: str, t
                 if side == 1:
                     fa /= 2
                 side = 1
-        n = mpmath.exp(c)
+        n = mpmath.exp(b)  # the bracket's end where the bound is below the target: never an n where it is not
         return NNeeded(which, target, n, bound_at(model, variant, setting.at_n(n), which).total,
                        mpmath.exp(min(a, b)), mpmath.exp(max(a, b)), count)
 

@@ -104,7 +104,7 @@ def centre_and_error(ball) -> tuple[float, float, dict[str, str]]:
     printed = flint.arb(text) if text is not None else flint.arb(float(ball.mid()))
     slack = 1 + flint.arb(2) ** -40  # absorbs the rounding of the printed error
     bound = max(((ball.upper() - printed) * slack).upper(), ((printed - ball.lower()) * slack).upper())
-    forms = {"margin": text} if text is not None else {}
+    forms: dict[str, str] = {"margin": text} if text is not None else {}
     if (error_text := beyond_float(bound)) is not None:
         forms["margin_error"] = error_text
     return float(ball.mid()), float(bound), forms
@@ -117,7 +117,8 @@ def check_point(gap: sp.Expr, point: Mapping[sp.Symbol, sp.Expr], dps: int) -> P
     zero = arb_sign is None and _exact_zero(gap, point)
     digits = int(bits / 3.32) + 10
     mp_sign, mp_text = _mpmath_sign(gap, point, digits)
-    ends, forms = (None, None, None, None), {}
+    ends: tuple[float | None, float | None, float | None, float | None] = (None, None, None, None)
+    forms: dict[str, str] = {}
     if ball is not None:
         middle, error, forms = centre_and_error(ball)
         ends = (float(ball.lower()), float(ball.upper()), error, middle)

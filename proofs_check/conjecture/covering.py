@@ -81,8 +81,8 @@ class CoveringConstant(ConstantFamily):
                   f"so the supremum over the range is c({hi}) in [{mpmath.nstr(c_lo, 17)}, {mpmath.nstr(c_hi, 17)}] (mpmath.iv, "
                   f"{digits} digits; c(hi) - 1 in {excess})")
         witness = {"p": float(hi), "p_exact": str(hi), "a": 1.0, "b": 1.0, "c": float(c_lo)}
-        margin = float((mpmath.mpf(self.value.p) / self.value.q - c_lo) / c_lo)
-        with mpmath.workdps(digits):
+        with mpmath.workdps(digits):  # at the enclosure's precision: a margin of 5e-23 must not round away at 15 digits
+            margin = float((mpmath.mpf(self.value.p) / self.value.q - c_lo) / c_lo)
             width = float(mpmath.mpf(self.value.p) / self.value.q * (c_hi - c_lo) / (c_lo * c_lo))
         if below or above:
             method = "sympy: closed-form minimum, d log c/dp >= 0; interval arithmetic (mpmath.iv): value vs c(hi)"

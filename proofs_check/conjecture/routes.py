@@ -21,7 +21,7 @@ from sabounds.proofs_check.verdict import Outcome, Verdict
 def witness_text(point: Mapping[sp.Symbol, sp.Expr]) -> dict:
     """An exact point as a witness: an integer variable's coordinate as a JSON integer, JSON floats where float64
     holds a rational exactly, else exact text (with a ``_float`` companion for an irrational coordinate)."""
-    out = {}
+    out: dict[str, int | float | str] = {}
     for s, v in point.items():
         v = sp.sympify(v)
         if v.is_Integer and getattr(s, "is_integer", False):

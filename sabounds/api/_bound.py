@@ -50,6 +50,11 @@ class Bound:
         return [u.to_json() for u in self.analysis.unmodelled]
 
     @property
+    def assumed_not_derived(self) -> list[str]:
+        """Derivation steps the totals rest on that are assumed, not derived (RoPE's joint cover over offsets)."""
+        return list(self.analysis.assumed_not_derived)
+
+    @property
     def lines(self) -> list[str]:
         """What ``sabounds bound`` prints."""
         from sabounds.render.bound_text import bound_text_lines

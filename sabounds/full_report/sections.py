@@ -17,6 +17,7 @@ from sabounds.proofs_check.outcome_records import failing_steps, summary, summar
 from sabounds.proofs_check.registry import Check
 from sabounds.proofs_check.verdict import Outcome
 from sabounds.render.analysis_text import summary_lines
+from sabounds.render.bound_text import sci_up
 from sabounds.render.plain_text import plain
 from sabounds.render.user_text import markdown_text
 from sabounds.version import installed_version
@@ -28,7 +29,7 @@ def bound_summary(data: ReportData) -> list[str]:
         return []
     b, need = data.bound.primary, data.bound.needed
     parts = [f"{x.label} {mpmath.nstr(x.total, 6)} ({'vacuous' if x.vacuous else 'not vacuous'}; "
-             + (f"below 1 from n = {mpmath.nstr(need[x.name].n, 4)})" if need[x.name].n is not None else need[x.name].note + ")")
+             + (f"below 1 from n = {sci_up(need[x.name].n)})" if need[x.name].n is not None else need[x.name].note + ")")
              for x in (b.ours_sum, b.ours_rss, b.edelman)]
     return ["- Whole bound [reconstructed] at n = 1e9, delta = 0.05, margin 1: " + "; ".join(parts) + "."]
 

@@ -53,6 +53,13 @@ def sci(x, digits: int = 4) -> str:
     return mpmath.nstr(x, digits, min_fixed=-4, max_fixed=6)
 
 
+def sci_up(x, digits: int = 4) -> str:
+    """``x`` to ``digits`` significant digits, rounded up: a printed "from n = ..." must not be an n below the root."""
+    x = mpmath.mpf(x)
+    scale = mpmath.mpf(10) ** (mpmath.floor(mpmath.log10(x)) - digits + 1)
+    return sci(mpmath.ceil(x / scale) * scale, digits)
+
+
 def slot_name(model, i) -> str:
     s = model.slots[i]
     return f"layer {s.layer} {s.type}" + (f" head {s.head}" if s.head >= 0 else "")
@@ -75,6 +82,9 @@ def bound_text_lines(a) -> list[str]:
     lines = [] if a.sound else [
         f"not a bound: the {m.family.name} layer has maps the bookkeeping leaves out, so the totals below do not bound "
         "this network and no n is solved for; not modelled:", *(f"  - {u.describe()}" for u in a.unmodelled), ""]
+    if a.sound and a.assumed_not_derived:
+        lines += [f"a bound only if these steps hold: they are assumed, not derived: {', '.join(a.assumed_not_derived)} "
+                  "(see the premises below)", ""]
     lines += [f"Whole bound [reconstructed Theorem 3.1 and Edelman et al. (2022), same margin bound] on L = {m.layers}, "
              f"N = {m.hidden}, H = {m.heads} ({m.K} matrices, grid m = {m.grid_m})",
              f"n = {sci(s.n, 6)}, delta = {s.delta}, margin = {s.margin}, input norm B = {s.input_norm:g}{_input_source(s, m)}, tokens T = {s.tokens}"
@@ -110,7 +120,7 @@ def bound_text_lines(a) -> list[str]:
             lines.append(f"  {b.label}: not a bound ({need.note.removeprefix('not solved: ')})")
             continue
         lines.append(f"  {b.label}: {'vacuous' if b.vacuous else 'not vacuous'} at n = {sci(s.n)}; "
-                     + (f"below the target from n = {sci(need.n)}" if need.n is not None else need.note))
+                     + (f"below the target from n = {sci_up(need.n)}" if need.n is not None else need.note))
     pb, wb = a.proxy_break_even, a.whole_break_even
     lines += ["", "Break-even: the factor by which a matrix's scale must shrink before some p > 0 beats p = 0"]
     for be, what in ((pb, "published proxy (gamma alpha L)"), (wb, f"whole bound, sum aggregation, n = {sci(s.n)} (rho_k)")):
@@ -125,6 +135,6 @@ def bound_text_lines(a) -> list[str]:
         need = a.needed_by_variant[key]
         lines.append(f"  {a.label(wbv.variant)} [{wbv.variant.status}]:")
         lines.append("    " + "; ".join(f"{name.replace('_', ' ')} {sci(getattr(wbv, name).total, 6)} (n needed "
-                                        f"{sci(need[name].n) if need[name].n is not None else need[name].note})"
+                                        f"{sci_up(need[name].n) if need[name].n is not None else need[name].note})"
                                         for name in ("ours_sum", "ours_rss", "edelman")))
     return [plain(line) for line in lines]

@@ -29,9 +29,13 @@ def test_llama_and_gpt2_are_sound_with_premises(tmp_path, capsys, name):
     assert all(v["sound"] is True and v["unmodelled"] == [] for v in data["variants"].values())
     assert any("normalisation premise" in p for p in data["model"]["premises"])
     assert all(isinstance(r["n"], float) and r["n"] > 0 for r in data["n_needed"].values())
+    rope = ["whole_bound.families.rope_cover"] if name == "llama" else []  # RoPE's joint cover is assumed, not derived
+    assert data["assumed_not_derived"] == rope
+    assert all(v["assumed_not_derived"] == rope for v in data["variants"].values())
     assert main(["bound", str(path), *ARGS]) == 0
     text = capsys.readouterr().out
     assert not text.startswith("not a bound") and "below the target from n = " in text
+    assert ("assumed, not derived: whole_bound.families.rope_cover" in text) == bool(rope)
 
 
 @pytest.mark.parametrize("name, missing", [

@@ -43,3 +43,14 @@ def test_truncation_error_margin_is_the_extremal_matrix_exact_zero_not_a_forced_
 def test_attention_proof_names_the_derivation_and_sympy_as_its_engines():
     rec = sabounds.conjecture("attention-lipschitz", "2", samples=20).to_json()
     assert rec["verdict"] == "proved" and rec["engines"] == ["derivation", "sympy"], rec
+
+
+@pytest.mark.parametrize("value", ["1.9999999999999999999999", "1.9999999999999999", "1.99999"])
+def test_covering_margin_interval_contains_the_exact_relative_gap(value):
+    """The sup of c(p) on [0, 2] is c(2) = 2: the margin (v - 2)/2 must lie in ``margin +- margin_error`` (it was
+    computed at 15 digits, so 1.9999999999999999999999 printed +2.7e-43 +- 6.3e-43 for a true -5e-23)."""
+    from fractions import Fraction
+    rec = sabounds.conjecture("covering-constant", value, ["p:0:2"]).to_json()
+    exact = (Fraction(value) - 2) / 2
+    assert rec["verdict"] == "refuted", rec
+    assert abs(Fraction(rec["margin"]) - exact) <= Fraction(rec["margin_error"]), rec
