@@ -58,7 +58,7 @@ DOCS_POINTER = ("Definitions of every quantity (ours, edelman, alpha, gamma, sca
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2
         _json_error(message)
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {one_line(message)}\n")
 
     def _print_message(self, message, file=None):  # argparse swallows write errors; main reports them
         if message and file is not None:  # None: the stream was closed at start-up (main says so)
@@ -68,12 +68,24 @@ class _Parser(argparse.ArgumentParser):
 _WANTS_JSON = False
 
 
+MESSAGE_CHARS = 600
+"""An error line is cut to this many characters: a message that quotes a 100 kB argument stays one readable line."""
+
+
+def one_line(message: object) -> str:
+    """``message`` on one line, cut to :data:`MESSAGE_CHARS` with the length it had."""
+    text = " ".join(str(message).split())
+    if len(text) <= MESSAGE_CHARS:
+        return text
+    return f"{text[:MESSAGE_CHARS]}... ({len(text)} characters in all)"
+
+
 def _json_error(message: str) -> None:
     """With ``--json`` on the line, an error is JSON on stdout too (the one-line message still goes to stderr)."""
     if _WANTS_JSON and sys.stdout is not None:  # None: standard output was closed (the error says so on stderr)
         import json
         try:
-            sys.stdout.write(json.dumps({"error": " ".join(str(message).split()), "exit_status": 2}) + "\n")
+            sys.stdout.write(json.dumps({"error": one_line(message), "exit_status": 2}) + "\n")
             sys.stdout.flush()
         except (OSError, ValueError, AttributeError):
             pass
@@ -156,7 +168,7 @@ def _main(argv: list[str] | None) -> int:
         return code
     except UserError as exc:
         _json_error(str(exc))
-        print(f"sabounds {args.command}: error: {exc}", file=sys.stderr)
+        print(f"sabounds {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into a reader that stopped early (e.g. head): a quiet, normal end
         streams.discard_stdout()

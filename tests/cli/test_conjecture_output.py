@@ -34,3 +34,14 @@ def test_note_says_a_written_variable_was_simplified_away_not_that_it_does_not_o
     err = capsys.readouterr().err
     assert "variable(s) m do not occur" in err and "n do not occur" not in err, err
     assert "does not depend on variable(s) n" in err, err
+
+
+def test_an_error_quoting_a_huge_argument_stays_one_short_line(capsys):
+    """A 100 000-character variable name is refused in one line of at most a few hundred characters, in the text
+    and in the JSON error alike."""
+    name = "x" * 100_000
+    assert main(["conjecture", "x <= 1", "--var", f"{name}:0:1", "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and len(captured.err) < 1000, len(captured.err)
+    error = json.loads(captured.out)["error"]
+    assert len(error) < 1000 and error.endswith("characters in all)")
