@@ -25,14 +25,15 @@ verify: $(STAMP)
 	$(BIN)/sabounds verify
 
 # Every test, a file per worker on every core (pytest-xdist), so that a session fixture is computed once per worker.
+# A crashed test worker ends the run (--max-worker-restart=0): with --dist loadfile its replacement waited forever.
 test: $(STAMP)
-	$(BIN)/python -m pytest -n auto --dist loadfile --durations=25 $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n auto --dist loadfile --max-worker-restart=0 --durations=25 $(PYTEST_ARGS)
 
 # The quick lane while editing: every test not marked slow, spread over the cores (pytest-xdist), a file per
 # worker so that a session fixture (the regime tables) is computed once.
 # `make test` stays the full suite (subprocesses, pdflatex, Chromium, Dask, training, the full report).
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow" -n auto --dist loadfile $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "not slow" -n auto --dist loadfile --max-worker-restart=0 $(PYTEST_ARGS)
 
 # ruff (lint) and mypy (strict on the public API, a baseline elsewhere) at the versions pinned in the lint extra.
 lint: $(STAMP)

@@ -1,97 +1,63 @@
-"""A worker lost during a sweep (issue 34 item 5), on a real local Dask cluster on 127.0.0.1 whose workers are
-killed by the tasks themselves: each loss is one line on stderr, the task is sent again up to MAX_RETRIES times,
-the finished rows are written, the exit status is 1 naming what is missing, and ``--resume`` completes the result."""
+"""A worker lost during a sweep or a study (issue 34 item 5): each case of ``tests/support/lost_worker_cases.py``
+runs in a child pytest on a real local Dask cluster, with a deadline.
+
+In the child because the cases kill Dask workers on purpose: now and then (twice in CI runs, once in three runs of
+this file on 2 workers, never in 12 runs of one case alone) the local cluster stalls after such a kill until the
+per-test limit ends the process, and pytest-xdist then waited for its lost test worker forever.  The stall is not
+yet understood (an open defect: a sweep or study whose worker dies may hang the same way).  A child that passes its deadline is killed with its process group (its cluster
+included) and tried once more; a second stall fails the case."""
 
 from __future__ import annotations
 
-import json
+import ast
+import os
+import signal
+import subprocess
+import sys
+import warnings
 from pathlib import Path
 
 import pytest
 
-from sabounds import distributed
-from sabounds.cli import main
-from tests.support.hostile import tiny_model
-from tests.support.lost_workers import die_times, measure_or_die
-
 pytest.importorskip("distributed")
 pytestmark = pytest.mark.slow
 
-
-def test_a_task_whose_worker_dies_once_is_sent_again(tmp_path, capsys):
-    items = [(1, str(tmp_path), 0), (2, str(tmp_path), 1)]
-    assert distributed.run_cached(die_times, items, [None] * 2, 2, None) == [2, 4]
-    lost = [line for line in capsys.readouterr().err.splitlines() if "worker was lost" in line]
-    assert lost and all("sending it again" in line for line in lost), lost  # item 2; item 1 too if queued with it
-    assert [p.name for p in tmp_path.iterdir()] == ["2-0"]
+ROOT = Path(__file__).resolve().parents[2]
+CASES = ROOT / "tests" / "support" / "lost_worker_cases.py"
+DEADLINE = 120
+"""Seconds a case may take in its child (each takes 3-25 s on an idle 2-core machine); the child's own per-test
+limit is later, so that a stall is ended here and tried again."""
 
 
-def test_a_task_lost_on_every_try_is_missing_after_max_retries(tmp_path, capsys):
-    results = distributed.run_cached(die_times, [(3, str(tmp_path), 99)], [None], 2, None)
-    assert isinstance(results[0], distributed.LostTask) and "rerun" in str(results[0])
-    lost = [line for line in capsys.readouterr().err.splitlines() if "worker was lost" in line]
-    assert len(lost) == 1 + distributed.MAX_RETRIES and "it is missing" in lost[-1], lost
-    assert len(list(tmp_path.iterdir())) == 1 + distributed.MAX_RETRIES  # one death per try
+def _case_names() -> list[str]:
+    tree = ast.parse(CASES.read_text(encoding="utf-8"))
+    return [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")]
 
 
-def test_sweep_with_a_lost_worker_writes_a_partial_result_and_resume_completes_it(tmp_path, capsys, monkeypatch):
-    tiny_model(tmp_path / "good", layers=2)
-    tiny_model(tmp_path / "doomed", layers=2, scale=2.0)  # other weights: other cache keys
-    cache, out = tmp_path / "cache", tmp_path / "out"
-    assert main(["sweep", str(tmp_path / "good"), "--workers", "0", "--cache-dir", str(cache), "--json"]) == 0
-    argv = ["sweep", str(tmp_path / "good"), str(tmp_path / "doomed"), "--workers", "2", "--cache-dir", str(cache),
-            "--out", str(out), "--figure-format", "png"]
-    monkeypatch.setattr(distributed, "measure_task", measure_or_die)
-    capsys.readouterr()
-    assert main(argv) == 1
-    err = capsys.readouterr().err
-    assert "partial result: 2 layer task(s) missing" in err and "doomed" in err and "--resume" in err, err
-    assert "Traceback" not in err
-    provenance = json.loads((out / "provenance.json").read_text())
-    assert provenance["complete"] is False and len(provenance["missing"]) == 2
-    rows = {Path(r["source"]).name: r for r in _csv_rows(out / "sweep.csv")}
-    assert rows["good"]["status"] == "ok" and rows["doomed"]["status"] == "error"
-
-    monkeypatch.setattr(distributed, "measure_task", _real_measure_task())
-    assert main(argv) == 2  # the folder exists: --resume (or --force) is needed
-    assert main([*argv, "--resume"]) == 0
-    provenance = json.loads((out / "provenance.json").read_text())
-    assert provenance["complete"] is True and provenance["missing"] == []
-    assert provenance["layers"]["from_cache"] == 2 and provenance["layers"]["measured"] == 2
-    assert all(r["status"] == "ok" for r in _csv_rows(out / "sweep.csv"))
-    assert main([*argv, "--resume"]) == 2  # a complete result is not resumed over
+def _run_child(name: str) -> subprocess.CompletedProcess | None:
+    """The case in a child pytest; None when it passed :data:`DEADLINE` (its process group then killed)."""
+    argv = [sys.executable, "-m", "pytest", f"{CASES.relative_to(ROOT)}::{name}", "-q", "-p", "no:cacheprovider",
+            "-p", "no:xdist", "-o", f"timeout={3 * DEADLINE}"]
+    child = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             start_new_session=True)
+    try:
+        out, _ = child.communicate(timeout=DEADLINE)
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.communicate()
+        return None
+    return subprocess.CompletedProcess(argv, child.returncode, out)
 
 
-def _real_measure_task():
-    from sabounds.numerics.proxies.sweep import measure_task
-    return measure_task
-
-
-def _csv_rows(path: Path) -> list[dict]:
-    import csv
-    with open(path, newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
-
-
-def test_study_with_a_run_lost_on_every_try_exits_1_and_a_rerun_completes_it(tmp_path, capsys, monkeypatch):
-    pytest.importorskip("torch")
-    from sabounds.training_study import runner
-    from sabounds.training_study.grids import grid
-    from tests.support.lost_workers import train_or_die
-    cache = tmp_path / "cache"
-    argv = ["study", "--grid", "tiny", "--tasks", "digits", "--cache-dir", str(cache), "--json"]
-    assert main([*argv, "--workers", "0"]) == 0
-    specs = grid("tiny", ["digits"])
-    doomed = specs[-1]
-    runner.RunCache(cache).path(runner.run_key(doomed)).unlink()
-    capsys.readouterr()
-    monkeypatch.setattr(runner, "_task", train_or_die)
-    assert main([*argv, "--workers", "2"]) == 1
-    out, err = capsys.readouterr()
-    result = json.loads(out)
-    assert result["complete"] is False and result["missing"] == [doomed.label()]
-    assert "partial result: 1 run(s) missing" in err and doomed.label() in err and "Traceback" not in err
-    monkeypatch.undo()
-    assert main([*argv, "--workers", "0"]) == 0
-    result = json.loads(capsys.readouterr().out)
-    assert result["complete"] is True and result["timing"]["trained"] == 1 and result["timing"]["cached"] == len(specs) - 1
+@pytest.mark.parametrize("name", _case_names())
+def test_lost_worker_case(name):
+    done = _run_child(name)
+    if done is None:
+        warnings.warn(f"{name}: the child stalled past {DEADLINE} s and was killed; trying once more",
+                      stacklevel=1)
+        done = _run_child(name)
+    assert done is not None, f"{name}: the child stalled twice past {DEADLINE} s"
+    assert done.returncode == 0, done.stdout[-4000:]
+    if "1 skipped" in done.stdout:  # e.g. the study's case without torch: the child's reason, as a skip here
+        pytest.skip(next((line for line in done.stdout.splitlines() if line.startswith("SKIPPED")), "skipped"))
+    assert "1 passed" in done.stdout, done.stdout[-2000:]
