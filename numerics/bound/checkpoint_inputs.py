@@ -26,12 +26,12 @@ PRE_LN_PREMISES = (
     "the pre-MLP norm's (<= R); --input-norm does not enter; B, R and max|g| rounded up to dyadic shells and priced "
     "(post hoc 'norm_shells')",
 )
+ROPE_STEP = "whole_bound.families.rope_cover"
+"""The step a RoPE family's totals rest on without a derivation (listed in the JSON's ``assumed_not_derived``)."""
 ROPE_PREMISE = ("RoPE: each QK_h slot is covered as one matrix with the family's uniform bounds b_i = sigma_i(Wq_h) "
                 "sigma_i(Wk_g) (the product inequality prod_{i<=k} sigma_i <= prod_{i<=k} b_i at every offset, "
                 "hence sigma_1 and S_p for p > 0; not sigma_i <= b_i one by one); that this covers the scores at every offset at once is assumed, not derived "
-                "(step whole_bound.families.rope_cover)")
-ROPE_STEP = "whole_bound.families.rope_cover"
-"""The step a RoPE family's totals rest on without a derivation (listed in the JSON's ``assumed_not_derived``)."""
+                f"(step {ROPE_STEP})")
 
 
 def layer_inputs(spectra, intermediate: int) -> list[LayerInput]:
@@ -60,9 +60,10 @@ def family_of(shape, spectra, rms_floor: float | None = None) -> Family | None:
     premises = [*departures(shape, premise, tuple(notes), with_unmodelled=False), *FAMILY_PREMISES]
     if pre_ln:
         premises += PRE_LN_PREMISES
+    assumed: tuple[str, ...] = ()
     if shape.rope is not None:
         premises.append(ROPE_PREMISE)
-    assumed = (ROPE_STEP,) if shape.rope is not None else ()
+        assumed = (ROPE_STEP,)
     return Family(shape.family, pre_ln, shape.gated, shape.activation, shape.head_dim, premise, tuple(norms),
                   tuple(premises), unmodelled(shape), assumed)
 

@@ -4,8 +4,8 @@ runs in a child pytest on a real local Dask cluster, with a deadline.
 In the child because the cases kill Dask workers on purpose: now and then (twice in CI runs, once in three runs of
 this file on 2 workers, never in 12 runs of one case alone) the local cluster stalls after such a kill until the
 per-test limit ends the process, and pytest-xdist then waited for its lost test worker forever.  The stall is not
-yet understood (an open defect: a sweep or study whose worker dies may hang the same way).  A child that passes its deadline is killed with its process group (its cluster
-included) and tried once more; a second stall fails the case."""
+yet understood (an open defect: a sweep or study whose worker dies may hang the same way).  A child that passes its
+deadline is killed with its process group (its cluster included) and tried once more; a second stall fails the case."""
 
 from __future__ import annotations
 
