@@ -35,7 +35,15 @@ def test_regime_row_matches_hand_computation():
     assert T not in hand.free_symbols
 
 
-def test_regimes_cli_has_the_user_row(capsys):
+def test_regimes_cli_has_the_user_row_in_every_table(capsys):
+    assert main(["regimes", "--regime", "rank", "--bound", str(EXAMPLE)]) == 0
+    rows = [line.split(" | ")[:3] for line in capsys.readouterr().out.splitlines() if line.startswith("| rank |")]
+    alphas = {alpha for _, alpha, _ in rows}
+    assert alphas and {alpha for _, alpha, bound in rows if bound == "spectral_product"} == alphas
+
+
+@pytest.mark.slow  # the JSON record adds the joint comparison's second route (~10 s)
+def test_regimes_cli_json_has_the_user_row(capsys):
     assert main(["regimes", "--regime", "rank", "--bound", str(EXAMPLE), "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert all("spectral_product" in r["bounds"] for r in data["regimes"])

@@ -26,7 +26,10 @@ from tests.support.hostile import (
     workspace,
 )
 
-CASES = [(cmd, c) for c in OUTPUT_CASES for cmd in OUTPUT_COMMANDS if cmd not in REFUSALS_ONLY or c.expect == REFUSE]
+# analyze meets every hazard in the quick lane (the --out handling is shared); the costlier commands in `make test`.
+QUICK_COMMANDS = {"analyze", "scaling"}
+CASES = [pytest.param(cmd, c, id=f"{cmd}-{c.id}", marks=() if cmd in QUICK_COMMANDS else pytest.mark.slow)
+         for c in OUTPUT_CASES for cmd in OUTPUT_COMMANDS if cmd not in REFUSALS_ONLY or c.expect == REFUSE]
 
 
 @pytest.fixture
@@ -40,7 +43,7 @@ def _under(path: str, prefixes) -> bool:
     return any(path == p or path.startswith(p.rstrip("/") + "/") for p in prefixes)
 
 
-@pytest.mark.parametrize("command,case", CASES, ids=[f"{cmd}-{c.id}" for cmd, c in CASES])
+@pytest.mark.parametrize("command,case", CASES)
 def test_hostile_out(command, case, root, capsys):
     before = snapshot(root)
     rc = main(output_argv(command, case, root))

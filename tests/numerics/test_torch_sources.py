@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-torch = pytest.importorskip("torch", reason="torch is an optional extra; these tests need it")
 transformers = pytest.importorskip("transformers", reason="transformers is needed to write save_pretrained fixtures")
+torch = pytest.importorskip("torch", reason="torch is an optional extra; these tests need it")
 
 from safetensors.numpy import load_file  # noqa: E402
 

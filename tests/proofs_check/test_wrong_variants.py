@@ -32,6 +32,7 @@ def mutate(name: str, statement) -> Step:
     return replace(T.derivation()[name], statement=statement)
 
 
+@pytest.mark.slow  # the quick lane decides every step in tests/cli/test_verify.py::test_json_schema_and_thm41_checks
 def test_every_theorem41_step_is_proved_or_verified():
     for step in T.derivation():
         if step.check.kind == "Premise":

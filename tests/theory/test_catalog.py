@@ -22,10 +22,11 @@ def _views():
     from sabounds.theory import regimes as R
     from sabounds.theory.regime_models import frobenius
     result = R.regime_result(frobenius(), R.ALPHAS["bounded"])
+    page = derivations_page()
     return {"verify": {c.id.split(".")[0] for c in all_checks()},
             "mutants": {d.id for d in MU.derivations_audited()},
             "derivation": set(derivations()),
-            "docs": {e.id for e in catalog.CATALOG if f"Id `{e.id}`" in derivations_page()} | {"__page__"},
+            "docs": {e.id for e in catalog.CATALOG if f"Id `{e.id}`" in page} | {"__page__"},
             "regimes": set(result.bounds) | set(result.joints)}
 
 
