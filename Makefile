@@ -35,9 +35,11 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -m "not slow" -n auto --dist loadfile --max-worker-restart=0 $(PYTEST_ARGS)
 
-# ruff (lint) and mypy (strict on the public API, a baseline elsewhere) at the versions pinned in the lint extra.
+# ruff (lint and format) and mypy (strict on the public API, a baseline elsewhere) at the versions pinned in the
+# lint extra.  `ruff format .` rewrites what `ruff format --check .` refuses.
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python .ci/typecheck.py
 
 clean:

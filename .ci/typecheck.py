@@ -49,9 +49,22 @@ def symlink_tree(into: Path) -> Path:
 
 def run_mypy(tree: Path) -> list[str]:
     """mypy's error lines on the tree, paths relative to it (``sabounds/theory/x.py``), without line numbers."""
-    command = [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"), "--no-incremental",
-               "--cache-dir", os.devnull, "--show-error-codes", "--no-color-output", "--no-error-summary",
-               "--hide-error-context", "-p", "sabounds"]
+    command = [
+        sys.executable,
+        "-m",
+        "mypy",
+        "--config-file",
+        str(ROOT / "pyproject.toml"),
+        "--no-incremental",
+        "--cache-dir",
+        os.devnull,
+        "--show-error-codes",
+        "--no-color-output",
+        "--no-error-summary",
+        "--hide-error-context",
+        "-p",
+        "sabounds",
+    ]
     done = subprocess.run(command, cwd=tree, capture_output=True, text=True, env={**os.environ, "MYPYPATH": str(tree)})
     if done.returncode not in (0, 1):
         sys.exit(f"mypy failed to run:\n{done.stdout}{done.stderr}")

@@ -45,14 +45,21 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the package of this checkout, not an installed one
 BERT_BASE = {"num_hidden_layers": 12, "hidden_size": 768, "num_attention_heads": 12, "intermediate_size": 3072}
-LAYER_TENSORS = {"attention.self.query": "NN", "attention.self.key": "NN", "attention.self.value": "NN",
-                 "attention.output.dense": "NN", "intermediate.dense": "IN", "output.dense": "NI"}
+LAYER_TENSORS = {
+    "attention.self.query": "NN",
+    "attention.self.key": "NN",
+    "attention.self.value": "NN",
+    "attention.output.dense": "NN",
+    "intermediate.dense": "IN",
+    "output.dense": "NI",
+}
 WARM_UP = ROOT / "tests" / "data" / "golden" / "random_bert"
 VARIANTS = ("analyze", "floor", "kernels", "reference", "authors")
 
 
 def build_checkpoint(directory: Path) -> None:
     from safetensors.numpy import save_file
+
     rng = np.random.default_rng(0)
     n, inner = BERT_BASE["hidden_size"], BERT_BASE["intermediate_size"]
     sizes = {"N": n, "I": inner}
@@ -76,12 +83,15 @@ def shape_of(directory: Path) -> tuple[int, int, int]:
 def read_layers(directory: Path):
     """Every encoder weight matrix as float64, one layer at a time (what any analysis must read)."""
     from safetensors import safe_open
+
     with safe_open(str(directory / "model.safetensors"), framework="numpy") as f:
         probe = "encoder.layer.0.attention.self.query.weight"
-        prefix = next(k[:-len(probe)] for k in f.keys() if k.endswith(probe))
+        prefix = next(k[: -len(probe)] for k in f.keys() if k.endswith(probe))
         for l in range(shape_of(directory)[0]):
-            yield {name: f.get_tensor(f"{prefix}encoder.layer.{l}.{name}.weight").astype(np.float64)
-                   for name in LAYER_TENSORS}
+            yield {
+                name: f.get_tensor(f"{prefix}encoder.layer.{l}.{name}.weight").astype(np.float64)
+                for name in LAYER_TENSORS
+            }
 
 
 def run_floor(directory: Path) -> dict:
@@ -98,8 +108,10 @@ def head_products(layer: dict, heads: int) -> tuple[np.ndarray, np.ndarray]:
     n = q.shape[1]
     dh = n // heads
     split = lambda w: w.reshape(heads, dh, n)
-    return (np.matmul(split(q).transpose(0, 2, 1), split(k)),
-            np.matmul(split(v).transpose(0, 2, 1), split(np.ascontiguousarray(o.T))))
+    return (
+        np.matmul(split(q).transpose(0, 2, 1), split(k)),
+        np.matmul(split(v).transpose(0, 2, 1), split(np.ascontiguousarray(o.T))),
+    )
 
 
 def run_kernels(directory: Path) -> dict:
@@ -112,10 +124,20 @@ def run_kernels(directory: Path) -> dict:
     from sabounds.numerics.checkpoints.layers import assemble
     from sabounds.numerics.norms import product_norm_11, product_norm_21
     from sabounds.numerics.spectra import product_singular_values
+
     _, _, heads = shape_of(directory)
     for i, w in enumerate(read_layers(directory)):
-        layer = assemble(i, w["attention.self.query"], w["attention.self.key"], w["attention.self.value"],
-                         w["attention.output.dense"], w["intermediate.dense"], w["output.dense"], heads, heads)
+        layer = assemble(
+            i,
+            w["attention.self.query"],
+            w["attention.self.key"],
+            w["attention.self.value"],
+            w["attention.output.dense"],
+            w["intermediate.dense"],
+            w["output.dense"],
+            heads,
+            heads,
+        )
         for m in (layer.m_in, layer.m_out):
             m = m if m.shape[0] <= m.shape[1] else m.T
             np.linalg.eigvalsh(gram_matrix(m, factor=1.0 / float(np.max(np.abs(m)))))
@@ -135,7 +157,7 @@ def published_ours(spectra: list, n: int, lphi: float = 1.13, loop: bool = False
     lip = [lphi * fi[0] * fo[0] * sum(s[0] * (1 + 4 * t[0]) for s, t in zip(vt, qk)) for qk, vt, fi, fo in spectra]
     total = 0.0
     for l, (qk, vt, fi, fo) in enumerate(spectra):
-        alpha = math.prod(lip[l + 1:])
+        alpha = math.prod(lip[l + 1 :])
         terms = [(s, 2 * t[0] * fo[0] * fi[0]) for s, t in zip(qk, vt)] + [(s, fo[0] * fi[0]) for s in vt]
         for sigma, gamma in terms + [(fi, fo[0]), (fo, 1.0)]:
             scale = gamma * alpha * L
@@ -143,14 +165,15 @@ def published_ours(spectra: list, n: int, lphi: float = 1.13, loop: bool = False
             if loop:
                 best = math.inf
                 for p in grid:
-                    s_p = rank if p == 0 else float(np.sum(sigma ** p))
+                    s_p = rank if p == 0 else float(np.sum(sigma**p))
                     best = min(best, s_p ** (1 / (p + 2)) * scale ** (p / (p + 2)) * n ** ((p + 1) / (p + 2)))
             else:
                 with np.errstate(divide="ignore"):
                     s_p = np.exp(np.outer(grid[1:], np.log(sigma))).sum(axis=1)
                 s_p = np.concatenate([[rank], s_p])
-                best = float(np.min(s_p ** (1 / (grid + 2)) * scale ** (grid / (grid + 2))
-                                    * n ** ((grid + 1) / (grid + 2))))
+                best = float(
+                    np.min(s_p ** (1 / (grid + 2)) * scale ** (grid / (grid + 2)) * n ** ((grid + 1) / (grid + 2)))
+                )
             total += best
     return total + math.sqrt(L)
 
@@ -161,28 +184,41 @@ def run_reference(directory: Path) -> dict:
     spectra = []
     for layer in read_layers(directory):
         qk, vt = head_products(layer, heads)
-        spectra.append((np.linalg.svd(qk, compute_uv=False), np.linalg.svd(vt, compute_uv=False),
-                        np.linalg.svd(layer["intermediate.dense"].T, compute_uv=False),
-                        np.linalg.svd(layer["output.dense"].T, compute_uv=False)))
+        spectra.append(
+            (
+                np.linalg.svd(qk, compute_uv=False),
+                np.linalg.svd(vt, compute_uv=False),
+                np.linalg.svd(layer["intermediate.dense"].T, compute_uv=False),
+                np.linalg.svd(layer["output.dense"].T, compute_uv=False),
+            )
+        )
     return {"ours": published_ours(spectra, n)}
 
 
 def run_authors(directory: Path) -> dict:
     """The authors' route: torch float64 ``svdvals`` of each matrix in turn, a Python loop over the p grid."""
     import torch
+
     torch.set_num_threads(1)
     _, n, heads = shape_of(directory)
     svd = lambda w: torch.linalg.svdvals(torch.from_numpy(np.ascontiguousarray(w))).numpy()
     spectra = []
     for layer in read_layers(directory):
         qk, vt = head_products(layer, heads)
-        spectra.append(([svd(m) for m in qk], [svd(m) for m in vt], svd(layer["intermediate.dense"].T),
-                         svd(layer["output.dense"].T)))
+        spectra.append(
+            (
+                [svd(m) for m in qk],
+                [svd(m) for m in vt],
+                svd(layer["intermediate.dense"].T),
+                svd(layer["output.dense"].T),
+            )
+        )
     return {"ours": published_ours(spectra, n, loop=True)}
 
 
 def analyze_json(directory: Path) -> dict:
     from sabounds.cli import main
+
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(["analyze", str(directory), "--json"]) == 0
@@ -193,8 +229,13 @@ def run_analyze(directory: Path) -> dict:
     return {"ours": analyze_json(directory)["totals"]["ours"]}
 
 
-RUNS = {"analyze": run_analyze, "floor": run_floor, "kernels": run_kernels, "reference": run_reference,
-        "authors": run_authors}
+RUNS = {
+    "analyze": run_analyze,
+    "floor": run_floor,
+    "kernels": run_kernels,
+    "reference": run_reference,
+    "authors": run_authors,
+}
 
 
 def child(variant: str, directory: Path) -> None:
@@ -203,11 +244,13 @@ def child(variant: str, directory: Path) -> None:
     elif variant == "authors":
         import torch  # noqa: F401
     from safetensors import safe_open  # noqa: F401
+
     start = time.perf_counter()
     extra = RUNS[variant](directory)
     seconds = time.perf_counter() - start
-    print(json.dumps({"seconds": seconds, "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                      **extra}))
+    print(
+        json.dumps({"seconds": seconds, "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, **extra})
+    )
 
 
 def one_thread() -> dict:
@@ -218,15 +261,26 @@ def one_thread() -> dict:
 
 
 def measure(variant: str, directory: Path) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--child", variant, str(directory)], cwd=ROOT, env=one_thread(),
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", variant, str(directory)],
+        cwd=ROOT,
+        env=one_thread(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def whole_process(directory: Path) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "sabounds", "analyze", str(directory), "--json"], cwd=ROOT,
-                   env=one_thread(), stdout=subprocess.DEVNULL, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "sabounds", "analyze", str(directory), "--json"],
+        cwd=ROOT,
+        env=one_thread(),
+        stdout=subprocess.DEVNULL,
+        check=True,
+    )
     return time.perf_counter() - start
 
 
@@ -236,8 +290,11 @@ def verdict(ok: bool) -> str:
 
 def bench(label: str, directory: Path, repeats: int) -> None:
     L, n, heads = shape_of(directory)
-    print(f"\n{label}: L={L} N={n} heads={heads}, {(directory / 'model.safetensors').stat().st_size / 2**20:.0f} MiB; "
-          f"load average before {os.getloadavg()[0]:.1f}", flush=True)
+    print(
+        f"\n{label}: L={L} N={n} heads={heads}, {(directory / 'model.safetensors').stat().st_size / 2**20:.0f} MiB; "
+        f"load average before {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
     runs: dict[str, list] = {v: [] for v in (*VARIANTS, "process")}
     for _ in range(repeats):
         for variant in VARIANTS:
@@ -255,16 +312,20 @@ def bench(label: str, directory: Path, repeats: int) -> None:
     floor_ratio = best["analyze"] / best["floor"]
     reference, authors = best["reference"] / best["analyze"], best["authors"] / best["analyze"]
     kernels = best["kernels"]
-    print(f"kernels / floor = {kernels / best['floor']:.2f}, reference / kernels = {best['reference'] / kernels:.1f}, "
-          f"authors / kernels = {best['authors'] / kernels:.1f}: the best ratios any analyze printing these numbers "
-          "can reach")
+    print(
+        f"kernels / floor = {kernels / best['floor']:.2f}, reference / kernels = {best['reference'] / kernels:.1f}, "
+        f"authors / kernels = {best['authors'] / kernels:.1f}: the best ratios any analyze printing these numbers "
+        "can reach"
+    )
     if label == "bert-base":
         print(f"analyze / floor = {floor_ratio:.2f} (target <= 0.5: {verdict(floor_ratio <= 0.5)})")
         print(f"reference / analyze = {reference:.1f} (target >= 10: {verdict(reference >= 10)})")
         print(f"authors / analyze = {authors:.1f} (target >= 20: {verdict(authors >= 20)})")
     else:
-        print(f"analyze / floor = {floor_ratio:.2f}; reference / analyze = {reference:.1f}; "
-              f"authors / analyze = {authors:.1f}")
+        print(
+            f"analyze / floor = {floor_ratio:.2f}; reference / analyze = {reference:.1f}; "
+            f"authors / analyze = {authors:.1f}"
+        )
         print(f"whole process {best['process']:.2f} s (target <= 1 s: {verdict(best['process'] <= 1.0)})")
     print(f"load average after {os.getloadavg()[0]:.1f}", flush=True)
 
@@ -278,13 +339,16 @@ def main() -> None:
     if args.child:
         child(args.child[0], Path(args.child[1]))
         return
-    print(f"cpus={os.cpu_count()}, one BLAS thread, {sys.platform}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    print(
+        f"cpus={os.cpu_count()}, one BLAS thread, {sys.platform}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+    )
     if args.only != "minilm":
         with tempfile.TemporaryDirectory(prefix="bench-bert-base-") as tmp:
             build_checkpoint(Path(tmp))
             bench("bert-base", Path(tmp), args.repeats)
     if args.only != "bert-base":
         from sabounds import default_model
+
         bench("minilm", Path(default_model()), args.repeats)
 
 

@@ -52,19 +52,27 @@ def layer(seed: int = 0) -> dict[str, np.ndarray]:
 
     def w(rows, cols):
         return (rng.standard_normal((rows, cols), dtype=np.float32) * np.float32(0.02)).astype(np.float64)
-    return {"q": w(N, N), "k": w(KV_HEADS * DH, N), "v": w(KV_HEADS * DH, N), "o": w(N, N),
-            "gate": w(FF, N), "up": w(FF, N), "down": w(N, FF)}
+
+    return {
+        "q": w(N, N),
+        "k": w(KV_HEADS * DH, N),
+        "v": w(KV_HEADS * DH, N),
+        "o": w(N, N),
+        "gate": w(FF, N),
+        "up": w(FF, N),
+        "down": w(N, FF),
+    }
 
 
 def attention_cores(t: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     from sabounds.numerics.spectra import product_singular_values
+
     group = HEADS // KV_HEADS
     wq = t["q"].reshape(HEADS, DH, N)
     wk = np.repeat(t["k"].reshape(KV_HEADS, DH, N), group, axis=0)
     wv = np.repeat(t["v"].reshape(KV_HEADS, DH, N), group, axis=0)
     wo = np.ascontiguousarray(t["o"].T).reshape(HEADS, DH, N)
-    return (product_singular_values(wq.transpose(0, 2, 1), wk),
-            product_singular_values(wv.transpose(0, 2, 1), wo))
+    return (product_singular_values(wq.transpose(0, 2, 1), wk), product_singular_values(wv.transpose(0, 2, 1), wo))
 
 
 def min_contribution(s_p: np.ndarray) -> float:
@@ -76,6 +84,7 @@ def min_contribution(s_p: np.ndarray) -> float:
 def run_path(path: str, k: int) -> dict:
     from sabounds.numerics.certified_spectra import certified_singular_values, schatten_upper_bound
     from sabounds.numerics.spectra import schatten_grid
+
     t = layer()
     start, cpu = time.perf_counter(), time.process_time()
     qk, vt = attention_cores(t)
@@ -84,24 +93,41 @@ def run_path(path: str, k: int) -> dict:
         w = t[name]
         if path == "exact":
             sigma = np.linalg.svd(w, compute_uv=False)
-            out[name] = {"s_p": schatten_grid(sigma, PS).tolist(), "method": "lapack", "sigma1": float(sigma[0]),
-                         "rank": int(schatten_grid(sigma, [0.0])[0])}
+            out[name] = {
+                "s_p": schatten_grid(sigma, PS).tolist(),
+                "method": "lapack",
+                "sigma1": float(sigma[0]),
+                "rank": int(schatten_grid(sigma, [0.0])[0]),
+            }
         elif path == "certified":
             result = certified_singular_values(w)
-            out[name] = {"s_p": schatten_grid(result.values, PS).tolist(), "method": result.method,
-                         "rel_error_bound": result.relative_error_bound}
+            out[name] = {
+                "s_p": schatten_grid(result.values, PS).tolist(),
+                "method": result.method,
+                "rel_error_bound": result.relative_error_bound,
+            }
         elif path == "p0":
             from sabounds.numerics.p_zero_certificate import p_zero_evidence
+
             ev = p_zero_evidence(w)
-            out[name] = {"sigma1": [ev.sigma1_lower, ev.sigma1_upper], "full_rank": ev.full_rank,
-                         "sigma_min_lower": ev.sigma_min_lower, "dim": ev.dim, "frobenius": ev.frobenius,
-                         "method": "p0 certificate"}
+            out[name] = {
+                "sigma1": [ev.sigma1_lower, ev.sigma1_upper],
+                "full_rank": ev.full_rank,
+                "sigma_min_lower": ev.sigma_min_lower,
+                "dim": ev.dim,
+                "frobenius": ev.frobenius,
+                "method": "p0 certificate",
+            }
         else:
             bound = schatten_upper_bound(w, k, PS)
             out[name] = {"s_p": bound.values.tolist(), "method": bound.label}
     seconds = time.perf_counter() - start
-    return {"seconds": seconds, "cpu_seconds": time.process_time() - cpu, "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            "matrices": out}
+    return {
+        "seconds": seconds,
+        "cpu_seconds": time.process_time() - cpu,
+        "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "matrices": out,
+    }
 
 
 def main() -> None:
@@ -114,36 +140,56 @@ def main() -> None:
         print(json.dumps(run_path(args.child, args.k)))
         return
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
-    print(f"LLaMA-7B-shaped layer: N={N}, {HEADS} heads / {KV_HEADS} KV heads, MLP {N}x{FF}; float64; "
-          f"cpus={os.cpu_count()}, load average {os.getloadavg()[0]:.1f}", flush=True)
+    print(
+        f"LLaMA-7B-shaped layer: N={N}, {HEADS} heads / {KV_HEADS} KV heads, MLP {N}x{FF}; float64; "
+        f"cpus={os.cpu_count()}, load average {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
     res = {}
     for path in args.paths.split(","):
-        proc = subprocess.run([sys.executable, __file__, "--child", path, "--k", str(args.k)], env=env,
-                              capture_output=True, text=True, check=True)
+        proc = subprocess.run(
+            [sys.executable, __file__, "--child", path, "--k", str(args.k)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         res[path] = json.loads(proc.stdout.strip().splitlines()[-1])
         print(f"  {path}: {res[path]['seconds']:.1f} s", flush=True)
     base = min(r["peak_mib"] for r in res.values())
     ref = res.get("exact", next(iter(res.values())))["seconds"]
-    print(f"{'path':<10}{'s/layer':>9}{'CPU s':>9}{'peak MiB':>10}{'vs exact':>10}{'32 layers, 2 cores':>20}   "
-          f"(peak includes the ~{base:.0f} MiB layer; 2 cores: one layer per core, from CPU seconds)")
+    print(
+        f"{'path':<10}{'s/layer':>9}{'CPU s':>9}{'peak MiB':>10}{'vs exact':>10}{'32 layers, 2 cores':>20}   "
+        f"(peak includes the ~{base:.0f} MiB layer; 2 cores: one layer per core, from CPU seconds)"
+    )
     for path, r in res.items():
         cpu = r.get("cpu_seconds", r["seconds"])
-        print(f"{path:<10}{r['seconds']:>9.1f}{cpu:>9.1f}{r['peak_mib']:>10.0f}{r['seconds'] / ref:>10.2f}"
-              f"{DEPTH * cpu / 2 / 60:>17.1f} min")
+        print(
+            f"{path:<10}{r['seconds']:>9.1f}{cpu:>9.1f}{r['peak_mib']:>10.0f}{r['seconds'] / ref:>10.2f}"
+            f"{DEPTH * cpu / 2 / 60:>17.1f} min"
+        )
     for name in ("gate", "up", "down"):
         line = [name]
         exact = res.get("exact", {}).get("matrices", {}).get(name)
         if "certified" in res:
             cert = res["certified"]["matrices"][name]
-            rel = (float(np.max(np.abs(np.array(cert["s_p"])[1:] - np.array(exact["s_p"])[1:])
-                                / np.array(exact["s_p"])[1:])) if exact else math.nan)
-            line.append(f"certified: {cert['method']}, proven sigma rel error {cert.get('rel_error_bound', math.inf):.1e}, "
-                        f"S_p rel diff to LAPACK {rel:.1e}")
+            rel = (
+                float(
+                    np.max(np.abs(np.array(cert["s_p"])[1:] - np.array(exact["s_p"])[1:]) / np.array(exact["s_p"])[1:])
+                )
+                if exact
+                else math.nan
+            )
+            line.append(
+                f"certified: {cert['method']}, proven sigma rel error {cert.get('rel_error_bound', math.inf):.1e}, "
+                f"S_p rel diff to LAPACK {rel:.1e}"
+            )
         if "p0" in res:
             ev = res["p0"]["matrices"][name]
             lo, hi = ev["sigma1"]
-            line.append(f"p0: sigma_1 in [{lo:.12g}, {hi:.12g}] (width {(hi - lo) / lo:.1e}), rank = D proven "
-                        f"{ev['full_rank']}")
+            line.append(
+                f"p0: sigma_1 in [{lo:.12g}, {hi:.12g}] (width {(hi - lo) / lo:.1e}), rank = D proven {ev['full_rank']}"
+            )
             if exact:
                 s1, rank = exact["sigma1"], exact["rank"]
                 line.append(f"exact sigma_1 {s1:.12g} inside: {lo <= s1 <= hi}; exact rank {rank} of {ev['dim']}")
@@ -158,6 +204,7 @@ def stack_certificates(res: dict) -> str:
     from sabounds.numerics.expressions.published_compiled import minimise_ours
     from sabounds.numerics.p_zero_certificate import PZeroEvidence, p_zero_proven
     from sabounds.numerics.proxies.layer_factors import activation_constant
+
     p0 = res["p0"]["matrices"]
     att = p0["attention"]
     lact, radius = activation_constant("silu"), math.sqrt(N)
@@ -168,20 +215,26 @@ def stack_certificates(res: dict) -> str:
     parts = []
     for name in ("gate", "up", "down"):
         e = p0[name]
-        ev = PZeroEvidence(e["sigma1"][0], e["sigma1"][1], e["sigma_min_lower"], e["dim"], e["frobenius"],
-                           e["full_rank"])
+        ev = PZeroEvidence(
+            e["sigma1"][0], e["sigma1"][1], e["sigma_min_lower"], e["dim"], e["frobenius"], e["full_rank"]
+        )
         scales = [math.log(gamma[name]) + (DEPTH - 1 - l) * math.log(lip) + math.log(DEPTH) for l in range(DEPTH)]
         proven = [p_zero_proven(ev, PS, sc, N) for sc in scales]
         text = f"{name}: p = 0 proven at {sum(proven)}/{DEPTH} layers"
         exact = res.get("exact", {}).get("matrices", {}).get(name)
         if exact:
             log_s = np.log(np.array(exact["s_p"]))
-            best = [float(PS[minimise_ours(log_s[None, :], PS, np.array([sc - math.log(DEPTH)]), DEPTH, N)[1][0]])
-                    for sc in scales]
-            text += (f", exact p_opt = 0 at {sum(b == 0 for b in best)}/{DEPTH}; proven where exact is not: "
-                     f"{sum(p and b != 0 for p, b in zip(proven, best))}")
+            best = [
+                float(PS[minimise_ours(log_s[None, :], PS, np.array([sc - math.log(DEPTH)]), DEPTH, N)[1][0]])
+                for sc in scales
+            ]
+            text += (
+                f", exact p_opt = 0 at {sum(b == 0 for b in best)}/{DEPTH}; proven where exact is not: "
+                f"{sum(p and b != 0 for p, b in zip(proven, best))}"
+            )
         parts.append(text)
     return f"32-layer stack (ln lip = {math.log(lip):.1f}): " + "; ".join(parts)
+
 
 if __name__ == "__main__":
     main()

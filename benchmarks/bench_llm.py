@@ -38,6 +38,7 @@ def floor(path, layers: int) -> None:
     per head the d_h x d_h cores' SVDs (``gesdd``: sigma of QK_h and Vt_h, sigma of Wq_h and Wk_g from the R
     factors), and per MLP matrix the Gram matrix of its shorter side and its eigenvalues (``syevd``)."""
     from sabounds.numerics.checkpoints.gguf_file import GGUFStore
+
     store = GGUFStore(path)  # gguf's reader without decoding the vocabulary (a floor should not pay for it)
     heads = int(store.metadata["llama.attention.head_count"])
     kv = int(store.metadata["llama.attention.head_count_kv"])
@@ -53,10 +54,10 @@ def floor(path, layers: int) -> None:
         q, k, v, o = (read(b + n) for n in ("attn_q.weight", "attn_k.weight", "attn_v.weight", "attn_output.weight"))
         d = q.shape[0] // heads
         group = [h * kv // heads for h in range(heads)]
-        r_q = r_of([q[h * d:(h + 1) * d].T for h in range(heads)])
-        r_k = r_of([k[g * d:(g + 1) * d].T for g in range(kv)])
-        r_v = r_of([v[g * d:(g + 1) * d].T for g in range(kv)])
-        r_o = r_of([o[:, h * d:(h + 1) * d] for h in range(heads)])
+        r_q = r_of([q[h * d : (h + 1) * d].T for h in range(heads)])
+        r_k = r_of([k[g * d : (g + 1) * d].T for g in range(kv)])
+        r_v = r_of([v[g * d : (g + 1) * d].T for g in range(kv)])
+        r_o = r_of([o[:, h * d : (h + 1) * d] for h in range(heads)])
         np.linalg.svd(r_q, compute_uv=False)
         np.linalg.svd(r_k, compute_uv=False)
         np.linalg.svd(r_q @ np.swapaxes(r_k[group], -1, -2), compute_uv=False)
@@ -82,17 +83,21 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1)
     args = parser.parse_args()
     import sabounds
+
     path = smollm2()
     floor(path, 1)  # warm-up: imports, page cache
     sabounds.analyze(str(path), layers=1)
     t_floor = best(lambda: floor(path, args.layers), args.repeats)
     t_analyze = best(lambda: sabounds.analyze(str(path), layers=args.layers), args.repeats)
-    t_bound = best(lambda: sabounds.bound(str(path), layers=args.layers, n=1e9, delta=0.05, margin=1.0),
-                   args.repeats)
-    print(f"SmolLM2-135M-Instruct Q4_1, first {args.layers} layers, best of {args.repeats}: floor {t_floor:.2f} s, "
-          f"analyze {t_analyze:.2f} s, bound {t_bound:.2f} s")
-    print(f"bound / analyze = {t_bound / t_analyze:.2f} (target <= 1.5); analyze / floor = {t_analyze / t_floor:.2f} "
-          "(target <= 1.5)")
+    t_bound = best(lambda: sabounds.bound(str(path), layers=args.layers, n=1e9, delta=0.05, margin=1.0), args.repeats)
+    print(
+        f"SmolLM2-135M-Instruct Q4_1, first {args.layers} layers, best of {args.repeats}: floor {t_floor:.2f} s, "
+        f"analyze {t_analyze:.2f} s, bound {t_bound:.2f} s"
+    )
+    print(
+        f"bound / analyze = {t_bound / t_analyze:.2f} (target <= 1.5); analyze / floor = {t_analyze / t_floor:.2f} "
+        "(target <= 1.5)"
+    )
 
 
 if __name__ == "__main__":

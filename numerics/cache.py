@@ -44,8 +44,8 @@ CACHE_VERSION = 3
 ENV_VAR = "SABOUNDS_CACHE_DIR"
 MAGIC = b"SABOUNDS-CACHE-3\n"
 _DIGEST = 32
-MAX_ENTRY_BYTES = 2 ** 30
-MAX_INDEX_BYTES = 256 * 2 ** 20
+MAX_ENTRY_BYTES = 2**30
+MAX_INDEX_BYTES = 256 * 2**20
 _LAYER_NUMBER = re.compile(r"(?:^|\.)(\d+)\.")
 
 
@@ -55,6 +55,7 @@ def default_cache_dir() -> Path | None:
     if value is not None:
         return None if value.strip().lower() in ("", "off", "none", "0") else Path(value)
     import platformdirs
+
     return Path(platformdirs.user_cache_dir("sabounds", appauthor=False))
 
 
@@ -81,11 +82,15 @@ def _check_private(info: os.stat_result, where) -> None:
     if not stat.S_ISDIR(info.st_mode):
         raise CacheFolderError(f"the cache folder {where} is not a folder")
     if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
-        raise CacheFolderError(f"the cache folder {where} is owned by another user (uid {info.st_uid}); "
-                               "give a folder of your own with --cache-dir")
+        raise CacheFolderError(
+            f"the cache folder {where} is owned by another user (uid {info.st_uid}); "
+            "give a folder of your own with --cache-dir"
+        )
     if info.st_mode & 0o022:
-        raise CacheFolderError(f"the cache folder {where} is writable by group or others (mode "
-                               f"{stat.S_IMODE(info.st_mode):o}); chmod go-w it or give another folder")
+        raise CacheFolderError(
+            f"the cache folder {where} is writable by group or others (mode "
+            f"{stat.S_IMODE(info.st_mode):o}); chmod go-w it or give another folder"
+        )
 
 
 def check_cache_root(root) -> None:
@@ -129,8 +134,10 @@ def _open_private_dir(root: Path, parts: tuple[str, ...]) -> int:
             try:
                 child = os.open(name, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
             except OSError as exc:
-                raise CacheFolderError(f"the cache folder {where} is a link or not a folder ({exc.strerror or exc}); "
-                                       "the cache follows no link when writing") from None
+                raise CacheFolderError(
+                    f"the cache folder {where} is a link or not a folder ({exc.strerror or exc}); "
+                    "the cache follows no link when writing"
+                ) from None
             os.close(fd)
             fd = child
             if made:
@@ -149,13 +156,14 @@ def private_write(root, parts: tuple[str, ...], name: str, data: bytes, link: bo
     fd = _open_private_dir(Path(root), tuple(parts))
     tmp = f".{name}.{os.urandom(8).hex()}.tmp"
     try:
-        out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600,
-                      dir_fd=fd)
+        out = os.open(
+            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600, dir_fd=fd
+        )
         try:
             os.fchmod(out, 0o600)
             view = memoryview(data)
             while view:
-                view = view[os.write(out, view):]
+                view = view[os.write(out, view) :]
         finally:
             os.close(out)
         if link:
@@ -195,7 +203,7 @@ def read_regular(path: Path, limit: int) -> bytes | None:
             return None
         chunks, left = [], info.st_size + 1
         while left > 0:
-            chunk = os.read(fd, min(left, 2 ** 24))
+            chunk = os.read(fd, min(left, 2**24))
             if not chunk:
                 break
             chunks.append(chunk)
@@ -238,7 +246,8 @@ class SpectraCache:
     def verifies(self, tag: bytes, *parts: bytes | str) -> bool:
         secret = self.secret()
         return secret is not None and hmac.compare_digest(
-            tag, hmac.new(secret, bytes.fromhex(digest(*parts)), hashlib.sha256).digest())
+            tag, hmac.new(secret, bytes.fromhex(digest(*parts)), hashlib.sha256).digest()
+        )
 
     def _entry(self, key: str) -> Path:
         if not re.fullmatch(r"[0-9a-f]{64}", key):
@@ -255,17 +264,19 @@ class SpectraCache:
         if raw is None:  # missing, a link, a FIFO, too large or unreadable: not cached
             return None
         head = len(MAGIC)
-        payload = raw[head + _DIGEST:]
-        arrays = (unpack(payload) if raw[:head] == MAGIC and self.verifies(raw[head:head + _DIGEST], key, payload)
-                  else None)
+        payload = raw[head + _DIGEST :]
+        arrays = (
+            unpack(payload) if raw[:head] == MAGIC and self.verifies(raw[head : head + _DIGEST], key, payload) else None
+        )
         if arrays is None:
             self.corrupt_seen += 1
         return arrays
 
     # tensor digests of safetensors files, by file identity ------------------------------------------------
 
-    def tensor_digests(self, path: Path, names: Iterable[str] | None = None, compute: bool = True,
-                       group: str = "all") -> dict[str, dict]:
+    def tensor_digests(
+        self, path: Path, names: Iterable[str] | None = None, compute: bool = True, group: str = "all"
+    ) -> dict[str, dict]:
         """``{name: {"dtype", "shape", "digest"}}`` for the tensors of a safetensors file (all, or ``names``):
         from the index when the file's identity and header are unchanged, else by hashing their bytes (with
         ``compute=False``: only those already indexed).  ``group`` names the index file, so that processes
@@ -279,8 +290,14 @@ class _IndexedFile:
     def __init__(self, cache: SpectraCache, path: Path):
         self.path = Path(path).resolve()
         stat = self.path.stat()
-        identity = digest(str(self.path), str(stat.st_size), str(stat.st_mtime_ns), str(stat.st_ctime_ns),
-                          str(stat.st_ino), str(CACHE_VERSION))
+        identity = digest(
+            str(self.path),
+            str(stat.st_size),
+            str(stat.st_mtime_ns),
+            str(stat.st_ctime_ns),
+            str(stat.st_ino),
+            str(CACHE_VERSION),
+        )
         header_bytes, self.start = _safetensors_header(self.path)
         self.header_digest = hashlib.sha256(header_bytes).hexdigest()
         self.header = json.loads(header_bytes)
@@ -305,8 +322,11 @@ class _IndexedFile:
                 for name in missing:
                     entry = self.header[name]
                     begin, end = entry["data_offsets"]
-                    known[name] = {"dtype": entry["dtype"], "shape": entry["shape"],
-                                   "digest": hashlib.sha256(view[self.start + begin:self.start + end]).hexdigest()}
+                    known[name] = {
+                        "dtype": entry["dtype"],
+                        "shape": entry["shape"],
+                        "digest": hashlib.sha256(view[self.start + begin : self.start + end]).hexdigest(),
+                    }
             body = json.dumps({"path": str(self.path), "header": self.header_digest, "tensors": known})
             tag = self.cache.tag(self.identity, self.header_digest, group, body).hex()
             _atomic_write(index_path, json.dumps({"tag": tag, "body": body}).encode(), self.cache.root)
@@ -353,8 +373,8 @@ def unpack(payload: bytes) -> dict[str, np.ndarray] | None:
     payload = memoryview(payload)
     try:
         (length,) = struct.unpack("<Q", payload[:8])
-        header = json.loads(bytes(payload[8:8 + length]))
-        data = payload[8 + length:]
+        header = json.loads(bytes(payload[8 : 8 + length]))
+        data = payload[8 + length :]
         out = {}
         for name, info in header.items():
             shape = tuple(int(d) for d in info["shape"])
@@ -365,7 +385,9 @@ def unpack(payload: bytes) -> dict[str, np.ndarray] | None:
             begin, size = int(info["offset"]), int(info["length"])
             if begin < 0 or begin + size > len(data):
                 return None
-            out[name] = np.frombuffer(data[begin:begin + size], dtype=dtype).reshape(shape).astype(dtype.newbyteorder("="))
+            out[name] = (
+                np.frombuffer(data[begin : begin + size], dtype=dtype).reshape(shape).astype(dtype.newbyteorder("="))
+            )
         return out
     except (ValueError, KeyError, TypeError, struct.error, RecursionError):
         return None
@@ -391,18 +413,26 @@ def code_digest() -> str:
     """SHA-256 over the source of every module of ``sabounds.numerics`` (readers, spectra, the certificate): a
     change to the code that measures a layer changes every key, so no entry outlives the code that made it."""
     root = Path(__file__).resolve().parent
-    return digest(*(part for path in sorted(root.rglob("*.py"))
-                    for part in (str(path.relative_to(root)), path.read_bytes())))
+    return digest(
+        *(part for path in sorted(root.rglob("*.py")) for part in (str(path.relative_to(root)), path.read_bytes()))
+    )
 
 
-def layer_keys(safetensors_files: Iterable[Path], config_bytes: bytes, layers: Iterable[int], method: str,
-               cache: SpectraCache, compute: bool = True) -> dict[int, str | None]:
+def layer_keys(
+    safetensors_files: Iterable[Path],
+    config_bytes: bytes,
+    layers: Iterable[int],
+    method: str,
+    cache: SpectraCache,
+    compute: bool = True,
+) -> dict[int, str | None]:
     """Key of each layer's spectra: every tensor whose first dotted number is the layer (name, dtype, shape, bytes),
     the config, the method and the cache version: a superset of what the layer reads, so never stale.  With
     ``compute=False`` a layer whose digests are not all indexed yet gets None (no tensor bytes read)."""
     layers = sorted(set(layers))
-    parts: dict[int, list[str] | None] = {i: [f"v{CACHE_VERSION}", code_digest(), method, digest(config_bytes),
-                                              str(i)] for i in layers}
+    parts: dict[int, list[str] | None] = {
+        i: [f"v{CACHE_VERSION}", code_digest(), method, digest(config_bytes), str(i)] for i in layers
+    }
     for path in sorted(Path(p) for p in safetensors_files):
         indexed = _IndexedFile(cache, path)
         by_layer: dict[int, list[str]] = {i: [] for i in layers}
@@ -423,7 +453,13 @@ def layer_keys(safetensors_files: Iterable[Path], config_bytes: bytes, layers: I
     return {i: None if p is None else digest(*p) for i, p in parts.items()}
 
 
-def layer_key(safetensors_files: Iterable[Path], config_bytes: bytes, layer: int, method: str,
-              cache: SpectraCache, compute: bool = True) -> str | None:
+def layer_key(
+    safetensors_files: Iterable[Path],
+    config_bytes: bytes,
+    layer: int,
+    method: str,
+    cache: SpectraCache,
+    compute: bool = True,
+) -> str | None:
     """:func:`layer_keys` for one layer."""
     return layer_keys(safetensors_files, config_bytes, [layer], method, cache, compute)[layer]

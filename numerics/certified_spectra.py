@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-UNIT_ROUNDOFF = 2.0 ** -53
+UNIT_ROUNDOFF = 2.0**-53
 RTOL = 1e-9
 GRAM_BLOCK = 256
 GRAM = "gram"
@@ -88,7 +88,7 @@ def gram_matrix(w: np.ndarray, block: int = GRAM_BLOCK, factor: float = 1.0) -> 
     part = np.zeros((n, n), order="F")
     buf = np.empty((n, min(block, m)))
     for start in range(0, m, block):
-        piece = w[:, start:start + block]
+        piece = w[:, start : start + block]
         b = buf if piece.shape[1] == buf.shape[1] else np.empty(piece.shape)
         np.multiply(piece, factor, out=b)
         if syrk is not None:
@@ -167,8 +167,9 @@ class SchattenUpperBound:
     label: str = UPPER_BOUND_LABEL
 
 
-def top_singular_lower_bounds(w: np.ndarray, k: int, iterations: int = 2, oversample: int = 16,
-                              seed: int = 0) -> np.ndarray:
+def top_singular_lower_bounds(
+    w: np.ndarray, k: int, iterations: int = 2, oversample: int = 16, seed: int = 0
+) -> np.ndarray:
     """Lower bounds on ``sigma_1 >= ... >= sigma_k`` of ``w`` (``n <= m``): singular values of ``Q^T w`` for an
     orthonormal ``Q`` from subspace iteration (``sigma_i(Q^T w) <= sigma_i(w)``), deflated for ``Q``'s loss of
     orthogonality and the rounding of ``Q^T w`` and of the small SVD."""
@@ -230,5 +231,5 @@ def schatten_upper_bound(w, k: int, ps, iterations: int = 2, seed: int = 0) -> S
     top = top_singular_lower_bounds(scaled, k, iterations, seed=seed) if np.any(scaled) else np.zeros(k)
     fro2 = float(np.einsum("ij,ij->", scaled, scaled)) * (1.0 + 2.0 * _gamma(n * m))
     values = water_filled_schatten(top, fro2, n, ps)
-    factor = np.where(ps == 0, 1.0, scale ** ps)
+    factor = np.where(ps == 0, 1.0, scale**ps)
     return SchattenUpperBound(ps, values * factor, k, top * scale, fro2 * scale * scale)

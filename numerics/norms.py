@@ -50,7 +50,7 @@ def norm_11(w: np.ndarray) -> np.ndarray:
     return _rescale(np.abs(w / s).sum(axis=(-2, -1)), s[..., 0, 0], what="the (1,1)-norm")
 
 
-PRODUCT_CHUNK_BYTES = 8 * 2 ** 20
+PRODUCT_CHUNK_BYTES = 8 * 2**20
 """The most memory :func:`product_norm_11` gives to the heads' products at once (one BERT-base head's N x N product
 is 4.5 MiB; a chunk that stays in a last-level cache is summed faster than a larger batch)."""
 
@@ -66,8 +66,8 @@ def product_norm_11(left: np.ndarray, right: np.ndarray, chunk_bytes: int = PROD
     step = max(1, chunk_bytes // max(1, 8 * n * m))
     unit = np.empty(heads)
     for start in range(0, heads, step):
-        block = np.matmul(a[start:start + step], b[start:start + step])
-        unit[start:start + step] = np.abs(block, out=block).sum(axis=(-2, -1))
+        block = np.matmul(a[start : start + step], b[start : start + step])
+        unit[start : start + step] = np.abs(block, out=block).sum(axis=(-2, -1))
     return _rescale(unit, sl[..., 0, 0], sr[..., 0, 0], what="the (1,1)-norm of a product")
 
 

@@ -140,7 +140,7 @@ def p_zero_evidence(w, rank_tol: float = RANK_TOL, iterations: int = 200, seed: 
     lam_lo = max(theta - delta, 0.0)
     lam_hi = math.inf
     for k in range(6):  # mu just above the Ritz value, the gap widened 8-fold after each failed test
-        mu = theta + max(4e-9 * theta, residual, delta) * 8.0 ** k
+        mu = theta + max(4e-9 * theta, residual, delta) * 8.0**k
         low = _cholesky_lower_eig(_shifted(g, mu, -1.0)[0])
         if low is not None:
             lam_hi = mu - low + UNIT_ROUNDOFF * mu + delta
@@ -160,10 +160,11 @@ def p_zero_evidence(w, rank_tol: float = RANK_TOL, iterations: int = 200, seed: 
         c2 = 0.81 * estimate
         h, diag_error = _shifted(g, -c2, 1.0)
         low2 = _cholesky_lower_eig(h)
-        if low2 is not None and c2 + low2 - diag_error - delta > sigma_min ** 2:
+        if low2 is not None and c2 + low2 - diag_error - delta > sigma_min**2:
             sigma_min = math.sqrt(c2 + low2 - diag_error - delta)
-    return PZeroEvidence(math.sqrt(lam_lo) * scale, sigma1_hi * scale, sigma_min * scale, n,
-                         math.sqrt(fro2) * scale, full)
+    return PZeroEvidence(
+        math.sqrt(lam_lo) * scale, sigma1_hi * scale, sigma_min * scale, n, math.sqrt(fro2) * scale, full
+    )
 
 
 def p_zero_proven(evidence: PZeroEvidence, ps: np.ndarray, log_scale_lower: float, hidden: int) -> bool:
@@ -173,7 +174,8 @@ def p_zero_proven(evidence: PZeroEvidence, ps: np.ndarray, log_scale_lower: floa
         return False
     ps = np.asarray(ps, dtype=np.float64)
     positive = ps[ps > 0]
-    lower = (evidence.log_s_p_lower(positive) + positive * log_scale_lower
-             + (positive + 1.0) * math.log(hidden)) / (positive + 2.0)
+    lower = (evidence.log_s_p_lower(positive) + positive * log_scale_lower + (positive + 1.0) * math.log(hidden)) / (
+        positive + 2.0
+    )
     at_zero = 0.5 * math.log(evidence.dim * hidden)
     return bool(np.all(lower >= at_zero + 1e-12 * max(1.0, abs(at_zero))))

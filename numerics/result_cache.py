@@ -113,14 +113,28 @@ class Record:
         return None
 
     def to_json(self) -> dict:
-        return {"part": self.part, "inputs": self.inputs, "modules": self.modules, "created": self.created,
-                "platform": self.platform, "seconds": self.seconds, "value": self.value}
+        return {
+            "part": self.part,
+            "inputs": self.inputs,
+            "modules": self.modules,
+            "created": self.created,
+            "platform": self.platform,
+            "seconds": self.seconds,
+            "value": self.value,
+        }
 
     @classmethod
     def from_json(cls, data: dict, origin: str) -> Record:
-        return cls(str(data["part"]), dict(data["inputs"]), dict(data["modules"]), data["value"],
-                   str(data.get("created", "")), str(data.get("platform", "")), float(data.get("seconds", 0.0)),
-                   origin)
+        return cls(
+            str(data["part"]),
+            dict(data["inputs"]),
+            dict(data["modules"]),
+            data["value"],
+            str(data.get("created", "")),
+            str(data.get("platform", "")),
+            float(data.get("seconds", 0.0)),
+            origin,
+        )
 
 
 def platform_line() -> str:
@@ -133,9 +147,16 @@ def compute_record(part: str, inputs: dict, compute: Callable[[], Any]) -> Recor
     start = time.perf_counter()
     value = compute()
     seconds = time.perf_counter() - start
-    return Record(part, inputs, module_digests(dependent_modules()), value,
-                  datetime.now(UTC).isoformat(timespec="seconds"), platform_line(), round(seconds, 1),
-                  "computed")
+    return Record(
+        part,
+        inputs,
+        module_digests(dependent_modules()),
+        value,
+        datetime.now(UTC).isoformat(timespec="seconds"),
+        platform_line(),
+        round(seconds, 1),
+        "computed",
+    )
 
 
 def read_records(path: Path) -> dict[str, list[Record]]:
@@ -188,14 +209,18 @@ class UserCache:
         if self.cache is None:
             return
         try:
-            self.cache.put(self.key(record.part, record.inputs),
-                           {"record": np.array([json.dumps(record.to_json())])})
+            self.cache.put(self.key(record.part, record.inputs), {"record": np.array([json.dumps(record.to_json())])})
         except OSError:
             pass  # an unwritable cache costs a recomputation, never the result
 
 
-def current(part: str, inputs: dict, compute: Callable[[], Any], stored: dict[str, list[Record]] | None = None,
-            cache: UserCache | None = None) -> Record:
+def current(
+    part: str,
+    inputs: dict,
+    compute: Callable[[], Any],
+    stored: dict[str, list[Record]] | None = None,
+    cache: UserCache | None = None,
+) -> Record:
     """The record of ``part`` for ``inputs``: a current stored one, else a current one from the user's cache, else
     computed now (and put in the cache).  ``record.origin`` says which."""
     for record in (stored or {}).get(part, []):

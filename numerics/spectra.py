@@ -39,9 +39,11 @@ def _times(sigma: np.ndarray, factor) -> np.ndarray:
     with np.errstate(over="ignore"):
         out = sigma * factor
     if not np.all(np.isfinite(out)):
-        raise ValueError("singular values exceed the float64 range (largest about 10^"
-                         f"{float(np.max(np.log10(np.max(sigma, axis=-1)) + np.log10(factor).ravel())):.1f}); "
-                         "the weights are too large for their spectra to be represented")
+        raise ValueError(
+            "singular values exceed the float64 range (largest about 10^"
+            f"{float(np.max(np.log10(np.max(sigma, axis=-1)) + np.log10(factor).ravel())):.1f}); "
+            "the weights are too large for their spectra to be represented"
+        )
     return out
 
 
@@ -145,5 +147,8 @@ def product_singular_values(left: np.ndarray, right: np.ndarray, factor_values: 
     values = np.concatenate([core, pad], axis=-1)
     if not factor_values:
         return values
-    return (values, _times(np.linalg.svd(r1, compute_uv=False), sl[..., 0]),
-            _times(np.linalg.svd(r2, compute_uv=False), sr[..., 0]))
+    return (
+        values,
+        _times(np.linalg.svd(r1, compute_uv=False), sl[..., 0]),
+        _times(np.linalg.svd(r2, compute_uv=False), sr[..., 0]),
+    )

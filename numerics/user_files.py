@@ -101,10 +101,13 @@ def read_text(path, what: str, max_bytes: int, error: type[Exception] = UserFile
         raise error(f"{_shown(path)}: the {what} is not UTF-8 text (byte {exc.start})") from None
 
 
-_TOML_TOKEN = re.compile(r'''
+_TOML_TOKEN = re.compile(
+    r'''
     (?P<string>"""(?:[^\\]|\\.)*?(?:"""|\Z) | \'\'\'.*?(?:\'\'\'|\Z) | "(?:[^"\\\n]|\\.)*(?:"|$) | '[^'\n]*(?:'|$))
   | (?P<comment>\#[^\n]*) | (?P<nl>\n) | (?P<open>[\[{]) | (?P<close>[\]}]) | (?P<eq>=) | (?P<comma>,)
-  | (?P<dot>\.) | (?P<digits>[0-9_]+) | (?P<other>[^\n"'\#\[\]{}=,.0-9_]+ | ["'\\])''', re.VERBOSE | re.DOTALL | re.M)
+  | (?P<dot>\.) | (?P<digits>[0-9_]+) | (?P<other>[^\n"'\#\[\]{}=,.0-9_]+ | ["'\\])''',
+    re.VERBOSE | re.DOTALL | re.M,
+)
 
 
 def check_toml_shape(text: str, where: str, limits: Limits, error: type[Exception] = UserFileError) -> None:
@@ -123,8 +126,10 @@ def check_toml_shape(text: str, where: str, limits: Limits, error: type[Exceptio
         if kind == "dot" and key:
             parts += 1
             if parts > limits.max_key_parts:
-                raise error(f"{where}: line {line} has a key of more than {limits.max_key_parts} dotted parts "
-                            f"(at most {limits.max_key_parts})")
+                raise error(
+                    f"{where}: line {line} has a key of more than {limits.max_key_parts} dotted parts "
+                    f"(at most {limits.max_key_parts})"
+                )
         elif kind == "eq" and key:
             key, keys = False, keys + 1
         elif kind == "open":
@@ -135,8 +140,10 @@ def check_toml_shape(text: str, where: str, limits: Limits, error: type[Exceptio
             stack.append(token)
             items.append(0)
             if len([s for s in stack if s != "h"]) > limits.max_depth:
-                raise error(f"{where}: line {line}: arrays and tables nest more than {limits.max_depth} deep "
-                            f"(at most {limits.max_depth})")
+                raise error(
+                    f"{where}: line {line}: arrays and tables nest more than {limits.max_depth} deep "
+                    f"(at most {limits.max_depth})"
+                )
             key, parts = token == "{", 1
         elif kind == "close" and stack:
             if stack.pop() != "h":
@@ -145,13 +152,16 @@ def check_toml_shape(text: str, where: str, limits: Limits, error: type[Exceptio
         elif kind == "comma" and stack and stack[-1] != "h":
             items[-1] += 1
             if items[-1] >= limits.max_items:
-                raise error(f"{where}: line {line}: an array or table of more than {limits.max_items} items "
-                            f"(at most {limits.max_items})")
+                raise error(
+                    f"{where}: line {line}: an array or table of more than {limits.max_items} items "
+                    f"(at most {limits.max_items})"
+                )
             if stack[-1] == "{":
                 key, parts = True, 1
         elif kind == "digits" and not key and len(token.replace("_", "")) > limits.max_digits:
-            raise error(f"{where}: line {line}: a number of {len(token.replace('_', ''))} digits (at most "
-                        f"{limits.max_digits})")
+            raise error(
+                f"{where}: line {line}: a number of {len(token.replace('_', ''))} digits (at most {limits.max_digits})"
+            )
         if keys > limits.max_keys:
             raise error(f"{where}: more than {limits.max_keys} keys (at most {limits.max_keys})")
 
@@ -159,13 +169,16 @@ def check_toml_shape(text: str, where: str, limits: Limits, error: type[Exceptio
 def read_toml(path, what: str, limits: Limits, error: type[Exception] = UserFileError) -> dict:
     """The TOML file ``path`` as a dict, read by :func:`read_text` and shape-checked before ``tomllib`` parses it."""
     import tomllib
+
     text = read_text(path, what, limits.max_bytes, error)
     where = _shown(path)
     check_toml_shape(text, where, limits, error)
     try:
         return tomllib.loads(text)
     except (ValueError, RecursionError) as exc:  # TOMLDecodeError is a ValueError
-        raise error(f"{where}: the {what} is not valid TOML ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
+        raise error(
+            f"{where}: the {what} is not valid TOML ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
+        ) from None
 
 
 _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
@@ -200,11 +213,14 @@ def parse_json(raw: bytes, where: str, what: str, limits: Limits, error: type[Ex
 
     def integer(text: str) -> int:
         if len(text.lstrip("-")) > limits.max_digits:
-            raise error(f"{where}: the {what} has a number of {len(text.lstrip('-'))} digits (at most "
-                        f"{limits.max_digits})")
+            raise error(
+                f"{where}: the {what} has a number of {len(text.lstrip('-'))} digits (at most {limits.max_digits})"
+            )
         return int(text)
+
     def constant(text: str):
         raise error(f"{where}: the {what} holds {text}; only finite numbers are accepted")
+
     try:
         return json.loads(raw.decode("utf-8"), parse_int=integer, parse_constant=constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:

@@ -206,8 +206,10 @@ def _certified_sub_box(enc: _Enclosures, box: dict, centre: dict, strict: bool) 
             b = None
         if b is not None and (b < 0 or (strict and b <= 0)):
             return current
-        current = {s: (c - (hi - lo) / 4, c + (hi - lo) / 4) if lo != hi else (lo, hi)
-                   for s, (lo, hi), c in ((s, current[s], centre[s]) for s in current)}
+        current = {
+            s: (c - (hi - lo) / 4, c + (hi - lo) / 4) if lo != hi else (lo, hi)
+            for s, (lo, hi), c in ((s, current[s], centre[s]) for s in current)
+        }
     return None
 
 
@@ -234,21 +236,39 @@ def raising_precision(gap: sp.Expr, strict: bool, domain: Mapping[sp.Symbol, Int
             if result.holds is False:
                 return replace(result, boxes=used)
             if result.exhausted:  # too costly at this precision: the boxes of the previous one stay set aside
-                return ArbBoxResult(None, used, f"every sub-box settled but {len(aside)} that cannot be told from 0 at "
-                                    f"{bits // 4} bits (at {bits} bits they would take more than the box budget)",
-                                    unsplittable=True, bits=bits // 4, pending=aside)
+                return ArbBoxResult(
+                    None,
+                    used,
+                    f"every sub-box settled but {len(aside)} that cannot be told from 0 at "
+                    f"{bits // 4} bits (at {bits} bits they would take more than the box budget)",
+                    unsplittable=True,
+                    bits=bits // 4,
+                    pending=aside,
+                )
             left += result.pending
         aside = left
         if not aside:
-            return ArbBoxResult(True, used, f"all {used} sub-boxes have rhs - lhs {'>' if strict else '>='} 0 (Arb "
-                                f"balls, up to {bits} bits on the boxes that needed it, naive and mean-value enclosures, "
-                                "best-first branch and bound)", bits=bits)
-    return ArbBoxResult(None, used, f"every sub-box settled but {len(aside)} that cannot be told from 0 even at "
-                        f"{PRECISIONS[-1]} bits", unsplittable=True, bits=PRECISIONS[-1], pending=aside)
+            return ArbBoxResult(
+                True,
+                used,
+                f"all {used} sub-boxes have rhs - lhs {'>' if strict else '>='} 0 (Arb "
+                f"balls, up to {bits} bits on the boxes that needed it, naive and mean-value enclosures, "
+                "best-first branch and bound)",
+                bits=bits,
+            )
+    return ArbBoxResult(
+        None,
+        used,
+        f"every sub-box settled but {len(aside)} that cannot be told from 0 even at {PRECISIONS[-1]} bits",
+        unsplittable=True,
+        bits=PRECISIONS[-1],
+        pending=aside,
+    )
 
 
-def branch_and_bound(gap: sp.Expr, strict: bool, domain: Mapping[sp.Symbol, Interval], budget: int,
-                     bits: int = DEFAULT_BITS) -> ArbBoxResult:
+def branch_and_bound(
+    gap: sp.Expr, strict: bool, domain: Mapping[sp.Symbol, Interval], budget: int, bits: int = DEFAULT_BITS
+) -> ArbBoxResult:
     """Decide ``gap >= 0`` (``> 0`` if ``strict``) on ``domain`` by best-first bisection on Arb balls at ``bits`` bits."""
     flint = A.flint_module()
     symbols = [s for s in domain if s in gap.free_symbols]
@@ -273,11 +293,23 @@ def branch_and_bound(gap: sp.Expr, strict: bool, domain: Mapping[sp.Symbol, Inte
             if b is not None and (b > 0 or (not strict and b >= 0)):
                 continue
             if used >= budget or len(aside) > MAX_ASIDE:
-                why = (f"not settled within {budget} Arb boxes ({len(heap) + 1} left)" if used >= budget else
-                       f"more than {MAX_ASIDE} sub-boxes cannot be told from 0 at {bits} bits (tight along a curve?)")
-                return ArbBoxResult(None, used, why + (f"; last: {pending_reason}" if pending_reason else ""), bits=bits,
-                                    unsplittable=bool(aside), pending=_rational_boxes(aside), exhausted=True)
-            centre = {s: floor_of((lo + hi) / 2) if sub_domain[s].integer else (lo + hi) / 2 for s, (lo, hi) in box.items()}
+                why = (
+                    f"not settled within {budget} Arb boxes ({len(heap) + 1} left)"
+                    if used >= budget
+                    else f"more than {MAX_ASIDE} sub-boxes cannot be told from 0 at {bits} bits (tight along a curve?)"
+                )
+                return ArbBoxResult(
+                    None,
+                    used,
+                    why + (f"; last: {pending_reason}" if pending_reason else ""),
+                    bits=bits,
+                    unsplittable=bool(aside),
+                    pending=_rational_boxes(aside),
+                    exhausted=True,
+                )
+            centre = {
+                s: floor_of((lo + hi) / 2) if sub_domain[s].integer else (lo + hi) / 2 for s, (lo, hi) in box.items()
+            }
             try:
                 at_centre = enc.point(centre)
             except (NotEnclosable, ZeroDivisionError, ValueError, ArithmeticError):
@@ -286,11 +318,21 @@ def branch_and_bound(gap: sp.Expr, strict: bool, domain: Mapping[sp.Symbol, Inte
                 exact = {s: A.rational(c) for s, c in centre.items()}
                 sub = _certified_sub_box(enc, box, centre, strict)
                 bound_text = at_centre.upper().str(5, radius=False)
-                return ArbBoxResult(False, used, "the gap's Arb enclosure at the exact centre of a sub-box found by "
-                                    "best-first bisection " + (f"is at most {bound_text}, so the strict relation (which "
-                                    "needs a gap > 0) fails there" if strict and not at_centre < 0 else
-                                    f"lies below 0 (at most {bound_text})"),
-                                    exact, None if sub is None else _rational_boxes([sub])[0], A.ends(at_centre)[1], bits=bits)
+                return ArbBoxResult(
+                    False,
+                    used,
+                    "the gap's Arb enclosure at the exact centre of a sub-box found by "
+                    "best-first bisection "
+                    + (
+                        f"is at most {bound_text}, so the strict relation (which needs a gap > 0) fails there"
+                        if strict and not at_centre < 0
+                        else f"lies below 0 (at most {bound_text})"
+                    ),
+                    exact,
+                    None if sub is None else _rational_boxes([sub])[0],
+                    A.ends(at_centre)[1],
+                    bits=bits,
+                )
             halves = None if b is not None and _rounding_limited(b, bits) else split_box(box, sub_domain, bits)
             if halves is None:
                 aside.append(box)  # it cannot be told from 0 at this precision: set aside, the rest goes on
@@ -300,11 +342,22 @@ def branch_and_bound(gap: sp.Expr, strict: bool, domain: Mapping[sp.Symbol, Inte
                 tie += 1
                 heapq.heappush(heap, (_low(bh) if bh is not None else float("-inf"), tie, half, bh))
         if aside:
-            return ArbBoxResult(None, used, f"every sub-box settled but {len(aside)} that cannot be told from 0 at {bits} "
-                                "bits (they cannot be split further, or their enclosure reaches below 0 only by rounding)",
-                                unsplittable=True, bits=bits, pending=_rational_boxes(aside))
-        return ArbBoxResult(True, used, f"all {used} sub-boxes have rhs - lhs {'>' if strict else '>='} 0 (Arb balls, "
-                            f"{bits} bits, naive and mean-value enclosures, best-first branch and bound)", bits=bits)
+            return ArbBoxResult(
+                None,
+                used,
+                f"every sub-box settled but {len(aside)} that cannot be told from 0 at {bits} "
+                "bits (they cannot be split further, or their enclosure reaches below 0 only by rounding)",
+                unsplittable=True,
+                bits=bits,
+                pending=_rational_boxes(aside),
+            )
+        return ArbBoxResult(
+            True,
+            used,
+            f"all {used} sub-boxes have rhs - lhs {'>' if strict else '>='} 0 (Arb balls, "
+            f"{bits} bits, naive and mean-value enclosures, best-first branch and bound)",
+            bits=bits,
+        )
 
 
 def _rational_boxes(boxes: list) -> list[dict]:

@@ -31,8 +31,21 @@ from sabounds.proofs_check.arb_interval import (
     rational,
 )
 
-__all__ = ["ArbForm", "Iv", "at_point", "available", "ball", "between", "ends", "flint_module", "form", "fraction",
-           "largest", "point", "rational"]
+__all__ = [
+    "ArbForm",
+    "Iv",
+    "at_point",
+    "available",
+    "ball",
+    "between",
+    "ends",
+    "flint_module",
+    "form",
+    "fraction",
+    "largest",
+    "point",
+    "rational",
+]
 from sabounds.proofs_check.interval_enclosure import NotEnclosable
 
 PIN = "python-flint>=0.6,<0.10"
@@ -72,7 +85,7 @@ class _Poly:
             for m, a in coeffs.items():
                 k = m[i]
                 for j in range(k + 1):
-                    key = m[:i] + (j,) + m[i + 1:]
+                    key = m[:i] + (j,) + m[i + 1 :]
                     shifted[key] = shifted.get(key, 0) + a * math.comb(k, j) * c ** (k - j)
             coeffs = shifted
         total = point(flint.arb(0))
@@ -80,7 +93,7 @@ class _Poly:
             term = point(a)
             for j, r in zip(m, radii):
                 if j:
-                    top = (r ** j).upper()
+                    top = (r**j).upper()
                     term = term * Iv(flint.arb(0) if j % 2 == 0 else -top, top)
             total = total + term
         return total
@@ -147,6 +160,7 @@ class ArbForm:
             if value is None:
                 value = memo[key] = run(box, memo)
             return value
+
         return cached
 
     def _node(self, e: sp.Expr) -> Callable:
@@ -164,6 +178,7 @@ class ArbForm:
                         raise NotEnclosable("Arb enclosures of one polynomial do not overlap")
                     total = total.intersection(shifted)
                 return total
+
             return add
         if isinstance(e, sp.Mul):
             parts = [self._compile(a) for a in e.args]
@@ -173,6 +188,7 @@ class ArbForm:
                 for p in parts[1:]:
                     total = total * p(box, memo)
                 return total
+
             return mul
         if isinstance(e, sp.Pow):
             base, exponent = self._compile(e.base), self._compile(e.exp)

@@ -159,7 +159,7 @@ def _power_int(b: Iv, k: int) -> Iv:
         return point(flint.arb(1))
     if k < 0:
         return _power_int(b, -k).reciprocal()
-    lo, hi = b.lo ** k, b.hi ** k
+    lo, hi = b.lo**k, b.hi**k
     if k % 2 == 1 or b.lo >= 0:
         return Iv(lo.lower(), hi.upper())
     if b.hi <= 0:
@@ -179,7 +179,9 @@ def _pow(base: Iv, exponent: Iv, e_sym: sp.Expr) -> Iv:
         if base.lo < 0:
             raise NotEnclosable("a fractional power of an interval reaching below 0")
         e = flint.arb(fraction(e_sym))
-        return _increasing(base, lambda v: v.sqrt() if e_sym == sp.Rational(1, 2) else (v ** e if v > 0 else flint.arb(0)))
+        return _increasing(
+            base, lambda v: v.sqrt() if e_sym == sp.Rational(1, 2) else (v**e if v > 0 else flint.arb(0))
+        )
     if not base > 0:
         raise NotEnclosable("a non-integer power of an interval not bounded away from 0")
     return _exp(exponent * _increasing(base, lambda v: v.log()))
@@ -232,12 +234,13 @@ def _gamma(b: Iv) -> Iv:
 
 def _trig(name):
     def apply(b: Iv) -> Iv:
-        if largest([abs(b.lo), abs(b.hi)]) > 10 ** 1000:
+        if largest([abs(b.lo), abs(b.hi)]) > 10**1000:
             raise NotEnclosable("trigonometric argument beyond 1e1000")
         flint = flint_module()
         v = getattr(b.ball(), name)()
         one = flint.arb(1)
         return Iv(largest([v.lower(), -one]), smallest([v.upper(), one]))
+
     return apply
 
 
@@ -267,11 +270,15 @@ def _extreme(args, lowest: bool) -> Iv:
 
 
 _UNARY: dict[type, Callable] = {
-    sp.exp: _exp, sp.log: _log, sp.gamma: _gamma, sp.Abs: _abs,
-    sp.Heaviside: lambda b: _step(b, 0), sp.sign: lambda b: _step(b, -1),
-    sp.erf: lambda b: _increasing(b, lambda v: v.erf()), sp.atan: lambda b: _increasing(b, lambda v: v.atan()),
+    sp.exp: _exp,
+    sp.log: _log,
+    sp.gamma: _gamma,
+    sp.Abs: _abs,
+    sp.Heaviside: lambda b: _step(b, 0),
+    sp.sign: lambda b: _step(b, -1),
+    sp.erf: lambda b: _increasing(b, lambda v: v.erf()),
+    sp.atan: lambda b: _increasing(b, lambda v: v.atan()),
     sp.tanh: lambda b: _increasing(b, lambda v: v.tanh()),
-    sp.sin: _trig("sin"), sp.cos: _trig("cos"),
+    sp.sin: _trig("sin"),
+    sp.cos: _trig("cos"),
 }
-
-

@@ -46,8 +46,11 @@ def decide(step: Step, settings: Settings, key: str | None = None) -> Outcome:
     if step.statement is sp.true:
         return replace(Outcome.proved("sympy evaluated the statement to True on construction"), basis="construction")
     if step.statement is sp.false:
-        return Outcome(Verdict.REFUTED, "sympy evaluated the statement to False on construction",
-                       detail="false for every value of its symbols")
+        return Outcome(
+            Verdict.REFUTED,
+            "sympy evaluated the statement to False on construction",
+            detail="false for every value of its symbols",
+        )
     decider = DECIDERS.get(type(step.check))
     if decider is None:
         raise TypeError(f"no decider for check kind {step.check.kind}")

@@ -41,8 +41,13 @@ def tree_requirements(expr: sp.Expr) -> list[Requirement]:
     for node in sp.preorder_traversal(expr):
         if isinstance(node, sp.Pow) and node.base.free_symbols:
             e = node.exp
-            kind = ("nonzero" if e < 0 else None) if e.is_Integer else \
-                "nonnegative" if (e.is_number and e > 0) else "positive"
+            kind = (
+                ("nonzero" if e < 0 else None)
+                if e.is_Integer
+                else "nonnegative"
+                if (e.is_number and e > 0)
+                else "positive"
+            )
             if kind:
                 out.append(Requirement(kind, node.base, f"{node.base} to the power {e}"))
         elif isinstance(node, sp.log) and node.args[0].free_symbols:
@@ -54,8 +59,14 @@ def tree_requirements(expr: sp.Expr) -> list[Requirement]:
 
 def _assumed(r: Requirement) -> bool:
     e = r.expr
-    return bool({"nonzero": e.is_nonzero, "positive": e.is_positive, "nonnegative": e.is_nonnegative,
-                 "not_pole": e.is_positive or e.is_integer is False}[r.kind])
+    return bool(
+        {
+            "nonzero": e.is_nonzero,
+            "positive": e.is_positive,
+            "nonnegative": e.is_nonnegative,
+            "not_pole": e.is_positive or e.is_integer is False,
+        }[r.kind]
+    )
 
 
 def _holds(r: Requirement, b) -> bool:
@@ -115,6 +126,7 @@ def _solved_zero(r: Requirement, centre: Mapping, domain: Mapping[sp.Symbol, Int
 
 def _check_one(r: Requirement, domain: Mapping[sp.Symbol, Interval], budget: int) -> DomainResult:
     from sabounds.proofs_check.arb_branch_bound import floor_of, root_box, split_box
+
     flint = A.flint_module()
     symbols = [s for s in domain if s in r.expr.free_symbols]
     sub = {s: domain[s] for s in symbols}
@@ -146,16 +158,22 @@ def _check_one(r: Requirement, domain: Mapping[sp.Symbol, Interval], budget: int
             return DomainResult(True, f"{r.origin}: {r.expr} {_NEEDS[r.kind]} on every one of {used} Arb sub-boxes")
     zero = _solved_zero(r, last, sub)
     if zero is not None:
-        return DomainResult(False, f"{r.origin} needs {r.expr} {_NEEDS[r.kind]}; sympy solves it to fail exactly there",
-                            zero, r)
-    return DomainResult(None, f"could not certify that {r.origin} is defined on the whole box ({r.expr} "
-                        f"{_NEEDS[r.kind]}) within {budget} Arb sub-boxes")
+        return DomainResult(
+            False, f"{r.origin} needs {r.expr} {_NEEDS[r.kind]}; sympy solves it to fail exactly there", zero, r
+        )
+    return DomainResult(
+        None,
+        f"could not certify that {r.origin} is defined on the whole box ({r.expr} "
+        f"{_NEEDS[r.kind]}) within {budget} Arb sub-boxes",
+    )
 
 
 _NEEDS = {"nonzero": "!= 0", "positive": "> 0", "nonnegative": ">= 0", "not_pole": "not in {0, -1, -2, ...}"}
 
 
-def check_domain(requirements: Iterable[Requirement], domain: Mapping[sp.Symbol, Interval], budget: int = 2000) -> DomainResult:
+def check_domain(
+    requirements: Iterable[Requirement], domain: Mapping[sp.Symbol, Interval], budget: int = 2000
+) -> DomainResult:
     """Every requirement on the box: the first failure (with its exact witness), else the first that cannot be
     certified, else defined."""
     unknown = None
@@ -166,19 +184,28 @@ def check_domain(requirements: Iterable[Requirement], domain: Mapping[sp.Symbol,
         seen.append(r)
         if not r.expr.free_symbols:
             value = r.expr
-            ok = {"nonzero": value.is_nonzero, "positive": value.is_positive, "nonnegative": value.is_nonnegative,
-                  "not_pole": value.is_positive or value.is_integer is False}[r.kind]
+            ok = {
+                "nonzero": value.is_nonzero,
+                "positive": value.is_positive,
+                "nonnegative": value.is_nonnegative,
+                "not_pole": value.is_positive or value.is_integer is False,
+            }[r.kind]
             if ok is False:
                 return DomainResult(False, f"{r.origin} needs {r.expr} {_NEEDS[r.kind]}", {}, r)
             if ok is None and unknown is None:
-                unknown = DomainResult(None, f"could not decide whether {r.origin} is defined ({r.expr} {_NEEDS[r.kind]})")
+                unknown = DomainResult(
+                    None, f"could not decide whether {r.origin} is defined ({r.expr} {_NEEDS[r.kind]})"
+                )
             continue
         if _assumed(r):
             continue
         if not A.available():
-            unknown = unknown or DomainResult(None, f"{r.origin} ({r.expr} {_NEEDS[r.kind]}) is not implied by the "
-                                              f"variables' signs, and the Arb engine that would check it on the box "
-                                              f"is not installed ({A.PIN})")
+            unknown = unknown or DomainResult(
+                None,
+                f"{r.origin} ({r.expr} {_NEEDS[r.kind]}) is not implied by the "
+                f"variables' signs, and the Arb engine that would check it on the box "
+                f"is not installed ({A.PIN})",
+            )
             continue
         result = _check_one(r, domain, budget)
         if result.defined is False:

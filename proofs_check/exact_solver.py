@@ -44,7 +44,12 @@ class ExactResult:
 def rational_parts(gap: sp.Expr, symbols) -> tuple[sp.Poly, sp.Poly] | None:
     """``(P, Q)`` with ``gap = P/Q``, both polynomials with rational coefficients in ``symbols``, or ``None`` when the
     gap is not such a rational function (or too large for z3)."""
-    if not gap.free_symbols or _size(gap) > MAX_DEGREE or not gap.is_rational_function(*symbols) or gap.has(sp.pi, sp.E):
+    if (
+        not gap.free_symbols
+        or _size(gap) > MAX_DEGREE
+        or not gap.is_rational_function(*symbols)
+        or gap.has(sp.pi, sp.E)
+    ):
         return None
     try:
         num, den = sp.fraction(sp.together(gap))
@@ -52,7 +57,11 @@ def rational_parts(gap: sp.Expr, symbols) -> tuple[sp.Poly, sp.Poly] | None:
     except (sp.PolynomialError, sp.GeneratorsNeeded, TypeError, ValueError):
         return None
     for poly in (p, q):
-        if not (poly.domain.is_QQ or poly.domain.is_ZZ) or poly.total_degree() > MAX_DEGREE or len(poly.terms()) > MAX_TERMS:
+        if (
+            not (poly.domain.is_QQ or poly.domain.is_ZZ)
+            or poly.total_degree() > MAX_DEGREE
+            or len(poly.terms()) > MAX_TERMS
+        ):
             return None
     return p, q
 
@@ -86,11 +95,14 @@ def _to_z3(poly: sp.Poly, variables: list, z3):
 def _value(v, z3) -> sp.Expr | None:
     """A z3 model value as an exact sympy number (a rational, or the real root of its polynomial that z3 names)."""
     if z3.is_rational_value(v) or z3.is_int_value(v):
-        return sp.Rational(v.as_fraction().numerator, v.as_fraction().denominator) if z3.is_rational_value(v) \
+        return (
+            sp.Rational(v.as_fraction().numerator, v.as_fraction().denominator)
+            if z3.is_rational_value(v)
             else sp.Integer(v.as_long())
+        )
     if z3.is_algebraic_value(v):
         t = sp.Symbol("t")
-        poly = sp.Poly(sum(int(c) * t ** k for k, c in enumerate(v.poly())), t)
+        poly = sp.Poly(sum(int(c) * t**k for k, c in enumerate(v.poly())), t)
         near = v.approx(40)
         near = sp.Rational(near.as_fraction().numerator, near.as_fraction().denominator)
         roots = sp.real_roots(poly)
@@ -107,8 +119,9 @@ def decide(gap: sp.Expr, strict: bool, domain: Mapping[sp.Symbol, Interval], sec
         return None
     z3 = z3_module()
     if z3 is None:
-        return ExactResult(None, f"z3 is not installed ({PIN}; the 'certify' extra): no exact decision of this "
-                           "polynomial relation")
+        return ExactResult(
+            None, f"z3 is not installed ({PIN}; the 'certify' extra): no exact decision of this polynomial relation"
+        )
     p, q = parts
     variables = [z3.Int(str(s)) if domain[s].integer else z3.Real(str(s)) for s in symbols]
     solver = z3.Solver()
@@ -120,9 +133,12 @@ def decide(gap: sp.Expr, strict: bool, domain: Mapping[sp.Symbol, Interval], sec
     solver.add(den != 0, num * den <= 0 if strict else num * den < 0)
     answer = solver.check()
     if answer == z3.unsat:
-        return ExactResult(True, f"z3 (nonlinear real arithmetic, version {z3.get_version_string()}): no point of the box "
-                           f"has P*Q {'<=' if strict else '<'} 0 for rhs - lhs = P/Q with P = {p.as_expr()}, Q = "
-                           f"{q.as_expr()} (unsat)")
+        return ExactResult(
+            True,
+            f"z3 (nonlinear real arithmetic, version {z3.get_version_string()}): no point of the box "
+            f"has P*Q {'<=' if strict else '<'} 0 for rhs - lhs = P/Q with P = {p.as_expr()}, Q = "
+            f"{q.as_expr()} (unsat)",
+        )
     if answer != z3.sat:
         return ExactResult(None, f"z3 gave up ({solver.reason_unknown()}) within {seconds:g} s")
     model = solver.model()

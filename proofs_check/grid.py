@@ -50,8 +50,10 @@ def _costs(sigma, kappa, width, ms):
     return out
 
 
-@claim("grid.rounding_cost", "rounding the continuous optimal p to P_m costs a factor at most exp(max|phi''| / (8 m^2)), "
-       "i.e. 1 + O(1/m^2)")
+@claim(
+    "grid.rounding_cost",
+    "rounding the continuous optimal p to P_m costs a factor at most exp(max|phi''| / (8 m^2)), i.e. 1 + O(1/m^2)",
+)
 def _rounding(settings: Settings) -> Outcome:
     rng = rng_for("grid.rounding_cost", settings)
     worst = {m: 0.0 for m in _MS}
@@ -61,12 +63,23 @@ def _rounding(settings: Settings) -> Outcome:
         for m, cost, bound in _costs(sigma, kappa, width, _MS):
             worst[m] = max(worst[m], cost)
             if cost > bound + 1e-6:
-                return Outcome(Verdict.REFUTED, "dense p grid (4001 points) on random spectra, float64", 16, i + 1, bound - cost,
-                               {"family": family, "N": width, "kappa": kappa, "m": m, "log_cost": cost, "log_bound": bound})
+                return Outcome(
+                    Verdict.REFUTED,
+                    "dense p grid (4001 points) on random spectra, float64",
+                    16,
+                    i + 1,
+                    bound - cost,
+                    {"family": family, "N": width, "kappa": kappa, "m": m, "log_cost": cost, "log_bound": bound},
+                )
     table = ", ".join(f"m={m}: x{math.exp(worst[m]):.6g}" for m in _MS)
-    return Outcome(Verdict.VERIFIED, "dense p grid (4001 points) on random spectra of all four families, float64", 16, samples,
-                   detail=f"worst observed cost factor of the grid minimum over the continuous one: {table}; "
-                          "always within exp(max|phi''|/(8 m^2)) (curvature by second differences, tolerance 1e-6 in log)")
+    return Outcome(
+        Verdict.VERIFIED,
+        "dense p grid (4001 points) on random spectra of all four families, float64",
+        16,
+        samples,
+        detail=f"worst observed cost factor of the grid minimum over the continuous one: {table}; "
+        "always within exp(max|phi''|/(8 m^2)) (curvature by second differences, tolerance 1e-6 in log)",
+    )
 
 
 def structured_spectra():
@@ -80,8 +93,11 @@ def structured_spectra():
                     yield f"two_level({frac}, {ratio:g})", width, np.array([1.0] * k + [ratio] * (width - k)), kappa
 
 
-@claim("grid.m_choice", "with m = ceil(L + ln N) the rounding cost is at most exp(max|phi''| / (8 m^2)); "
-       "the union bound pays ln(2m+1) per slot")
+@claim(
+    "grid.m_choice",
+    "with m = ceil(L + ln N) the rounding cost is at most exp(max|phi''| / (8 m^2)); "
+    "the union bound pays ln(2m+1) per slot",
+)
 def _m_choice(settings: Settings) -> Outcome:
     rng = rng_for("grid.m_choice", settings)
     rows, draws = [], 0
@@ -93,13 +109,28 @@ def _m_choice(settings: Settings) -> Outcome:
             m = math.ceil(L + math.log(width))
             _, cost, bound = _costs(sigma, kappa * L, width, (m,))[0]
             if cost > bound + 1e-6:
-                return Outcome(Verdict.REFUTED, "dense p grid on random spectra", 16, draws, bound - cost,
-                               {"family": family, "N": width, "L": L, "m": m, "log_cost": cost, "log_bound": bound})
+                return Outcome(
+                    Verdict.REFUTED,
+                    "dense p grid on random spectra",
+                    16,
+                    draws,
+                    bound - cost,
+                    {"family": family, "N": width, "L": L, "m": m, "log_cost": cost, "log_bound": bound},
+                )
             worst, worst_bound = max(worst, cost), max(worst_bound, bound)
         rows.append((L, math.exp(worst), math.exp(worst_bound), math.log(2 * math.ceil(L + math.log(4096)) + 1)))
-    detail = "; ".join(f"L={L}: worst factor {c:.6g} (bound {b:.6g}), ln(2m+1) at N=4096 {u:.3g}" for L, c, b, u in rows)
-    detail += (f" ({draws} spectra, {draws // len(rows)} per L: 16 structured two-level ones first, then random). "
-               "The statement is the curvature bound; the observed factors are only what these spectra reach.")
-    return Outcome(Verdict.VERIFIED, "dense p grid (4001 points) on structured two-level then random spectra, kappa "
-                   "scaled by L, float64 (sampling: phi depends on a whole spectrum, no finite box to certify over)",
-                   16, draws, detail=detail)
+    detail = "; ".join(
+        f"L={L}: worst factor {c:.6g} (bound {b:.6g}), ln(2m+1) at N=4096 {u:.3g}" for L, c, b, u in rows
+    )
+    detail += (
+        f" ({draws} spectra, {draws // len(rows)} per L: 16 structured two-level ones first, then random). "
+        "The statement is the curvature bound; the observed factors are only what these spectra reach."
+    )
+    return Outcome(
+        Verdict.VERIFIED,
+        "dense p grid (4001 points) on structured two-level then random spectra, kappa "
+        "scaled by L, float64 (sampling: phi depends on a whole spectrum, no finite box to certify over)",
+        16,
+        draws,
+        detail=detail,
+    )

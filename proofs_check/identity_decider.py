@@ -41,16 +41,23 @@ def _one_point_disagreement(stmt, domain, settings: Settings, key: str) -> Outco
         return None
     if not err > identity_tolerance(stmt, dps):
         return None
-    return Outcome(Verdict.REFUTED, "numeric evaluation at a seeded point", dps, 1, -float(mpmath.re(err)),
-                   {**point_witness(point), "lhs": mpmath.nstr(lhs, 15), "rhs": mpmath.nstr(rhs, 15)},
-                   f"lhs = {mpmath.nstr(lhs, 15)}, rhs = {mpmath.nstr(rhs, 15)} at the witness")
+    return Outcome(
+        Verdict.REFUTED,
+        "numeric evaluation at a seeded point",
+        dps,
+        1,
+        -float(mpmath.re(err)),
+        {**point_witness(point), "lhs": mpmath.nstr(lhs, 15), "rhs": mpmath.nstr(rhs, 15)},
+        f"lhs = {mpmath.nstr(lhs, 15)}, rhs = {mpmath.nstr(rhs, 15)} at the witness",
+    )
 
 
 def decide_identity(step: Step, settings: Settings, key: str) -> Outcome:
     stmt = step.statement
     if stmt.lhs == stmt.rhs:
-        return replace(Outcome.proved("both sides are the same expression as built", "true by construction"),
-                       basis="construction")
+        return replace(
+            Outcome.proved("both sides are the same expression as built", "true by construction"), basis="construction"
+        )
     domain = step.check.domain or assumed_domain(stmt.lhs.free_symbols | stmt.rhs.free_symbols)
     quick = _one_point_disagreement(stmt, domain, settings, key) if domain else None
     if quick is not None:
@@ -66,13 +73,29 @@ def decide_identity(step: Step, settings: Settings, key: str) -> Outcome:
             err = abs(lhs - rhs) / max(abs(lhs), abs(rhs), 1)
         sides = {"lhs": mpmath.nstr(lhs, 20), "rhs": mpmath.nstr(rhs, 20)}
         if err > identity_tolerance(stmt, dps):
-            return Outcome(Verdict.REFUTED, "closed numbers evaluated at mpmath precision", dps, 1, -float(err), sides,
-                           f"lhs = {sides['lhs']}, rhs = {sides['rhs']}: a false closed identity")
-        return Outcome(Verdict.VERIFIED, "closed numbers evaluated at mpmath precision (sympy could not simplify)", dps, 1,
-                       -float(err), sides, f"lhs and rhs agree within the tolerance {mpmath.nstr(identity_tolerance(stmt, dps), 3)} "
-                       "((operations + 1) 10^(2 - digits))")
+            return Outcome(
+                Verdict.REFUTED,
+                "closed numbers evaluated at mpmath precision",
+                dps,
+                1,
+                -float(err),
+                sides,
+                f"lhs = {sides['lhs']}, rhs = {sides['rhs']}: a false closed identity",
+            )
+        return Outcome(
+            Verdict.VERIFIED,
+            "closed numbers evaluated at mpmath precision (sympy could not simplify)",
+            dps,
+            1,
+            -float(err),
+            sides,
+            f"lhs and rhs agree within the tolerance {mpmath.nstr(identity_tolerance(stmt, dps), 3)} "
+            "((operations + 1) 10^(2 - digits))",
+        )
     if not domain:
-        return Outcome.unresolved("sympy simplify", f"lhs - rhs simplifies to {sp.simplify(diff)}, not 0; no domain to sample")
+        return Outcome.unresolved(
+            "sympy simplify", f"lhs - rhs simplifies to {sp.simplify(diff)}, not 0; no domain to sample"
+        )
     rng = rng_for(key, settings)
     dps = settings.precision
     tol = identity_tolerance(stmt, dps)
@@ -85,8 +108,22 @@ def decide_identity(step: Step, settings: Settings, key: str) -> Outcome:
             if err > worst:
                 worst, worst_point = err, point
     if worst > tol:
-        return Outcome(Verdict.REFUTED, "numeric evaluation", dps, settings.samples, -float(worst), point_witness(worst_point),
-                       f"difference relative to max(|lhs|, |rhs|, 1) {mpmath.nstr(worst, 5)} > {mpmath.nstr(tol, 3)}")
-    return Outcome(Verdict.VERIFIED, "numeric evaluation (sympy could not simplify to 0)", dps, settings.samples,
-                   float(-worst), point_witness(worst_point), f"largest relative difference {mpmath.nstr(worst, 5)} over "
-                   f"{settings.samples} points; tolerance {mpmath.nstr(tol, 3)} ((operations + 1) 10^(2 - digits))")
+        return Outcome(
+            Verdict.REFUTED,
+            "numeric evaluation",
+            dps,
+            settings.samples,
+            -float(worst),
+            point_witness(worst_point),
+            f"difference relative to max(|lhs|, |rhs|, 1) {mpmath.nstr(worst, 5)} > {mpmath.nstr(tol, 3)}",
+        )
+    return Outcome(
+        Verdict.VERIFIED,
+        "numeric evaluation (sympy could not simplify to 0)",
+        dps,
+        settings.samples,
+        float(-worst),
+        point_witness(worst_point),
+        f"largest relative difference {mpmath.nstr(worst, 5)} over "
+        f"{settings.samples} points; tolerance {mpmath.nstr(tol, 3)} ((operations + 1) 10^(2 - digits))",
+    )

@@ -28,7 +28,9 @@ def relative_gap(relation: sp.Basic, values: dict, dps: int) -> mpmath.mpf:
     return mpmath.re(gap / scale if scale else gap)
 
 
-def _numeric_inequality(relation: sp.Basic, domain, settings: Settings, key: str, tol: mpmath.mpf, method: str) -> Outcome:
+def _numeric_inequality(
+    relation: sp.Basic, domain, settings: Settings, key: str, tol: mpmath.mpf, method: str
+) -> Outcome:
     """Sampled evidence for a scalar inequality: ``refuted`` when the smallest relative gap is below ``-tol`` (the
     rounding of the evaluation) and stays there when the witness is re-evaluated at twice the digits; a gap within
     ``[-tol, 0)`` is rounding of a tight point, reported as margin 0 (``verified`` never carries a negative margin)."""
@@ -43,18 +45,38 @@ def _numeric_inequality(relation: sp.Basic, domain, settings: Settings, key: str
         with mpmath.workdps(2 * dps):
             again = relative_gap(relation, {s_: mpmath.mpf(v) for s_, v in found.point.items()}, 2 * dps)
         if again < -tol or (strict and again <= 0):
-            return Outcome(Verdict.REFUTED, method, dps, found.evaluations, float(margin), point_witness(found.point),
-                           f"relative gap {mpmath.nstr(margin, 6)} at the witness ({mpmath.nstr(again, 6)} re-evaluated at "
-                           f"{2 * dps} digits), beyond the rounding tolerance {mpmath.nstr(tol, 3)}")
-        return Outcome.unresolved(method, f"relative gap {mpmath.nstr(margin, 6)} at {dps} digits but "
-                                  f"{mpmath.nstr(again, 6)} at {2 * dps}: the sign cannot be told")
-    rounding = (f"; the smallest sampled gap {mpmath.nstr(margin, 3)} lies within the rounding tolerance and is "
-                "reported as 0") if margin < 0 else ""
-    return Outcome(Verdict.VERIFIED, method, dps, found.evaluations, float(max(margin, 0)), point_witness(found.point),
-                   f"smallest relative gap {mpmath.nstr(max(margin, 0), 6)} in {found.evaluations} evaluations "
-                   f"({settings.samples} random starts, box corners and face midpoints, pattern search): evidence, not "
-                   f"proof; a violation confined to a region the samples did not reach can be missed; rounding tolerance "
-                   f"{mpmath.nstr(tol, 3)} ((operations + 1) 10^(2 - digits)){rounding}")
+            return Outcome(
+                Verdict.REFUTED,
+                method,
+                dps,
+                found.evaluations,
+                float(margin),
+                point_witness(found.point),
+                f"relative gap {mpmath.nstr(margin, 6)} at the witness ({mpmath.nstr(again, 6)} re-evaluated at "
+                f"{2 * dps} digits), beyond the rounding tolerance {mpmath.nstr(tol, 3)}",
+            )
+        return Outcome.unresolved(
+            method,
+            f"relative gap {mpmath.nstr(margin, 6)} at {dps} digits but "
+            f"{mpmath.nstr(again, 6)} at {2 * dps}: the sign cannot be told",
+        )
+    rounding = (
+        (f"; the smallest sampled gap {mpmath.nstr(margin, 3)} lies within the rounding tolerance and is reported as 0")
+        if margin < 0
+        else ""
+    )
+    return Outcome(
+        Verdict.VERIFIED,
+        method,
+        dps,
+        found.evaluations,
+        float(max(margin, 0)),
+        point_witness(found.point),
+        f"smallest relative gap {mpmath.nstr(max(margin, 0), 6)} in {found.evaluations} evaluations "
+        f"({settings.samples} random starts, box corners and face midpoints, pattern search): evidence, not "
+        f"proof; a violation confined to a region the samples did not reach can be missed; rounding tolerance "
+        f"{mpmath.nstr(tol, 3)} ((operations + 1) 10^(2 - digits)){rounding}",
+    )
 
 
 def certify_inequality(relation: sp.Basic, domain, budget: int = BOX_BUDGET) -> BoxResult:
@@ -76,26 +98,39 @@ def decide_inequality(step: Step, settings: Settings, key: str) -> Outcome:
         return Outcome.proved(f"sympy {how.split(' on ')[0]}", how)
     domain = step.check.domain or assumed_domain(step.statement.free_symbols)
     if not domain:
-        return Outcome.unresolved("sympy sign inference", "sympy could not decide the sign and no domain was given to sample")
+        return Outcome.unresolved(
+            "sympy sign inference", "sympy could not decide the sign and no domain was given to sample"
+        )
     rel = step.statement
     rel = type(rel)(rel.lhs.doit(), rel.rhs.doit(), evaluate=False)
     # rounding of the sampled gap, from the arithmetic (as for identities): (operations + 1) 10^(2 - digits)
     tol = identity_tolerance(rel, settings.precision)
     certified = certify_inequality(rel, domain, budget=max(200, 20 * settings.samples))
     if certified.holds is True and ok is not False:
-        return Outcome.proved(f"interval arithmetic (mpmath.iv, branch and bound) on the box {describe_box(domain)}",
-                              f"{certified.reason}; proved on the box {describe_box(domain)} only")
+        return Outcome.proved(
+            f"interval arithmetic (mpmath.iv, branch and bound) on the box {describe_box(domain)}",
+            f"{certified.reason}; proved on the box {describe_box(domain)} only",
+        )
     if certified.holds is False:
         exact = certified.exact or {}
         point = {s_: exact[str(s_)] for s_ in domain if str(s_) in exact}
         with mpmath.workdps(settings.precision):
             margin = float(relative_gap(rel, point, settings.precision))
         witness = {k: float(v) if sp.Rational(float(v)) == v else str(v) for k, v in exact.items()}
-        return Outcome(Verdict.REFUTED, "interval arithmetic (mpmath.iv): certified violation", 30, certified.boxes,
-                       margin, witness, certified.reason)
+        return Outcome(
+            Verdict.REFUTED,
+            "interval arithmetic (mpmath.iv): certified violation",
+            30,
+            certified.boxes,
+            margin,
+            witness,
+            certified.reason,
+        )
     out = _numeric_inequality(rel, domain, settings, key, tol, "adversarial search (random starts + pattern search)")
     if out.verdict is Verdict.VERIFIED:
-        out = replace(out, detail=f"{out.detail}; sampled because interval arithmetic could not settle it: {certified.reason}")
+        out = replace(
+            out, detail=f"{out.detail}; sampled because interval arithmetic could not settle it: {certified.reason}"
+        )
     if ok is False:
         if out.verdict is Verdict.REFUTED:
             return replace(out, method=f"sympy {how.split(' on ')[0]} (rhs - lhs < 0); witness by search", detail=how)

@@ -52,6 +52,7 @@ def _ends(v) -> tuple[mpmath.mpf, mpmath.mpf]:
 
 def _split(box: dict, logs: set, integers: set) -> tuple[dict, dict] | None:
     """Halve ``box`` (symbol -> (lo, hi) mpf) along its widest coordinate; ``None`` when no coordinate can be split."""
+
     def width(s):
         lo, hi = box[s]
         if s in integers:
@@ -78,8 +79,11 @@ def _as_iv(box: dict) -> dict:
 
 
 def _mid(box: dict, integers: set) -> dict:
-    return {s: (m, m) for s, (lo, hi) in box.items()
-            for m in [mpmath.floor((lo + hi) / 2) if s in integers else (lo + hi) / 2]}
+    return {
+        s: (m, m)
+        for s, (lo, hi) in box.items()
+        for m in [mpmath.floor((lo + hi) / 2) if s in integers else (lo + hi) / 2]
+    }
 
 
 def _exact_inside(point: dict, domain: Mapping[sp.Symbol, object], dps: int) -> dict:
@@ -100,8 +104,10 @@ def _exact_inside(point: dict, domain: Mapping[sp.Symbol, object], dps: int) -> 
 
 def describe_box(domain: Mapping[sp.Symbol, object]) -> str:
     """The box a verdict holds on, as text: ``x in [1/10, 10], L in [1, 64] (integers)``."""
-    return ", ".join(f"{s} in [{d.lo}, {d.hi}]" + (" (integers)" if d.integer else "")
-                     for s, d in sorted(domain.items(), key=lambda t: str(t[0])))
+    return ", ".join(
+        f"{s} in [{d.lo}, {d.hi}]" + (" (integers)" if d.integer else "")
+        for s, d in sorted(domain.items(), key=lambda t: str(t[0]))
+    )
 
 
 def _relax_roundings(expr: sp.Expr) -> tuple[sp.Expr, dict]:
@@ -129,17 +135,27 @@ def _gaps(lhs: sp.Expr, rhs: sp.Expr):
     """``(form, gap(box), symbols, extra box coordinates, may_refute)`` for each rewriting of ``rhs - lhs >= 0``."""
     if lhs.is_positive and rhs.is_positive:
         expanded = sp.expand(sp.expand_log(sp.log(rhs) - sp.log(lhs), force=True))
-        yield ("expand_log(log rhs - log lhs) (both sides positive)", lambda box: enclose(expanded, box),
-               expanded.free_symbols, {}, True)
+        yield (
+            "expand_log(log rhs - log lhs) (both sides positive)",
+            lambda box: enclose(expanded, box),
+            expanded.free_symbols,
+            {},
+            True,
+        )
     both = lhs.free_symbols | rhs.free_symbols
     if (rhs - lhs).has(sp.log):
         combined = _combined_logs(rhs - lhs)
         yield "rhs - lhs with logarithms combined", lambda box: enclose(combined, box), combined.free_symbols, {}, True
-    if (lhs.has(sp.ceiling) or lhs.has(sp.floor) or rhs.has(sp.ceiling) or rhs.has(sp.floor)):
+    if lhs.has(sp.ceiling) or lhs.has(sp.floor) or rhs.has(sp.ceiling) or rhs.has(sp.floor):
         relaxed, extra = _relax_roundings(rhs - lhs)
         relaxed = sp.simplify(relaxed)
-        yield ("rhs - lhs with each ceiling(x) relaxed to x + theta, theta in [0, 1]",
-               lambda box: enclose(relaxed, box), relaxed.free_symbols, extra, False)
+        yield (
+            "rhs - lhs with each ceiling(x) relaxed to x + theta, theta in [0, 1]",
+            lambda box: enclose(relaxed, box),
+            relaxed.free_symbols,
+            extra,
+            False,
+        )
     yield "rhs - lhs", lambda box: enclose(rhs, box) - enclose(lhs, box), both, {}, True
 
     def log_form(box):
@@ -147,6 +163,7 @@ def _gaps(lhs: sp.Expr, rhs: sp.Expr):
         if not (strictly_positive(lo) and strictly_positive(hi)):
             raise NotEnclosable("a side is not bounded away from 0")
         return iv.log(hi) - iv.log(lo)
+
     yield "log rhs - log lhs", log_form, both, {}, True
 
 
@@ -206,7 +223,9 @@ class _BestFirst:
             halves = _split(box, self.logs, self.integers)
             if halves is None:
                 self.pending = True
-                reasons.append(f"{form}: a sub-box could not be split further" + (f" ({self.why})" if g is None else ""))
+                reasons.append(
+                    f"{form}: a sub-box could not be split further" + (f" ({self.why})" if g is None else "")
+                )
                 return None
             for half in halves:
                 gh = self.bound(half)
@@ -226,8 +245,14 @@ def _root_box(domain: Mapping[sp.Symbol, object], integers: set) -> dict:
     return root
 
 
-def prove_on_box(lhs: sp.Expr, rhs: sp.Expr, strict: bool, domain: Mapping[sp.Symbol, object],
-                 budget: int = BOX_BUDGET, dps: int = 30) -> BoxResult:
+def prove_on_box(
+    lhs: sp.Expr,
+    rhs: sp.Expr,
+    strict: bool,
+    domain: Mapping[sp.Symbol, object],
+    budget: int = BOX_BUDGET,
+    dps: int = 30,
+) -> BoxResult:
     """Decide ``lhs <= rhs`` (``<`` when ``strict``) for every point of ``domain`` (symbol -> Interval) by branch and bound."""
     logs = {s for s, d in domain.items() if d.log}
     integers = {s for s, d in domain.items() if d.integer}
@@ -237,19 +262,34 @@ def prove_on_box(lhs: sp.Expr, rhs: sp.Expr, strict: bool, domain: Mapping[sp.Sy
         for form, gap, used_symbols, extra, may_refute in _gaps(lhs, rhs):
             start = {**{s: v for s, v in root.items() if s in used_symbols}, **extra}
             run = _BestFirst(gap, strict, budget, logs, integers)
-            refute = (lambda box: _refute_at_centre(box, root, gap, strict, domain, integers, dps)) if may_refute else None
+            refute = (
+                (lambda box: _refute_at_centre(box, root, gap, strict, domain, integers, dps)) if may_refute else None
+            )
             found = run.search(form, start, refute, reasons)
             if found is not None:
                 exact, ge = found
-                return BoxResult(False, boxes + run.used, {str(s): float(v) for s, v in exact.items()},
-                                 f"{form} <= {mpmath.nstr(ge[1], 6)} {'< 0' if ge[1] < 0 else '(the strict relation needs > 0)'} "
-                                 f"at the witness, the centre of a sub-box found by best-first bisection (interval "
-                                 f"arithmetic, {dps} digits, at the witness's exact value)", form,
-                                 {str(s): v for s, v in exact.items()})
+                return BoxResult(
+                    False,
+                    boxes + run.used,
+                    {str(s): float(v) for s, v in exact.items()},
+                    f"{form} <= {mpmath.nstr(ge[1], 6)} {'< 0' if ge[1] < 0 else '(the strict relation needs > 0)'} "
+                    f"at the witness, the centre of a sub-box found by best-first bisection (interval "
+                    f"arithmetic, {dps} digits, at the witness's exact value)",
+                    form,
+                    {str(s): v for s, v in exact.items()},
+                )
             boxes += run.used
             if not run.pending:
-                return BoxResult(True, boxes, None, f"all {run.used} sub-boxes have {form} {'>' if strict else '>='} 0 "
-                                 f"(mpmath.iv interval arithmetic, {dps} digits, branch and bound)", form)
+                return BoxResult(
+                    True,
+                    boxes,
+                    None,
+                    f"all {run.used} sub-boxes have {form} {'>' if strict else '>='} 0 "
+                    f"(mpmath.iv interval arithmetic, {dps} digits, branch and bound)",
+                    form,
+                )
             if run.used > budget // 2:
-                reasons.append(f"{form}: not settled within {budget // 2} boxes" + (f" (last: {run.why})" if run.why else ""))
+                reasons.append(
+                    f"{form}: not settled within {budget // 2} boxes" + (f" (last: {run.why})" if run.why else "")
+                )
         return BoxResult(None, boxes, None, "; ".join(dict.fromkeys(reasons)))

@@ -68,8 +68,8 @@ def _monotone(fn, v, floor=None, ceiling=None, decreasing: bool = False):
         if decreasing:
             a, b = b, a
         slack = mpmath.mpf(10) ** (-dps)
-        lo = a - abs(a) * slack - slack ** 2
-        hi = b + abs(b) * slack + slack ** 2
+        lo = a - abs(a) * slack - slack**2
+        hi = b + abs(b) * slack + slack**2
         if floor is not None:
             lo = max(lo, floor)
         if ceiling is not None:
@@ -100,7 +100,7 @@ def _enclose_pow(expr: sp.Pow, box):
         if k >= 0:
             return b**k
         if b.a > 0 or b.b < 0:
-            return 1 / b**(-k)
+            return 1 / b ** (-k)
         raise NotEnclosable("negative power of an interval containing 0")
     b = enclose(base, box)
     if e == sp.Rational(1, 2):

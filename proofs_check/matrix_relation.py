@@ -65,8 +65,11 @@ def decide_matrix_relation(step: Step, settings: Settings, key: str) -> Outcome:
     spec: checks.MatrixRelation = step.check
     relation = step.statement
     _, strict = gap_of(relation)
-    small, large = ((relation.lhs, relation.rhs) if isinstance(relation, (sp.LessThan, sp.StrictLessThan))
-                    else (relation.rhs, relation.lhs))
+    small, large = (
+        (relation.lhs, relation.rhs)
+        if isinstance(relation, (sp.LessThan, sp.StrictLessThan))
+        else (relation.rhs, relation.lhs)
+    )
     rng = rng_for(key, settings)
     p_min = min((float(iv.lo) for s_, iv in spec.domain.items() if str(s_) == "p"), default=None)
     worst, tolerances = None, []
@@ -86,28 +89,56 @@ def decide_matrix_relation(step: Step, settings: Settings, key: str) -> Outcome:
             scalars = {s: from_unit(rng.uniform(), _concrete(iv, {W: w, X: x})) for s, iv in spec.domain.items()}
         if tight:
             scalars = {s: mpmath.mpf(r_tight) if spec.domain[s].integer else v for s, v in scalars.items()}
-        bindings = {W: w, X: x, **{s: sp.Integer(int(v)) if iv.integer else sp.Float(v, 30)
-                                   for (s, iv), v in zip(spec.domain.items(), scalars.values())}}
+        bindings = {
+            W: w,
+            X: x,
+            **{
+                s: sp.Integer(int(v)) if iv.integer else sp.Float(v, 30)
+                for (s, iv), v in zip(spec.domain.items(), scalars.values())
+            },
+        }
         with np.errstate(all="ignore"):
             lhs_v, rhs_v = (float(substitute_atoms(side, bindings).evalf(30)) for side in (small, large))
         # relative to the operands' own scale, so sides that vanish in exact arithmetic compare as rounding
-        scale = max(abs(lhs_v), abs(rhs_v), float(np.linalg.norm(w, 2)) * max(1.0, float(np.linalg.norm(x, axis=1).max())))
+        scale = max(
+            abs(lhs_v), abs(rhs_v), float(np.linalg.norm(w, 2)) * max(1.0, float(np.linalg.norm(x, axis=1).max()))
+        )
         margin = (rhs_v - lhs_v) / scale
         tol = matrix_tolerance(max(d_in, d_out), p_min)
         tolerances.append(tol)
         ok = margin > tol if strict else margin >= -tol
-        sample = {"family": family, "d_in": d_in, "d_out": d_out, "T": x.shape[0],
-                  **{str(s): int(b) if spec.domain[s].integer else float(b) for s, b in zip(spec.domain, scalars.values())},
-                  "lhs": lhs_v, "rhs": rhs_v}
+        sample = {
+            "family": family,
+            "d_in": d_in,
+            "d_out": d_out,
+            "T": x.shape[0],
+            **{str(s): int(b) if spec.domain[s].integer else float(b) for s, b in zip(spec.domain, scalars.values())},
+            "lhs": lhs_v,
+            "rhs": rhs_v,
+        }
         if not ok:
-            return Outcome(Verdict.REFUTED, "random and exactly tight matrices (float64 SVD)", 16, i + 1, margin, sample,
-                           f"violated on a {family} {d_in}x{d_out} matrix beyond the rounding tolerance {tol:.3g} "
-                           f"(4 d u (1/p_min + 2), float64 SVD backward error)", margin_error=tol)
+            return Outcome(
+                Verdict.REFUTED,
+                "random and exactly tight matrices (float64 SVD)",
+                16,
+                i + 1,
+                margin,
+                sample,
+                f"violated on a {family} {d_in}x{d_out} matrix beyond the rounding tolerance {tol:.3g} "
+                f"(4 d u (1/p_min + 2), float64 SVD backward error)",
+                margin_error=tol,
+            )
         if worst is None or margin < worst[0]:
             worst = (margin, sample, tol)
-    return Outcome(Verdict.VERIFIED, f"random matrices (float64 SVD) over {', '.join(spec.families)}, and exactly tight "
-                   "diagonal ones", 16, settings.samples, float(worst[0]), worst[1],
-                   f"smallest margin {worst[0]:.3g} relative to max(|lhs|, |rhs|, ||W||_2 ||X||_2->inf) over "
-                   f"{settings.samples} matrices ({settings.samples // 4} exactly tight diagonal ones); rounding tolerance "
-                   f"{max(tolerances):.3g} at most (4 d u (1/p_min + 2) per sample, float64 SVD backward error)",
-                   margin_error=worst[2])
+    return Outcome(
+        Verdict.VERIFIED,
+        f"random matrices (float64 SVD) over {', '.join(spec.families)}, and exactly tight diagonal ones",
+        16,
+        settings.samples,
+        float(worst[0]),
+        worst[1],
+        f"smallest margin {worst[0]:.3g} relative to max(|lhs|, |rhs|, ||W||_2 ||X||_2->inf) over "
+        f"{settings.samples} matrices ({settings.samples // 4} exactly tight diagonal ones); rounding tolerance "
+        f"{max(tolerances):.3g} at most (4 d u (1/p_min + 2) per sample, float64 SVD backward error)",
+        margin_error=worst[2],
+    )

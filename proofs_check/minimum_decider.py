@@ -65,9 +65,22 @@ def decide_minimum(step: Step, settings: Settings, key: str) -> Outcome:
             if err > worst:
                 worst, worst_point = err, point
     if worst > tol:
-        return Outcome(Verdict.REFUTED, "direct numeric minimisation", dps, n, -float(worst), point_witness(worst_point),
-                       f"closed form and direct minimum differ by {mpmath.nstr(worst, 5)} (relative)")
-    return Outcome(Verdict.VERIFIED, "direct numeric minimisation (golden section)" if not spec.integer else "integer scan",
-                   dps, n, float(-worst), point_witness(worst_point),
-                   f"largest relative difference {mpmath.nstr(worst, 5)} over {n} random parameter draws; tolerance "
-                   f"{mpmath.nstr(tol, 3)} (10^(5 - digits))")
+        return Outcome(
+            Verdict.REFUTED,
+            "direct numeric minimisation",
+            dps,
+            n,
+            -float(worst),
+            point_witness(worst_point),
+            f"closed form and direct minimum differ by {mpmath.nstr(worst, 5)} (relative)",
+        )
+    return Outcome(
+        Verdict.VERIFIED,
+        "direct numeric minimisation (golden section)" if not spec.integer else "integer scan",
+        dps,
+        n,
+        float(-worst),
+        point_witness(worst_point),
+        f"largest relative difference {mpmath.nstr(worst, 5)} over {n} random parameter draws; tolerance "
+        f"{mpmath.nstr(tol, 3)} (10^(5 - digits))",
+    )

@@ -59,8 +59,12 @@ def _first_power(expr: sp.Expr) -> sp.Pow | None:
     repeated one everywhere could give an equivalent mutant, e.g. a -> a^(11/10) throughout)."""
     nodes = list(sp.preorder_traversal(expr))
     for node in nodes:
-        if (isinstance(node, sp.Pow) and not node.exp.is_Integer and node.base.free_symbols
-                and sum(1 for other in nodes if other == node) == 1):
+        if (
+            isinstance(node, sp.Pow)
+            and not node.exp.is_Integer
+            and node.base.free_symbols
+            and sum(1 for other in nodes if other == node) == 1
+        ):
             return node
     return None
 
@@ -79,8 +83,11 @@ FINE = sp.Rational(1, 10**12)
 """The relative size of a fine mutant: a constant times 1 +- 1e-12, an exponent plus 1e-12."""
 
 
-def _mutants(step: Step, identity: Callable[[str, sp.Expr, sp.Expr], list[Mutant]],
-             inequality: Callable[[Step, sp.Basic], list[Mutant]]) -> list[Mutant]:
+def _mutants(
+    step: Step,
+    identity: Callable[[str, sp.Expr, sp.Expr], list[Mutant]],
+    inequality: Callable[[Step, sp.Basic], list[Mutant]],
+) -> list[Mutant]:
     """The one guard of the audit: ``identity(name, lhs, rhs)`` for an identity, ``inequality(step, rel)`` for an
     inequality, nothing for a definition, a premise, a ``!=`` or a statement sympy evaluated on construction."""
     rel = step.statement
@@ -105,7 +112,11 @@ def _fine_identity(name: str, lhs: sp.Expr, rhs: sp.Expr) -> list[Mutant]:
     if rhs != 0:
         for operator, factor in (("fine_up", 1 + FINE), ("fine_down", 1 - FINE)):
             out.append(Mutant(name, operator, sp.Eq(lhs, sp.Mul(factor, rhs, evaluate=False), evaluate=False)))
-    side, put = (rhs, lambda new: sp.Eq(lhs, new, evaluate=False)) if rhs != 0 else (lhs, lambda new: sp.Eq(new, rhs, evaluate=False))
+    side, put = (
+        (rhs, lambda new: sp.Eq(lhs, new, evaluate=False))
+        if rhs != 0
+        else (lhs, lambda new: sp.Eq(new, rhs, evaluate=False))
+    )
     power = _first_power(side) if not isinstance(side, sp.Limit) else None
     if power is not None:
         new = power.func(power.base, sp.Add(power.exp, FINE, evaluate=False), evaluate=False)
@@ -143,8 +154,10 @@ def _identity_mutants(name: str, lhs: sp.Expr, rhs: sp.Expr) -> list[Mutant]:
             new = power.func(power.base, sp.Mul(sp.Rational(11, 10), power.exp, evaluate=False), evaluate=False)
             out.append(Mutant(name, "exponent", sp.Eq(lhs.xreplace({power: new}), rhs, evaluate=False)))
         return out
-    out = [Mutant(name, "constant", put(sp.Mul(sp.Rational(11, 10), rhs, evaluate=False))),
-           Mutant(name, "sign", put(sp.Mul(-1, rhs, evaluate=False)))]
+    out = [
+        Mutant(name, "constant", put(sp.Mul(sp.Rational(11, 10), rhs, evaluate=False))),
+        Mutant(name, "sign", put(sp.Mul(-1, rhs, evaluate=False))),
+    ]
     power = _first_power(rhs)
     if power is not None:
         new = power.func(power.base, sp.Mul(sp.Rational(11, 10), power.exp, evaluate=False), evaluate=False)
@@ -165,15 +178,22 @@ def _inequality_mutants(step: Step, rel: sp.Basic) -> list[Mutant]:
     small, large = (rel.lhs, rel.rhs) if less else (rel.rhs, rel.lhs)
     out = [Mutant(step.name, "sign", sp.StrictGreaterThan(small, large, evaluate=False))]
     if small != 0 and large != 0:
-        shifted = sp.Add(large, sp.Mul(sp.Rational(-1, 2), sp.Add(sp.Abs(small), sp.Abs(large), evaluate=False),
-                                       evaluate=False), evaluate=False)
+        shifted = sp.Add(
+            large,
+            sp.Mul(sp.Rational(-1, 2), sp.Add(sp.Abs(small), sp.Abs(large), evaluate=False), evaluate=False),
+            evaluate=False,
+        )
         kind = sp.StrictLessThan if strict else sp.LessThan
         out.append(Mutant(step.name, "constant", kind(small, shifted, evaluate=False)))
     return out
 
 
-def audit(derivations: Iterable[Derivation], settings: Settings, operators: tuple[str, ...] | None = None,
-          progress: Callable[[str], None] | None = None) -> list[Mutant]:
+def audit(
+    derivations: Iterable[Derivation],
+    settings: Settings,
+    operators: tuple[str, ...] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> list[Mutant]:
     """Decide every mutant of every checked step with that step's own check specification."""
     results = []
     for derivation in derivations:
@@ -182,7 +202,11 @@ def audit(derivations: Iterable[Derivation], settings: Settings, operators: tupl
                 if operators and m.operator not in operators:
                     continue
                 try:
-                    outcome = decide(replace(step, statement=m.statement), settings, f"mutant.{derivation.id}.{step.name}.{m.operator}")
+                    outcome = decide(
+                        replace(step, statement=m.statement),
+                        settings,
+                        f"mutant.{derivation.id}.{step.name}.{m.operator}",
+                    )
                 except Exception as exc:  # a decider that breaks on a mutant does not kill it
                     outcome = Outcome(Verdict.UNRESOLVED, "decider raised", detail=f"{type(exc).__name__}: {exc}")
                 results.append(replace(m, step=f"{derivation.id}.{step.name}", outcome=outcome))
@@ -200,8 +224,9 @@ def counted_apart(derivations: Iterable[Derivation]) -> list[str]:
             if isinstance(s.check, (checks.Definition, checks.Premise)):
                 out.append(f"{d.id}.{s.name} ({type(s.check).__name__.lower()})")
             elif not mutate(s):
-                out.append(f"{d.id}.{s.name} (neither an identity nor an inequality to mutate: the statement is "
-                           f"{s.statement})")
+                out.append(
+                    f"{d.id}.{s.name} (neither an identity nor an inequality to mutate: the statement is {s.statement})"
+                )
     return out
 
 
@@ -212,20 +237,32 @@ QUICK = Settings(precision=20, samples=8)
 def derivations_audited() -> list[Derivation]:
     """The catalog's derivations tagged ``audited`` (``sabounds.theory.catalog``), in catalog order."""
     from sabounds.theory.catalog import derivations
+
     return [make() for make in derivations("audited").values()]
 
 
 def record(m: Mutant) -> dict:
     o = m.outcome
-    return {"step": m.step, "operator": m.operator, "mutant": str(m.statement), "killed": m.killed,
-            "verdict": o.verdict.value if o else None, "method": o.method if o else None,
-            "witness": dict(o.witness) if o and o.witness else None}
+    return {
+        "step": m.step,
+        "operator": m.operator,
+        "mutant": str(m.statement),
+        "killed": m.killed,
+        "verdict": o.verdict.value if o else None,
+        "method": o.method if o else None,
+        "witness": dict(o.witness) if o and o.witness else None,
+    }
 
 
 def summary(results: list[Mutant], derivations: list[Derivation]) -> dict:
     """Counts: mutants, killed, surviving, the weak steps (a surviving mutant) and the steps counted apart."""
     steps = {m.step for m in results}
     weak = sorted({m.step for m in results if not m.killed})
-    return {"mutants": len(results), "killed": sum(m.killed for m in results),
-            "surviving": sum(not m.killed for m in results), "steps_mutated": len(steps), "weak_steps": weak,
-            "counted_apart": counted_apart(derivations)}
+    return {
+        "mutants": len(results),
+        "killed": sum(m.killed for m in results),
+        "surviving": sum(not m.killed for m in results),
+        "steps_mutated": len(steps),
+        "weak_steps": weak,
+        "counted_apart": counted_apart(derivations),
+    }

@@ -25,8 +25,20 @@ from sabounds.theory.thm41 import N
 TOLERANCE = 0.02
 """Largest accepted |fitted slope - symbolic slope| at v = 1e12 (power laws) or rate difference (exponential)."""
 P_VALUES = (sp.Integer(0), sp.Rational(1, 2), sp.Rational(3, 2), sp.Integer(2))
-_FIXED = {"s": 1, "b": 1, "r": 2, "tau": 1, "n": 10**6, "T": 128, "Delta": 1, "B": 1, "K_M": 1, "c_par": 3,
-          "ell_delta": 1, "c_C": 1}
+_FIXED = {
+    "s": 1,
+    "b": 1,
+    "r": 2,
+    "tau": 1,
+    "n": 10**6,
+    "T": 128,
+    "Delta": 1,
+    "B": 1,
+    "K_M": 1,
+    "c_par": 3,
+    "ell_delta": 1,
+    "c_C": 1,
+}
 _V = {"L": (mpmath.mpf(10) ** 12, mpmath.mpf(10) ** 13), "N": (mpmath.mpf(10) ** 12, mpmath.mpf(10) ** 13)}
 _OTHER = {"L": ("N", 64), "N": ("L", 8)}
 DIGITS = 50
@@ -53,7 +65,10 @@ def _fit(expr: sp.Expr, var: sp.Symbol, g) -> tuple[bool, dict]:
         fitted = (mpmath.log(f2) - mpmath.log(f1)) / v1
         expected = evaluate(sp.sympify(g.rate), {sp.Symbol("c_C", positive=True): 1}, DIGITS)
         return abs(fitted - expected) <= TOLERANCE * max(1, abs(expected)), {
-            "at": [str(v1), str(2 * v1)], "fitted_rate": mpmath.nstr(fitted, 8), "symbolic_rate": mpmath.nstr(expected, 8)}
+            "at": [str(v1), str(2 * v1)],
+            "fitted_rate": mpmath.nstr(fitted, 8),
+            "symbolic_rate": mpmath.nstr(expected, 8),
+        }
     v1, v2 = _V[var.name]
     f1, f2 = (evaluate(e, {**vals, var: v}, DIGITS) for v in (v1, v2))
     fitted = mpmath.log10(f2) - mpmath.log10(f1)
@@ -61,8 +76,11 @@ def _fit(expr: sp.Expr, var: sp.Symbol, g) -> tuple[bool, dict]:
     power = mpmath.mpf(sp.Rational(g.power).p) / sp.Rational(g.power).q
     expected = power + lam * mpmath.log10(mpmath.log(v2) / mpmath.log(v1))
     return abs(fitted - expected) <= TOLERANCE, {
-        "at": [mpmath.nstr(v1, 3), mpmath.nstr(v2, 3)], "fitted_slope": mpmath.nstr(fitted, 8),
-        "symbolic_slope": mpmath.nstr(expected, 8), "symbolic": f"power {g.power}, log power {g.log_power}"}
+        "at": [mpmath.nstr(v1, 3), mpmath.nstr(v2, 3)],
+        "fitted_slope": mpmath.nstr(fitted, 8),
+        "symbolic_slope": mpmath.nstr(expected, 8),
+        "symbolic": f"power {g.power}, log power {g.log_power}",
+    }
 
 
 def _entries(r: regimes.RegimeResult, arch):
@@ -87,29 +105,45 @@ def _decide(name: str, alpha: str) -> Outcome:
             checked += 1
             if not ok:
                 failing.append({"entry": f"{label}, growth in {var}", **record})
-    method = (f"mpmath at {DIGITS} digits: the slope of log10 f between v = 1e12 and 1e13 (rate between v = 200 and 400 "
-              f"when exponential), every other symbol fixed, against the sympy exponent; tolerance {TOLERANCE}")
+    method = (
+        f"mpmath at {DIGITS} digits: the slope of log10 f between v = 1e12 and 1e13 (rate between v = 200 and 400 "
+        f"when exponential), every other symbol fixed, against the sympy exponent; tolerance {TOLERANCE}"
+    )
     if failing:
-        return Outcome(Verdict.REFUTED, method, precision_digits=DIGITS, samples=checked,
-                       witness={"disagreements": failing},
-                       detail=f"{len(failing)} of {checked} entries disagree with the numeric fit: "
-                              + "; ".join(f["entry"] for f in failing[:5]))
-    return Outcome(Verdict.VERIFIED, method, precision_digits=DIGITS, samples=checked,
-                   detail=f"all {checked} entries (Edelman and ours' four forms at p in {{0, 1/2, 3/2, 2}}, in L and in "
-                          "N) agree with the numeric slopes; sampled at one size pair per variable with the other "
-                          "symbols fixed, so a lower-order term that dominates only at other sizes is not seen")
+        return Outcome(
+            Verdict.REFUTED,
+            method,
+            precision_digits=DIGITS,
+            samples=checked,
+            witness={"disagreements": failing},
+            detail=f"{len(failing)} of {checked} entries disagree with the numeric fit: "
+            + "; ".join(f["entry"] for f in failing[:5]),
+        )
+    return Outcome(
+        Verdict.VERIFIED,
+        method,
+        precision_digits=DIGITS,
+        samples=checked,
+        detail=f"all {checked} entries (Edelman and ours' four forms at p in {{0, 1/2, 3/2, 2}}, in L and in "
+        "N) agree with the numeric slopes; sampled at one size pair per variable with the other "
+        "symbols fixed, so a lower-order term that dominates only at other sizes is not seen",
+    )
 
 
 def _register(name: str, alpha: str) -> None:
     def decide(settings: Settings) -> Outcome:
         return _decide(name, alpha)
 
-    decide.__doc__ = (f"Second route for the {name}/{alpha} table: Edelman and ours' four forms at p in 0, 1/2, 3/2, 2, "
-                      f"evaluated in mpmath at {DIGITS} digits at v = 1e12 and 1e13 in L and in N (rate at v = 200, 400 "
-                      f"when exponential), the fitted slope against the sympy exponent within {TOLERANCE}; a "
-                      "disagreement refutes that entry")
-    claim(f"regimes.fit.{name}.{alpha}", f"the {name}/{alpha} regime table's exponents in L and N agree with numeric "
-          "growth fits of the closed forms")(decide)
+    decide.__doc__ = (
+        f"Second route for the {name}/{alpha} table: Edelman and ours' four forms at p in 0, 1/2, 3/2, 2, "
+        f"evaluated in mpmath at {DIGITS} digits at v = 1e12 and 1e13 in L and in N (rate at v = 200, 400 "
+        f"when exponential), the fitted slope against the sympy exponent within {TOLERANCE}; a "
+        "disagreement refutes that entry"
+    )
+    claim(
+        f"regimes.fit.{name}.{alpha}",
+        f"the {name}/{alpha} regime table's exponents in L and N agree with numeric growth fits of the closed forms",
+    )(decide)
 
 
 for _name in regimes.REGIMES:

@@ -59,6 +59,7 @@ def all_checks() -> list[Check]:
     derivation, then the claims of each entry's ``claims`` modules; nothing outside the catalog."""
     from sabounds.proofs_check.derivations import step_checks
     from sabounds.theory.catalog import CATALOG
+
     out = []
     for entry in CATALOG:
         if entry.make is not None and "printable" in entry.tags:

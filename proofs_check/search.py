@@ -77,7 +77,10 @@ def _simple_values(iv: Interval, cap: int = 64) -> list[sp.Rational]:
     lo, hi = sp.Rational(iv.lo), sp.Rational(iv.hi)
     out = [lo, hi, (lo + hi) / 2, sp.Integer(0), sp.Integer(1), sp.Integer(-1)]
     if iv.log and lo > 0:
-        out += [sp.Integer(10) ** k for k in range(max(-cap, int(sp.floor(sp.log(lo, 10)))), min(cap, int(sp.ceiling(sp.log(hi, 10)))) + 1)]
+        out += [
+            sp.Integer(10) ** k
+            for k in range(max(-cap, int(sp.floor(sp.log(lo, 10)))), min(cap, int(sp.ceiling(sp.log(hi, 10)))) + 1)
+        ]
     ints_lo, ints_hi = sp.ceiling(lo), sp.floor(hi)
     if ints_hi - ints_lo <= cap:
         out += [sp.Integer(k) for k in range(int(ints_lo), int(ints_hi) + 1)]
@@ -102,8 +105,10 @@ def exact_candidates(domain: Mapping[sp.Symbol, Interval], cap: int = STRUCTURED
     if not syms:
         return []
     centre = {s: (sp.Rational(domain[s].lo) + sp.Rational(domain[s].hi)) / 2 for s in syms}
-    centre = {s: min(max(sp.floor(c), sp.ceiling(domain[s].lo)), sp.floor(domain[s].hi)) if domain[s].integer else c
-              for s, c in centre.items()}
+    centre = {
+        s: min(max(sp.floor(c), sp.ceiling(domain[s].lo)), sp.floor(domain[s].hi)) if domain[s].integer else c
+        for s, c in centre.items()
+    }
     points = [dict(centre)]
     for s in syms:
         points += [{**centre, s: v} for v in _simple_values(domain[s])]
@@ -192,9 +197,16 @@ def _pattern_search(value, start: tuple, n: int, iterations: int) -> tuple:
     return v, u, point
 
 
-def adversarial_min(f: Callable[[dict], mpmath.mpf], domain: Mapping[sp.Symbol, Interval], samples: int,
-                    rng: np.random.Generator, refine: int = 4, iterations: int = 40,
-                    structured: bool = False, keep_zero: bool | None = None) -> SearchResult:
+def adversarial_min(
+    f: Callable[[dict], mpmath.mpf],
+    domain: Mapping[sp.Symbol, Interval],
+    samples: int,
+    rng: np.random.Generator,
+    refine: int = 4,
+    iterations: int = 40,
+    structured: bool = False,
+    keep_zero: bool | None = None,
+) -> SearchResult:
     """Minimise ``f(point)`` over the box ``domain``: ``samples`` random starts, then pattern search from the best ``refine``.
 
     Structured candidates come first: the corners (up to 4 coordinates), the centre and the midpoints of the faces;
@@ -240,14 +252,21 @@ class VectorSearchResult:
     evaluations: int
 
 
-def adversarial_max_vector(f: Callable[[np.ndarray], float], draw: Callable[[np.random.Generator], np.ndarray],
-                           rng: np.random.Generator, starts: int, refine: int = 4, iterations: int = 400) -> VectorSearchResult:
+def adversarial_max_vector(
+    f: Callable[[np.ndarray], float],
+    draw: Callable[[np.random.Generator], np.ndarray],
+    rng: np.random.Generator,
+    starts: int,
+    refine: int = 4,
+    iterations: int = 400,
+) -> VectorSearchResult:
     """Maximise ``f`` (float64 vector -> float) over an unconstrained space: ``starts`` draws, then a (1+1)
     evolution strategy from the best ``refine`` (step x2 on success, x2^(-1/4) on failure; 1/5-th rule).
 
     Cost: ``starts + refine * iterations`` evaluations.  It finds local maxima only; the callers re-evaluate
     the best point at mpmath precision.  Non-finite values are skipped.  Bounded by counts only.
     """
+
     def value(x: np.ndarray) -> float:
         with np.errstate(all="ignore"):
             try:
@@ -274,7 +293,7 @@ def adversarial_max_vector(f: Callable[[np.ndarray], float], draw: Callable[[np.
             if cv > v:
                 v, x, step = cv, cand, step * 2.0
             else:
-                step *= 2.0 ** -0.25
+                step *= 2.0**-0.25
         if v > best_v:
             best_v, best_x = v, x
     return VectorSearchResult(best_v, best_x, evaluations)

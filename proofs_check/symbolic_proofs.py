@@ -64,6 +64,8 @@ def prove_reparametrised(lhs: sp.Expr, rhs: sp.Expr, domain) -> str | None:
         sub = {s_: h * k / (1 + k)}
         how = _equal_after(lhs.subs(sub).doit(), rhs.subs(sub).doit())
         if how:
-            return (f"{how} after substituting {s_} = {h} k/(1 + k), k > 0, so for every {s_} in (0, {h}) "
-                    f"(the sampled range [{lo}, {hi}] included)")
+            return (
+                f"{how} after substituting {s_} = {h} k/(1 + k), k > 0, so for every {s_} in (0, {h}) "
+                f"(the sampled range [{lo}, {hi}] included)"
+            )
     return None

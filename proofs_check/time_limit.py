@@ -37,8 +37,11 @@ class time_limit:
 
     def __init__(self, seconds: float):
         self.seconds = seconds
-        self.enforced = (0 < seconds < math.inf and hasattr(signal, "setitimer")
-                         and threading.current_thread() is threading.main_thread())
+        self.enforced = (
+            0 < seconds < math.inf
+            and hasattr(signal, "setitimer")
+            and threading.current_thread() is threading.main_thread()
+        )
         self._active = False
 
     def __enter__(self) -> bool:

@@ -79,8 +79,11 @@ class Outcome:
     def checked(self) -> Outcome:
         """A ``refuted`` without a witness is not a refutation a reader can check: it becomes ``unresolved``."""
         if self.verdict is Verdict.REFUTED and not self.witness:
-            return replace(self, verdict=Verdict.UNRESOLVED,
-                           detail=f"refutation without a witness, reported as unresolved; {self.detail}")
+            return replace(
+                self,
+                verdict=Verdict.UNRESOLVED,
+                detail=f"refutation without a witness, reported as unresolved; {self.detail}",
+            )
         return self
 
     @staticmethod

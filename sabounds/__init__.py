@@ -9,9 +9,32 @@ The library is the product (the ``sabounds`` command line is a skin over it): :f
 
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["Analysis", "Bound", "Checks", "Conjecture", "Derivation", "InputError", "Regimes", "Report", "Study",
-           "Sweep", "UserError", "analyze", "bound", "conjecture", "default_model", "derivation", "rank_runs", "regimes",
-           "report", "study", "sweep", "verify", "Scaling", "scaling"]
+__all__ = [
+    "Analysis",
+    "Bound",
+    "Checks",
+    "Conjecture",
+    "Derivation",
+    "InputError",
+    "Regimes",
+    "Report",
+    "Study",
+    "Sweep",
+    "UserError",
+    "analyze",
+    "bound",
+    "conjecture",
+    "default_model",
+    "derivation",
+    "rank_runs",
+    "regimes",
+    "report",
+    "study",
+    "sweep",
+    "verify",
+    "Scaling",
+    "scaling",
+]
 
 if TYPE_CHECKING:  # what an editor and a type checker see; at run time the names load on first use (fast import)
     from sabounds.api import (
@@ -47,10 +70,12 @@ def __getattr__(name: str) -> Any:
     ``import sabounds`` stays fast."""
     if name == "__version__":
         from sabounds.version import installed_version
+
         globals()["__version__"] = installed_version()
         return globals()["__version__"]
     if name in __all__:
         from sabounds import api
+
         value = getattr(api, name)
         globals()[name] = value
         return value

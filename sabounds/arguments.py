@@ -19,9 +19,11 @@ MAX_TIME_LIMIT = 60.0
 def ranged(text: str):
     """Mark an argparse type with the range it accepts; :func:`show_ranges` appends it to the option's help, and a
     test requires every numeric option to carry one."""
+
     def mark(parse):
         parse.range = text
         return parse
+
     return mark
 
 
@@ -69,6 +71,7 @@ def threads(text: str) -> int:
 def capped(key: str, kind: type = int):
     """An argparse type for the capped argument ``key`` of ``sabounds.limits.CAPS``, its range in the help."""
     from sabounds.limits import CAPS
+
     cap = CAPS[key]
     low, high = (int(cap.low), int(cap.high)) if kind is int else (cap.low, cap.high)
 
@@ -77,11 +80,13 @@ def capped(key: str, kind: type = int):
         try:
             value = kind(text)
         except (ValueError, OverflowError):
-            raise argparse.ArgumentTypeError(f"expected {'an integer' if kind is int else 'a number'} in "
-                                             f"{parse.range}, got {text[:40]!r}") from None
+            raise argparse.ArgumentTypeError(
+                f"expected {'an integer' if kind is int else 'a number'} in {parse.range}, got {text[:40]!r}"
+            ) from None
         if not ((kind is int or math.isfinite(value)) and low <= value <= high):
             raise argparse.ArgumentTypeError(f"--{cap.name} {text[:40]} is outside {parse.range} ({cap.why})")
         return value
+
     parse.__name__ = key
     return parse
 
@@ -138,13 +143,20 @@ def add_figure_arguments(parser: argparse.ArgumentParser, default: tuple[str, ..
             return parse_formats(text)
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
-    parser.add_argument("--figure-format", type=formats, default=tuple(default), metavar="FMT[,FMT]",
-                        help=f"figure file formats, any of {','.join(FORMATS)} (default {','.join(default)})")
+
+    parser.add_argument(
+        "--figure-format",
+        type=formats,
+        default=tuple(default),
+        metavar="FMT[,FMT]",
+        help=f"figure file formats, any of {','.join(FORMATS)} (default {','.join(default)})",
+    )
     parser.add_argument("--dpi", type=capped("dpi"), default=150, metavar="D", help="PNG resolution (default 150)")
 
 
 def figure_options(args):
     from sabounds.render.figure_formats import FigureOptions
+
     try:
         return FigureOptions(tuple(args.figure_format), args.dpi)
     except ValueError as exc:
@@ -155,27 +167,51 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     """Options shared by ``analyze`` and ``scaling``."""
     from sabounds.numerics.checkpoints.architectures import FAMILIES
     from sabounds.numerics.spectra import RANK_TOL
-    parser.add_argument("--lphi", type=capped("lphi", float), default=None, metavar="X",
-                        help="Lipschitz bound of the activation (default: GELU's published 1.13, or the derived "
-                             "constant of the family's activation)")
-    parser.add_argument("--rank-tol", type=capped("rank_tol", float), default=RANK_TOL, metavar="T",
-                        help="numerical-rank tolerance (default %(default)s)")
+
+    parser.add_argument(
+        "--lphi",
+        type=capped("lphi", float),
+        default=None,
+        metavar="X",
+        help="Lipschitz bound of the activation (default: GELU's published 1.13, or the derived "
+        "constant of the family's activation)",
+    )
+    parser.add_argument(
+        "--rank-tol",
+        type=capped("rank_tol", float),
+        default=RANK_TOL,
+        metavar="T",
+        help="numerical-rank tolerance (default %(default)s)",
+    )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--out", metavar="DIR", help="write CSV tables (and figures) into the new directory DIR")
     parser.add_argument("--force", action="store_true", help="replace DIR if it exists")
     add_figure_arguments(parser)
-    parser.add_argument("--allow-pickle", action="store_true",
-                        help="read pytorch_model.bin through PyTorch's weights-only loader (needs torch)")
-    parser.add_argument("--mapping", metavar="FILE",
-                        help="describe a model of no built-in family: tensor names and structure (TOML or JSON)")
-    parser.add_argument("--architecture", choices=sorted(FAMILIES), metavar="FAMILY",
-                        help=f"use this family instead of config.json's model_type ({', '.join(FAMILIES)})")
+    parser.add_argument(
+        "--allow-pickle",
+        action="store_true",
+        help="read pytorch_model.bin through PyTorch's weights-only loader (needs torch)",
+    )
+    parser.add_argument(
+        "--mapping",
+        metavar="FILE",
+        help="describe a model of no built-in family: tensor names and structure (TOML or JSON)",
+    )
+    parser.add_argument(
+        "--architecture",
+        choices=sorted(FAMILIES),
+        metavar="FAMILY",
+        help=f"use this family instead of config.json's model_type ({', '.join(FAMILIES)})",
+    )
 
 
 def add_settings_arguments(parser: argparse.ArgumentParser, what: str = "random draws per numeric check") -> None:
     """``--precision``, ``--samples`` and ``--seed`` of a decision."""
     from sabounds.proofs_check.verdict import Settings
-    parser.add_argument("--precision", type=capped("precision"), default=50, metavar="D", help="mpmath digits (default 50)")
+
+    parser.add_argument(
+        "--precision", type=capped("precision"), default=50, metavar="D", help="mpmath digits (default 50)"
+    )
     parser.add_argument("--samples", type=capped("samples"), default=200, metavar="K", help=f"{what} (default 200)")
     parser.add_argument("--seed", type=capped("seed"), default=Settings.seed, help="random seed (default %(default)s)")
 
@@ -183,12 +219,14 @@ def add_settings_arguments(parser: argparse.ArgumentParser, what: str = "random 
 def model_dir_or_default(model_dir: str | None):
     """``model_dir``, or the bundled checkpoint; a missing bundled package is a one-line error."""
     from sabounds.api._common import default_model
+
     return model_dir if model_dir is not None else default_model()
 
 
 def cache_dir_of(args) -> str | None:
     """The cache folder ``--cache-dir`` / ``--no-cache`` ask for (default: $SABOUNDS_CACHE_DIR or the user cache)."""
     from sabounds.numerics.cache import default_cache_dir
+
     if args.no_cache:
         return None
     path = args.cache_dir or default_cache_dir()

@@ -28,8 +28,9 @@ MAX_N = mpmath.mpf(10) ** 100000
 @ranged("8..1e100000")
 def sample_size(text: str) -> mpmath.mpf:
     if len(text) > MAX_N_TEXT:
-        raise argparse.ArgumentTypeError(f"expected a number of samples such as 1e9 of at most {MAX_N_TEXT} "
-                                         f"characters, got {len(text)} characters")
+        raise argparse.ArgumentTypeError(
+            f"expected a number of samples such as 1e9 of at most {MAX_N_TEXT} characters, got {len(text)} characters"
+        )
     try:
         with mpmath.workdps(40):  # 1e400 stays 1e400 when echoed to 17 digits (not 9.9999999999999997e+399)
             value = mpmath.mpf(text.strip())
@@ -43,6 +44,7 @@ def sample_size(text: str) -> mpmath.mpf:
 @ranged("VALUE > 0, finite, at most 40 characters")
 def constant(text: str) -> tuple[str, str]:
     from sabounds.theory.whole_bound import CONSTANTS
+
     name, sep, value = text.partition("=")
     name, value = name.strip(), value.strip()
     if not sep or name not in CONSTANTS:
@@ -52,7 +54,9 @@ def constant(text: str) -> tuple[str, str]:
     except ArithmeticError:
         raise argparse.ArgumentTypeError(f"{name}: expected a decimal number, got {value!r}") from None
     if not (number.is_finite() and number > 0 and len(value) <= 40):
-        raise argparse.ArgumentTypeError(f"{name}: expected a positive finite decimal of at most 40 characters, got {value!r}")
+        raise argparse.ArgumentTypeError(
+            f"{name}: expected a positive finite decimal of at most 40 characters, got {value!r}"
+        )
     return name, value
 
 

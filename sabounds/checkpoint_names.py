@@ -11,6 +11,7 @@ BUNDLED_NAMES = {"default": "all-MiniLM-L6-v2 (bundled)", "minilm_l3": "paraphra
 def _bundled_key(path) -> str | None:
     """Which bundled checkpoint ``path`` is (a key of :data:`BUNDLED_NAMES`), or None."""
     from sabounds.numerics.checkpoints.reader import CheckpointError, default_model_dir, minilm_l3_onnx
+
     for key, where in (("default", default_model_dir), ("minilm_l3", minilm_l3_onnx)):
         try:
             if Path(str(path)).resolve() == Path(where()).resolve():

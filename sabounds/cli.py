@@ -21,6 +21,7 @@ from sabounds.version import installed_version
 
 def _interrupted_at_start_up(signum, frame):  # nothing has been written yet: one line, no traceback
     import os
+
     os.write(2, b"sabounds: interrupted\n")
     os._exit(130)
 
@@ -29,6 +30,7 @@ def _signal_ready() -> None:
     """Test hook: a test that set ``sabounds._ready_file`` before calling :func:`main` learns that the one-line
     Ctrl-C handler is in place.  No environment variable arms it, and it only ever creates a new file."""
     import os
+
     path = getattr(sys.modules.get("sabounds"), "_ready_file", None)
     if path is not None:
         try:
@@ -51,8 +53,10 @@ COMMANDS = {
     "docs": "regenerate the generated pages of docs/ (derivations, checks, LaTeX preamble) from the code",
 }
 
-DOCS_POINTER = ("Definitions of every quantity (ours, edelman, alpha, gamma, scale, S_p) and of the verdicts: "
-                "docs/definitions.md; derivations and checks: docs/derivations.md, docs/checks.md.")
+DOCS_POINTER = (
+    "Definitions of every quantity (ours, edelman, alpha, gamma, scale, S_p) and of the verdicts: "
+    "docs/definitions.md; derivations and checks: docs/derivations.md, docs/checks.md."
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -84,6 +88,7 @@ def _json_error(message: str) -> None:
     """With ``--json`` on the line, an error is JSON on stdout too (the one-line message still goes to stderr)."""
     if _WANTS_JSON and sys.stdout is not None:  # None: standard output was closed (the error says so on stderr)
         import json
+
         try:
             sys.stdout.write(json.dumps({"error": one_line(message), "exit_status": 2}) + "\n")
             sys.stdout.flush()
@@ -94,8 +99,11 @@ def _json_error(message: str) -> None:
 def wants_json(words: list[str]) -> bool:
     """``--json``, ``--format json`` or ``--format=json`` on the line: errors are then JSON on stdout too."""
     words = list(words)
-    return "--json" in words or "--format=json" in words or any(
-        a == "--format" and b == "json" for a, b in zip(words, words[1:]))
+    return (
+        "--json" in words
+        or "--format=json" in words
+        or any(a == "--format" and b == "json" for a, b in zip(words, words[1:]))
+    )
 
 
 def chosen_command(argv: list[str] | None) -> str | None:
@@ -107,8 +115,12 @@ def chosen_command(argv: list[str] | None) -> str | None:
 def build_parser(argv: list[str] | None = None, every_command: bool = True) -> argparse.ArgumentParser:
     """The parser; with ``every_command=False`` only the command named in ``argv`` is imported and given its
     options (``--version`` and ``--help`` import no command: start-up without numpy or sympy)."""
-    parser = _Parser(prog="sabounds", description="Verify, evaluate and test the spectrum-adaptive generalization "
-                     "bounds for trained deep Transformers (Sakai and Imaizumi, 2026).", epilog=DOCS_POINTER)
+    parser = _Parser(
+        prog="sabounds",
+        description="Verify, evaluate and test the spectrum-adaptive generalization "
+        "bounds for trained deep Transformers (Sakai and Imaizumi, 2026).",
+        epilog=DOCS_POINTER,
+    )
     parser.add_argument("--version", action="version", version=f"sabounds {installed_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
@@ -118,7 +130,9 @@ def build_parser(argv: list[str] | None = None, every_command: bool = True) -> a
             sub.add_parser(name, help=help_text)
             continue
         module = importlib.import_module(f"sabounds.commands.{name}")
-        cmd = sub.add_parser(name, help=help_text, description=(module.__doc__ or help_text).strip(), epilog=DOCS_POINTER)
+        cmd = sub.add_parser(
+            name, help=help_text, description=(module.__doc__ or help_text).strip(), epilog=DOCS_POINTER
+        )
         module.add_arguments(cmd)
         show_ranges(cmd)
         cmd.set_defaults(_run=module.run)
@@ -176,8 +190,7 @@ def _main(argv: list[str] | None) -> int:
     except OSError as exc:
         if streams.is_stdout_error(exc):
             streams.discard_stdout()
-            print(f"sabounds {args.command}: error: cannot write the output ({exc.strerror or exc})",
-                  file=sys.stderr)
+            print(f"sabounds {args.command}: error: cannot write the output ({exc.strerror or exc})", file=sys.stderr)
             return 2
         raise
     except KeyboardInterrupt as exc:
@@ -186,6 +199,7 @@ def _main(argv: list[str] | None) -> int:
         cluster = sys.modules.get("sabounds.distributed")
         if getattr(cluster, "cluster_started", False):  # its finalizers at exit log the closing: the line above is last
             import logging
+
             for name in cluster.QUIET_LOGGERS:
                 logging.getLogger(name).setLevel(logging.CRITICAL)
         return 130
@@ -198,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     import threading
 
     from sabounds.threads import one_blas_thread_by_default
+
     on_main_thread = threading.current_thread() is threading.main_thread()  # only it may set a handler
     previous = signal.signal(signal.SIGINT, _interrupted_at_start_up) if on_main_thread else None
     try:

@@ -38,6 +38,7 @@ def _lost_worker(exc: BaseException) -> bool:
 
     from distributed.comm.core import CommClosedError
     from distributed.scheduler import KilledWorker
+
     return isinstance(exc, (KilledWorker, CommClosedError, concurrent.futures.CancelledError))
 
 
@@ -46,16 +47,25 @@ def default_workers() -> int:
     return usable_cores()
 
 
-def run_tasks(tasks: Sequence[LayerTask], workers: int | None = None, scheduler: str | None = None,
-              on_done: Callable[[LayerTask, LayerResult | BaseException], None] | None = None
-              ) -> list[LayerResult | BaseException]:
+def run_tasks(
+    tasks: Sequence[LayerTask],
+    workers: int | None = None,
+    scheduler: str | None = None,
+    on_done: Callable[[LayerTask, LayerResult | BaseException], None] | None = None,
+) -> list[LayerResult | BaseException]:
     """Results in task order: cached ones locally, the rest on Dask (``workers = 0``: in this process, serially)."""
     report = None if on_done is None else (lambda i, outcome, cached: on_done(tasks[i], outcome))
     return run_cached(measure_task, tasks, cached_results(tasks), workers, scheduler, report)
 
 
-def run_cached(function: Callable, items: Sequence, hits: Sequence, workers: int | None, scheduler: str | None,
-               on_done: Callable[[int, object, bool], None] | None = None) -> list:
+def run_cached(
+    function: Callable,
+    items: Sequence,
+    hits: Sequence,
+    workers: int | None,
+    scheduler: str | None,
+    on_done: Callable[[int, object, bool], None] | None = None,
+) -> list:
     """``function(item)`` (or its exception) per item in item order, ``hits[i]`` where it is not None: the cached
     ones answered here first (``on_done(i, hit, True)``), the rest in this process serially (``workers == 0`` and
     no ``scheduler``) or one Dask task each (``on_done(i, outcome, False)`` as each finishes).  ``function`` must be
@@ -95,13 +105,25 @@ def private_cluster(workers: int):
     global cluster_started
     cluster_started = True
     security = Security.temporary()
-    common = {"host": "127.0.0.1", "protocol": "tls", "security": security, "dashboard": False,
-              "dashboard_address": None}
+    common = {
+        "host": "127.0.0.1",
+        "protocol": "tls",
+        "security": security,
+        "dashboard": False,
+        "dashboard_address": None,
+    }
     scheduler = {"cls": node_class("Scheduler"), "options": {**common, "port": 0, "allowed_failures": 0}}
-    worker = {"cls": Nanny, "options": {**common, "nthreads": 1, "worker_class": node_class("Worker"),
-                                        "silence_logs": logging.CRITICAL}}
-    return SpecCluster(scheduler=scheduler, workers={i: worker for i in range(workers)}, worker=worker,
-                       security=security, silence_logs=logging.CRITICAL)
+    worker = {
+        "cls": Nanny,
+        "options": {**common, "nthreads": 1, "worker_class": node_class("Worker"), "silence_logs": logging.CRITICAL},
+    }
+    return SpecCluster(
+        scheduler=scheduler,
+        workers={i: worker for i in range(workers)},
+        worker=worker,
+        security=security,
+        silence_logs=logging.CRITICAL,
+    )
 
 
 def started_cluster(workers: int):
@@ -110,6 +132,7 @@ def started_cluster(workers: int):
     further Ctrl-C ignored, closes the cluster, then raises KeyboardInterrupt."""
     import signal
     import threading
+
     box: dict = {}
 
     def start() -> None:
@@ -146,14 +169,18 @@ def node_class(kind: str) -> type:
     name = f"Private{kind}"
     if name not in globals():
         import distributed
-        globals()[name] = type(name, (getattr(distributed, kind),),
-                               {"start_http_server": _no_http_server, "__module__": __name__, "__qualname__": name})
+
+        globals()[name] = type(
+            name,
+            (getattr(distributed, kind),),
+            {"start_http_server": _no_http_server, "__module__": __name__, "__qualname__": name},
+        )
     return globals()[name]
 
 
 def __getattr__(name: str):
     if name in ("PrivateScheduler", "PrivateWorker"):
-        return node_class(name[len("Private"):])
+        return node_class(name[len("Private") :])
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -190,13 +217,14 @@ def _retry(client, function, task, tries: int, exc: BaseException, finished, whe
     """Send ``task`` again after its worker was lost (one line on stderr), or its :class:`LostTask` after the last
     try; None when it was sent again.  A task queued on a worker that another task killed is lost with it too."""
     import sys
+
     what = describe(task)
     if tries >= MAX_RETRIES:
         sys.stderr.write(f"sabounds: a worker was lost holding {what} on each of {tries + 1} tries; it is missing\n")
-        return LostTask(f"{what}: its worker was lost on each of {tries + 1} tries ({type(exc).__name__}); rerun "
-                        "to resume")
-    sys.stderr.write(f"sabounds: a worker was lost holding {what}; sending it again ({tries + 1} of "
-                     f"{MAX_RETRIES})\n")
+        return LostTask(
+            f"{what}: its worker was lost on each of {tries + 1} tries ({type(exc).__name__}); rerun to resume"
+        )
+    sys.stderr.write(f"sabounds: a worker was lost holding {what}; sending it again ({tries + 1} of {MAX_RETRIES})\n")
     again = client.submit(function, task, pure=False)
     where[again.key] = (position, task, tries + 1)
     finished.add(again)
@@ -208,6 +236,7 @@ def _close(cluster, tries: int = 3) -> None:
     ``AssertionError: can only join a started process``): the results are in, so the close is tried again after a
     moment rather than ending the run in a traceback."""
     import time
+
     for attempt in range(tries):
         try:
             cluster.close()
@@ -223,10 +252,13 @@ def _run_on_dask(function, tasks, positions, workers, scheduler, finish) -> None
         import cryptography  # noqa: F401  (the local cluster's temporary certificate)
         from distributed import as_completed
     except ImportError as exc:
-        raise UserError(f"running on Dask needs the sweep extra (pip install 'sabounds[sweep]'): {exc}; "
-                        "or run in this process with --workers 0") from None
+        raise UserError(
+            f"running on Dask needs the sweep extra (pip install 'sabounds[sweep]'): {exc}; "
+            "or run in this process with --workers 0"
+        ) from None
 
     from sabounds.scheduler_address import connect
+
     cluster = client = None
     with quiet_logs() if scheduler is None else contextlib.nullcontext():
         try:

@@ -50,6 +50,7 @@ def check_value(key: str, value) -> None:
 def check_arguments(args) -> None:
     """Every capped argument the command has, and its paths (``user_paths``), checked before any work."""
     from sabounds.user_paths import check_user_paths
+
     check_user_paths(args)
     for key in CAPS:
         if hasattr(args, key):

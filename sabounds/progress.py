@@ -16,8 +16,13 @@ def progress_bar(label: str, total: int, enabled: bool = True) -> Iterator[Calla
     if not (enabled and sys.stderr.isatty()):
         yield lambda note="": None
         return
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-               TextColumn("{task.fields[note]}"))
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[note]}"),
+    )
     with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task(label, total=total, note="")
         yield lambda note="": progress.update(task, advance=1, note=note)

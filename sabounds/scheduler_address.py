@@ -32,15 +32,18 @@ def scheduler_address(text: str) -> str:
     given = text.strip()
     parts = urllib.parse.urlsplit(given if "://" in given else "tcp://" + given)
     if parts.scheme not in PROTOCOLS:
-        raise argparse.ArgumentTypeError(f"the scheduler address {shown!r} uses protocol {parts.scheme!r}; "
-                                         "sabounds connects over tcp:// or tls:// only")
+        raise argparse.ArgumentTypeError(
+            f"the scheduler address {shown!r} uses protocol {parts.scheme!r}; "
+            "sabounds connects over tcp:// or tls:// only"
+        )
     try:
         port = parts.port
     except ValueError:
         port = None
     if not parts.hostname or port is None or not 0 < port < 65536:
-        raise argparse.ArgumentTypeError(f"the scheduler address {shown!r} needs a host and a port in 1..65535, "
-                                         "as tcp://HOST:PORT")
+        raise argparse.ArgumentTypeError(
+            f"the scheduler address {shown!r} needs a host and a port in 1..65535, as tcp://HOST:PORT"
+        )
     if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username or parts.password:
         raise argparse.ArgumentTypeError(f"the scheduler address {shown!r} has more than protocol://HOST:PORT")
     host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
@@ -66,8 +69,10 @@ async def _probe(address: str, seconds: float) -> None:
 
     from distributed.comm import connect as dask_connect
     from distributed.security import Security
-    comm = await asyncio.wait_for(dask_connect(address, timeout=seconds,
-                                               **Security().get_connection_args("client")), seconds)
+
+    comm = await asyncio.wait_for(
+        dask_connect(address, timeout=seconds, **Security().get_connection_args("client")), seconds
+    )
     try:
         await asyncio.wait_for(comm.write({"op": "identity", "reply": True}), seconds)
         reply = await asyncio.wait_for(comm.read(), seconds)
@@ -91,8 +96,10 @@ def _within(seconds: float, what: str, work):
     helper.start()
     helper.join(seconds)
     if helper.is_alive():
-        raise UserError(f"the Dask scheduler at {what} did not complete the connection within {seconds:g} s "
-                        "(is it a Dask scheduler?)")
+        raise UserError(
+            f"the Dask scheduler at {what} did not complete the connection within {seconds:g} s "
+            "(is it a Dask scheduler?)"
+        )
     if "error" in outcome:
         raise UserError(f"cannot connect to the Dask scheduler at {what}: {_one_line(outcome['error'], seconds)}")
     return outcome["value"]
@@ -104,6 +111,7 @@ def connect(where, seconds: float = CONNECT_SECONDS):
     import asyncio
 
     from distributed import Client
+
     what = where if isinstance(where, str) else "the local cluster"
     if isinstance(where, str):
         _within(seconds + GRACE_SECONDS, what, lambda: asyncio.run(_probe(where, seconds)))

@@ -35,8 +35,10 @@ def _expr(path: Path, key: str, text, names: dict) -> sp.Expr:
     except ExpressionError as exc:
         raise UserError(f"{path}: entry {key}: {exc}") from None
     if key != "form" and (expr.is_positive is False or expr.is_real is False):
-        raise UserError(f"{path}: entry {key}: {text[:80]!r} is not positive for positive values of its symbols; "
-                        "a bound's term and log factor must be positive real numbers")
+        raise UserError(
+            f"{path}: entry {key}: {text[:80]!r} is not positive for positive values of its symbols; "
+            "a bound's term and log factor must be positive real numbers"
+        )
     return expr
 
 
@@ -70,8 +72,23 @@ def load_bound(path) -> Bound:
         slot_names.pop("rho")
     term = _expr(path, "term", data["term"], slot_names)
     log_factor = _expr(path, "log_factor", data["log_factor"], {k: S.NAMED[k] for k in ("d_in", "d_out", "n", "T")})
-    form = DUDLEY_FORM if "form" not in data else _expr(path, "form", data["form"],
-                                                          {**{k: S.NAMED[k] for k in ("B", "Delta", "n", "T")}, "W": W, "ell": ell})
-    return Bound(ident, _text(path, "title", data, ident), "user", term, aggregation, propagation, log_factor,
-                 _text(path, "assumptions", data), _text(path, "citation", data, "user file"), form,
-                 proxies=(Proxy(ident, term, aggregation, propagation, "user"),))
+    form = (
+        DUDLEY_FORM
+        if "form" not in data
+        else _expr(
+            path, "form", data["form"], {**{k: S.NAMED[k] for k in ("B", "Delta", "n", "T")}, "W": W, "ell": ell}
+        )
+    )
+    return Bound(
+        ident,
+        _text(path, "title", data, ident),
+        "user",
+        term,
+        aggregation,
+        propagation,
+        log_factor,
+        _text(path, "assumptions", data),
+        _text(path, "citation", data, "user file"),
+        form,
+        proxies=(Proxy(ident, term, aggregation, propagation, "user"),),
+    )

@@ -11,8 +11,15 @@ import os
 
 from sabounds.errors import UserError
 
-PATH_ARGUMENTS = {"model_dir": "MODEL", "model_dirs": "MODEL", "sources": "SOURCE", "out": "--out",
-                  "mapping": "--mapping", "cache_dir": "--cache-dir", "model": "--model"}
+PATH_ARGUMENTS = {
+    "model_dir": "MODEL",
+    "model_dirs": "MODEL",
+    "sources": "SOURCE",
+    "out": "--out",
+    "mapping": "--mapping",
+    "cache_dir": "--cache-dir",
+    "model": "--model",
+}
 
 
 def _limit(name: str, fallback: int) -> int:
@@ -36,15 +43,16 @@ def check_path(text: str, what: str) -> None:
     for part in raw.split(b"/"):
         if len(part) > NAME_MAX:
             shown = os.fsdecode(part[:24]) + "..."
-            raise UserError(f"{what}: the name {shown!r} has {len(part)} bytes; the system accepts at most "
-                            f"{NAME_MAX} in one name")
+            raise UserError(
+                f"{what}: the name {shown!r} has {len(part)} bytes; the system accepts at most {NAME_MAX} in one name"
+            )
 
 
 def check_user_paths(args) -> None:
     """Every path argument the command has (see PATH_ARGUMENTS), and ``$SABOUNDS_CACHE_DIR`` when set."""
     for key, what in PATH_ARGUMENTS.items():
         value = getattr(args, key, None)
-        for text in (value if isinstance(value, (list, tuple)) else [value]):
+        for text in value if isinstance(value, (list, tuple)) else [value]:
             if isinstance(text, str):
                 check_path(text, what)
     cache = os.environ.get("SABOUNDS_CACHE_DIR")

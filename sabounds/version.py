@@ -14,6 +14,7 @@ def installed_version() -> str:
     would find it (importing importlib.metadata costs 0.2 s of start-up); ``0.1.0+source`` when not installed."""
     import os
     import sys
+
     for entry in sys.path:
         try:
             names = os.listdir(entry or ".")

@@ -15,10 +15,20 @@ from tests.support.dask_cluster import dask_cluster  # noqa: F401  (a fixture: a
 
 _HOSTILE = pytest.StashKey[int]()
 
-settings.register_profile("ci", max_examples=30, deadline=None, derandomize=True, print_blob=True,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-settings.register_profile("thorough", max_examples=1000, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile(
+    "ci",
+    max_examples=30,
+    deadline=None,
+    derandomize=True,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "thorough",
+    max_examples=1000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 settings.load_profile(os.environ.get("SABOUNDS_HYPOTHESIS_PROFILE", "ci"))
 
 
@@ -36,8 +46,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """The hostile suite counts its cases: ``hostile cases: N`` (those collected in this run)."""
     count = config.stash.get(_HOSTILE, 0)
     if count:
-        terminalreporter.write_line(f"hostile cases: {count} (collected from tests/hostile/ in this run; "
-                                    "per class: python -m tests.support.hostile)")
+        terminalreporter.write_line(
+            f"hostile cases: {count} (collected from tests/hostile/ in this run; "
+            "per class: python -m tests.support.hostile)"
+        )
 
 
 # --- expensive results shared by several files: computed once per test process -------------------------------
@@ -52,6 +64,7 @@ def _command_json(argv: list[str]) -> dict:
     import json
 
     from sabounds.cli import main
+
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(argv) == 0, argv
@@ -77,6 +90,7 @@ def regime_tables() -> dict:
     the stored result when it is current for this code (instant), else the user's cache, else computed once.
     ``tests/outputs/test_report.py`` checks that they equal the command's."""
     from sabounds.full_report import cached_parts
+
     return cached_parts.regimes()[0]
 
 
@@ -86,6 +100,7 @@ def default_checks() -> dict:
     the claims' witnesses without deciding them again in every test file."""
     from sabounds.full_report import cached_parts
     from sabounds.proofs_check.verdict import Settings
+
     return {c.id: o for c, o in cached_parts.checks(Settings())[0]}
 
 
@@ -93,6 +108,7 @@ def default_checks() -> dict:
 def quick_report(tmp_path_factory):
     """One ``sabounds report`` folder at the quick settings (tests read it; none writes into it)."""
     from sabounds.cli import main
+
     out = tmp_path_factory.mktemp("report") / "report"
     assert main(["report", "--out", str(out), *QUICK]) == 0
     return out

@@ -85,11 +85,19 @@ class Architecture:
     def bind(self) -> Architecture:
         """The architecture with its ``constants`` substituted (e.g. ``L_phi = 113/100``)."""
         c = dict(self.constants)
-        kinds = tuple(replace(k, count=k.count.subs(c), gamma=k.gamma.subs(c), gamma_edelman=k.gamma_edelman.subs(c))
-                      for k in self.kinds)
-        return replace(self, kinds=kinds, per_layer=self.per_layer.subs(c), per_head=self.per_head.subs(c),
-                       heads=self.heads.subs(c), constants=(),
-                       layer_form=None if self.layer_form is None else self.layer_form.subs(c))
+        kinds = tuple(
+            replace(k, count=k.count.subs(c), gamma=k.gamma.subs(c), gamma_edelman=k.gamma_edelman.subs(c))
+            for k in self.kinds
+        )
+        return replace(
+            self,
+            kinds=kinds,
+            per_layer=self.per_layer.subs(c),
+            per_head=self.per_head.subs(c),
+            heads=self.heads.subs(c),
+            constants=(),
+            layer_form=None if self.layer_form is None else self.layer_form.subs(c),
+        )
 
     def with_residual(self) -> Architecture:
         """Residual connections ``X -> X + f(X)``: each layer's Lipschitz constant becomes ``1 + Lip(f)``."""
@@ -115,9 +123,15 @@ def bert(softmax_constant: sp.Expr = 2) -> Architecture:
         SlotKind("M_in", sp.Integer(1), N, 4 * N, s_out, s_out, s_in),
         SlotKind("M_out", sp.Integer(1), 4 * N, N, sp.Integer(1), sp.Integer(1), s_out),
     )
-    return Architecture("bert", kinds, L_phi * s_in * s_out, attention_head(c), H,
-                        constants=((L_phi, L_PHI_GELU), (H, N / d_h)),
-                        description="BERT-adapted: H = N/d_h heads, GELU feed-forward N -> 4N -> N (published proxy)")
+    return Architecture(
+        "bert",
+        kinds,
+        L_phi * s_in * s_out,
+        attention_head(c),
+        H,
+        constants=((L_phi, L_PHI_GELU), (H, N / d_h)),
+        description="BERT-adapted: H = N/d_h heads, GELU feed-forward N -> 4N -> N (published proxy)",
+    )
 
 
 def single_head(softmax_constant: sp.Expr = 2) -> Architecture:
@@ -128,29 +142,41 @@ def single_head(softmax_constant: sp.Expr = 2) -> Architecture:
         SlotKind("V", sp.Integer(1), N, N, s_out, s_out, s_V, per_head=True),
         SlotKind("FF", sp.Integer(1), N, N, sp.Integer(1), sp.Integer(1), s_out),
     )
-    return Architecture("single_head", kinds, L_phi * s_out, attention_head(c),
-                        constants=((L_phi, L_PHI_GELU),),
-                        description="the theory's model: one head, W_QK, W_V and one feed-forward matrix per layer")
+    return Architecture(
+        "single_head",
+        kinds,
+        L_phi * s_out,
+        attention_head(c),
+        constants=((L_phi, L_PHI_GELU),),
+        description="the theory's model: one head, W_QK, W_V and one feed-forward matrix per layer",
+    )
 
 
 def bert_fixed_heads(softmax_constant: sp.Expr = 2, heads: int = 12) -> Architecture:
     """BERT's layer with the head count held fixed (``d_h = N / H`` grows with N): the width exponents of the
     single-head model, where ``bert`` (H = N/d_h heads, d_h fixed) adds the heads' growth with N."""
     arch = bert(softmax_constant).with_constant(H, heads)
-    return replace(arch, name="bert_fixed_heads",
-                   description=f"BERT-adapted with H = {heads} heads of width d_h = N/{heads}")
+    return replace(
+        arch, name="bert_fixed_heads", description=f"BERT-adapted with H = {heads} heads of width d_h = N/{heads}"
+    )
 
 
 def _family(name: str):
     def build() -> Architecture:
         from sabounds.theory.family_architectures import FAMILY_ARCHITECTURES
+
         return FAMILY_ARCHITECTURES[name]()
+
     build.__name__ = name
     return build
 
 
-ARCHITECTURES = {"single_head": single_head, "bert": bert, "bert_fixed_heads": bert_fixed_heads,
-                 **{name: _family(name) for name in ("gpt2", "llama", "vit")}}
+ARCHITECTURES = {
+    "single_head": single_head,
+    "bert": bert,
+    "bert_fixed_heads": bert_fixed_heads,
+    **{name: _family(name) for name in ("gpt2", "llama", "vit")},
+}
 """Every described layer the regime tables cover (``sabounds regimes --architecture NAME``)."""
 
 
@@ -159,7 +185,7 @@ ARCHITECTURES = {"single_head": single_head, "bert": bert, "bert_fixed_heads": b
 _x = sp.Symbol("x", real=True)
 ACTIVATION_FORMS = {
     "gelu": _x * (1 + sp.erf(_x / sp.sqrt(2))) / 2,
-    "gelu_tanh": _x / 2 * (1 + sp.tanh(sp.sqrt(2 / sp.pi) * (_x + sp.Rational(44715, 1000000) * _x ** 3))),
+    "gelu_tanh": _x / 2 * (1 + sp.tanh(sp.sqrt(2 / sp.pi) * (_x + sp.Rational(44715, 1000000) * _x**3))),
     "silu": _x / (1 + sp.exp(-_x)),
     "relu": sp.Max(0, _x),
 }
@@ -189,7 +215,7 @@ def activation_lipschitz(name: str, decimals: int = 6) -> sp.Rational:
     if name == "gelu":
         return L_PHI_GELU
     sup, _ = activation_sup_slope(name)
-    scale = 10 ** decimals
+    scale = 10**decimals
     return sp.Rational(int(sp.ceiling(sup * scale)), scale)
 
 
@@ -202,6 +228,7 @@ DEPARTURES = ("pre_ln", "token_radius", "rope", "gated_mlp", "gqa", "activation"
 def extension_derivation(departure: str):
     """The labelled extension for one departure (:data:`DEPARTURES`), as a derivation whose steps are checked."""
     from sabounds.theory.extensions import BUILDERS
+
     if departure not in BUILDERS:
         raise ValueError(f"unknown departure {departure!r}; choose from {', '.join(DEPARTURES)}")
     return BUILDERS[departure]()

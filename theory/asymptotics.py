@@ -143,8 +143,9 @@ def growth(f: sp.Expr, v: sp.Symbol, domain: Domain = Domain()) -> Growth:
             return Growth(power=sp.Integer(1))  # log e^{r v} = r v
         if sign(inner.rate, domain) == 0 and sign(inner.power, domain) == 1:
             return Growth(log_power=sp.Integer(1))  # log v^a = a log v
-        if inner == Growth() or (sign(inner.rate, domain) == 0 and sign(inner.power, domain) == 0
-                                 and sign(inner.log_power, domain) in (0, 1)):
+        if inner == Growth() or (
+            sign(inner.rate, domain) == 0 and sign(inner.power, domain) == 0 and sign(inner.log_power, domain) in (0, 1)
+        ):
             return Growth()  # log of a constant or of a power of log v: below the resolution
         return atom_growth(f, v)
     if isinstance(f, sp.Add):
@@ -218,8 +219,9 @@ def minimise_over_p(g: Growth, p: sp.Symbol, lo: sp.Expr, hi: sp.Expr) -> tuple[
                     candidates.add(root)
     best, arg = None, None
     for c in sorted(candidates, key=lambda x: float(x)):
-        val = Growth(*(sp.limit(part, p, c, "+" if c == lo else "-") if p in part.free_symbols else part
-                       for part in g.parts))
+        val = Growth(
+            *(sp.limit(part, p, c, "+" if c == lo else "-") if p in part.free_symbols else part for part in g.parts)
+        )
         if best is None or compare(val, best, Domain()) == -1:
             best, arg = val, c
     return best, arg

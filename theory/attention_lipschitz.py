@@ -62,42 +62,69 @@ def tight_weight(s: sp.Expr) -> sp.Matrix:
 
 def _steps() -> tuple[Step, ...]:
     return (
-        Step("value_term",
-             sp.Le(sp.Symbol("||sum_j P_tj dx_j||_2"), sp.Symbol("||dX||_2->inf")),
-             "||sum_j P_tj dx_j||_2 <= sum_j P_tj ||dx_j||_2 <= ||dX||_{2->inf}: softmax weights are a convex combination",
-             Premise("triangle inequality for a convex combination")),
-        Step("softmax_jacobian",
-             sp.Le(softmax_jacobian_norm, softmax_constant),
-             "for a sign vector v with + on mass t: ||(diag(s) - s s^T) v||_1 = 4t(1-t) <= 1 = (1 - 2t)^2 + 4t(1-t)",
-             Inequality({t: Interval(0, 1)})),
-        Step("softmax_jacobian_attained",
-             sp.Eq(sp.Subs(softmax_jacobian_norm, t, sp.Rational(1, 2)), softmax_constant, evaluate=False),
-             "the maximum 1 is attained at t = 1/2 (two tied scores): the softmax constant is exactly 1",
-             Identity()),
-        Step("score_perturbation",
-             sp.Le(sigma * h * ((1 - e1) + (1 - e2)), score_constant * sigma * h),
-             "|dx_t^T W x_j + x_t^T W dx_j| <= ||W||_2 h (||x_j|| + ||x_t||) by Cauchy-Schwarz, h = ||dX||_{2->inf}, and "
-             "the token norms 1 - e_1, 1 - e_2 are at most 1 (e_i >= 0)",
-             Inequality({sigma: Interval(sp.Rational(1, 10), 100, log=True), h: Interval(sp.Rational(1, 10**6), 1, log=True),
-                         e1: Interval(0, 1), e2: Interval(0, 1)})),
-        Step("assemble",
-             sp.Eq(sp.Add(value_weight, sp.Mul(softmax_constant, score_constant, sigma, evaluate=False), evaluate=False),
-                   sp.Add(1, sp.Mul(constant, sigma, evaluate=False), evaluate=False), evaluate=False),
-             "the two terms of Df[dX]_t add: (1 + 1 * 2 ||W||_2) ||dX||_{2->inf}; the domain is convex (mean value theorem)",
-             Identity({sigma: Interval(sp.Rational(1, 10), 100, log=True)})),
-        Step("tight_limit_delta",
-             sp.Eq(sp.Limit(tight_constant, delta, 0, "+"), tight_limit_delta),
-             "on the tight family the empirical constant tends to (2 sigma - 1)/sigma as delta -> 0+",
-             Limit({sigma: Interval(1, 100, log=True)})),
-        Step("tight_limit_sigma",
-             sp.Eq(sp.Limit(tight_limit_delta, sigma, sp.oo), constant),
-             "and to 2 as sigma = ||W||_2 -> oo: no constant below 2 holds",
-             Limit()),
+        Step(
+            "value_term",
+            sp.Le(sp.Symbol("||sum_j P_tj dx_j||_2"), sp.Symbol("||dX||_2->inf")),
+            "||sum_j P_tj dx_j||_2 <= sum_j P_tj ||dx_j||_2 <= ||dX||_{2->inf}: softmax weights are a convex combination",
+            Premise("triangle inequality for a convex combination"),
+        ),
+        Step(
+            "softmax_jacobian",
+            sp.Le(softmax_jacobian_norm, softmax_constant),
+            "for a sign vector v with + on mass t: ||(diag(s) - s s^T) v||_1 = 4t(1-t) <= 1 = (1 - 2t)^2 + 4t(1-t)",
+            Inequality({t: Interval(0, 1)}),
+        ),
+        Step(
+            "softmax_jacobian_attained",
+            sp.Eq(sp.Subs(softmax_jacobian_norm, t, sp.Rational(1, 2)), softmax_constant, evaluate=False),
+            "the maximum 1 is attained at t = 1/2 (two tied scores): the softmax constant is exactly 1",
+            Identity(),
+        ),
+        Step(
+            "score_perturbation",
+            sp.Le(sigma * h * ((1 - e1) + (1 - e2)), score_constant * sigma * h),
+            "|dx_t^T W x_j + x_t^T W dx_j| <= ||W||_2 h (||x_j|| + ||x_t||) by Cauchy-Schwarz, h = ||dX||_{2->inf}, and "
+            "the token norms 1 - e_1, 1 - e_2 are at most 1 (e_i >= 0)",
+            Inequality(
+                {
+                    sigma: Interval(sp.Rational(1, 10), 100, log=True),
+                    h: Interval(sp.Rational(1, 10**6), 1, log=True),
+                    e1: Interval(0, 1),
+                    e2: Interval(0, 1),
+                }
+            ),
+        ),
+        Step(
+            "assemble",
+            sp.Eq(
+                sp.Add(value_weight, sp.Mul(softmax_constant, score_constant, sigma, evaluate=False), evaluate=False),
+                sp.Add(1, sp.Mul(constant, sigma, evaluate=False), evaluate=False),
+                evaluate=False,
+            ),
+            "the two terms of Df[dX]_t add: (1 + 1 * 2 ||W||_2) ||dX||_{2->inf}; the domain is convex (mean value theorem)",
+            Identity({sigma: Interval(sp.Rational(1, 10), 100, log=True)}),
+        ),
+        Step(
+            "tight_limit_delta",
+            sp.Eq(sp.Limit(tight_constant, delta, 0, "+"), tight_limit_delta),
+            "on the tight family the empirical constant tends to (2 sigma - 1)/sigma as delta -> 0+",
+            Limit({sigma: Interval(1, 100, log=True)}),
+        ),
+        Step(
+            "tight_limit_sigma",
+            sp.Eq(sp.Limit(tight_limit_delta, sigma, sp.oo), constant),
+            "and to 2 as sigma = ||W||_2 -> oo: no constant below 2 holds",
+            Limit(),
+        ),
     )
 
 
 @lru_cache(maxsize=1)
 def derivation() -> Derivation:
     """The attention Lipschitz constant: the hand proof of c <= 2 and the tight family showing c >= 2."""
-    return Derivation("attention", "Attention head: Lipschitz constant 1 + 2 ||W||_2 (exact)", _steps(),
-                      notes="'value_term' is a cited premise; the others are decided by sabounds verify.")
+    return Derivation(
+        "attention",
+        "Attention head: Lipschitz constant 1 + 2 ||W||_2 (exact)",
+        _steps(),
+        notes="'value_term' is a cited premise; the others are decided by sabounds verify.",
+    )

@@ -73,7 +73,9 @@ class Bound:
 
     def __post_init__(self):
         if self.source not in SOURCES or self.aggregation not in AGGREGATIONS:
-            raise ValueError(f"bound {self.id}: source must be one of {SOURCES}, aggregation one of {sorted(AGGREGATIONS)}")
+            raise ValueError(
+                f"bound {self.id}: source must be one of {SOURCES}, aggregation one of {sorted(AGGREGATIONS)}"
+            )
 
     def capacity(self, total: sp.Expr) -> sp.Expr:
         """``W`` from ``total = sum_k term_k``."""

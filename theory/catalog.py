@@ -29,9 +29,12 @@ class Entry:
 
 def _lazy(module: str, attr: str = "derivation") -> Callable:
     """``module.attr`` imported when called: the catalog stays cheap to import."""
+
     def make(*args):
         import importlib
+
         return getattr(importlib.import_module(f"sabounds.theory.{module}"), attr)(*args)
+
     return make
 
 
@@ -45,12 +48,19 @@ _DERIVED = frozenset({"printable", "audited"})
 
 def _entries() -> list[Entry]:
     from sabounds.theory.architecture import DEPARTURES
+
     return [
         Entry("thm41", _lazy("thm41"), _DERIVED, (_CHECKS + "thm41",)),
         Entry("thm31", _lazy("thm31"), _DERIVED | {"bound", "own_row"}, bound=_lazy("thm31", "bound")),
-        Entry("edelman", _lazy("edelman"), _DERIVED | {"bound", "baseline", "own_row"}, bound=_lazy("edelman", "bound")),
-        Entry("trauger_tewari", _lazy("trauger_tewari"), _DERIVED | {"bound", "baseline"},
-              bound=_lazy("trauger_tewari", "bound")),
+        Entry(
+            "edelman", _lazy("edelman"), _DERIVED | {"bound", "baseline", "own_row"}, bound=_lazy("edelman", "bound")
+        ),
+        Entry(
+            "trauger_tewari",
+            _lazy("trauger_tewari"),
+            _DERIVED | {"bound", "baseline"},
+            bound=_lazy("trauger_tewari", "bound"),
+        ),
         Entry("attention", _lazy("attention_lipschitz"), _DERIVED),
         Entry("whole_bound", _lazy("whole_bound"), _DERIVED | {"bound"}),
         Entry("whole_bound.families", _lazy("family_bound"), _DERIVED),

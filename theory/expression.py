@@ -25,7 +25,9 @@ MAX_DEPTH = 50
 MAX_NODES = 1000
 MAX_EXPONENT = 10**4  # |constant exponent| allowed in a power
 MAX_ARGUMENT = 10**15  # |constant argument| of any other function (sin of a huge float is slow and meaningless)
-MAX_CONSTANT_DIGITS = 4000  # an exact constant may have at most this many decimal digits (printable: Python's limit is 4300)
+MAX_CONSTANT_DIGITS = (
+    4000  # an exact constant may have at most this many decimal digits (printable: Python's limit is 4300)
+)
 NUMBER_CHARS = 200
 """Longest accepted number text (a decimal literal, ``--value``, a ``--var`` bound): ~200 significant digits."""
 EXPONENT_CAP = 400
@@ -59,8 +61,12 @@ FUNCTIONS: dict[str, tuple[Callable, tuple[int, int | None]]] = {
 CONSTANTS: dict[str, sp.Expr] = {"pi": sp.pi, "E": sp.E}
 RELATIONS = {ast.LtE: sp.Le, ast.Lt: sp.Lt, ast.GtE: sp.Ge, ast.Gt: sp.Gt}
 _BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
-_REFUSED_OPERATORS = {ast.BitXor: "'^' is not a power here; write '**'", ast.FloorDiv: "'//' is not allowed; write '/'",
-                      ast.Mod: "'%' is not allowed", ast.MatMult: "'@' is not allowed"}
+_REFUSED_OPERATORS = {
+    ast.BitXor: "'^' is not a power here; write '**'",
+    ast.FloorDiv: "'//' is not allowed; write '/'",
+    ast.Mod: "'%' is not allowed",
+    ast.MatMult: "'@' is not allowed",
+}
 
 
 def exact_decimal(text: str, what: str = "number") -> sp.Rational:
@@ -89,7 +95,9 @@ def exact_decimal(text: str, what: str = "number") -> sp.Rational:
         # the value is 0.d1d2... * 10^top with d1 != 0, so 10^(top-1) <= |value| < 10^top
         top = exp + len(whole.lstrip("0")) if whole.lstrip("0") else exp - (len(part) - len(part.lstrip("0")))
         if top - 1 > EXPONENT_CAP or top < -EXPONENT_CAP:
-            raise ExpressionError(f"{what} {text!r}: its magnitude must lie within 1e-{EXPONENT_CAP} .. 1e{EXPONENT_CAP}")
+            raise ExpressionError(
+                f"{what} {text!r}: its magnitude must lie within 1e-{EXPONENT_CAP} .. 1e{EXPONENT_CAP}"
+            )
         scale = exp - len(part)
         value = sp.Integer(int(whole + part))
         value = value * sp.Integer(10) ** scale if scale >= 0 else sp.Rational(value, sp.Integer(10) ** (-scale))
@@ -186,8 +194,10 @@ class _Builder:
             return CONSTANTS[node.id]
         if node.id in FUNCTIONS:
             raise ExpressionError(f"function {node.id!r} must be called, e.g. {node.id}(x)")
-        raise ExpressionError(f"unknown name {node.id!r}: declare it with --var {node.id}:LO:HI "
-                              f"or use one of {', '.join(sorted(FUNCTIONS) + sorted(CONSTANTS))}")
+        raise ExpressionError(
+            f"unknown name {node.id!r}: declare it with --var {node.id}:LO:HI "
+            f"or use one of {', '.join(sorted(FUNCTIONS) + sorted(CONSTANTS))}"
+        )
 
     def _UnaryOp(self, node: ast.UnaryOp) -> sp.Expr:
         operand = self.build(node.operand)
@@ -208,7 +218,9 @@ class _Builder:
             return self._power(left, right)
         if op is ast.Div:
             self._require("nonzero", right, f"division by {right}")
-        result = {ast.Add: sp.Add, ast.Sub: lambda a, b: a - b, ast.Mult: sp.Mul, ast.Div: lambda a, b: a / b}[op](left, right)
+        result = {ast.Add: sp.Add, ast.Sub: lambda a, b: a - b, ast.Mult: sp.Mul, ast.Div: lambda a, b: a / b}[op](
+            left, right
+        )
         if result.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
             raise ExpressionError("the expression divides by zero or is not finite")
         if _digits(result) > MAX_CONSTANT_DIGITS:
@@ -242,7 +254,9 @@ class _Builder:
 
     def _Call(self, node: ast.Call) -> sp.Expr:
         if not isinstance(node.func, ast.Name):
-            raise ExpressionError("only direct calls of whitelisted functions are allowed (no attributes, no calls of calls)")
+            raise ExpressionError(
+                "only direct calls of whitelisted functions are allowed (no attributes, no calls of calls)"
+            )
         name = node.func.id
         if name not in FUNCTIONS:
             raise ExpressionError(f"function {name!r} is not allowed; allowed: {', '.join(sorted(FUNCTIONS))}")
@@ -276,11 +290,26 @@ class _Builder:
 
 
 def _describe(node: ast.AST) -> str:
-    names = {"Attribute": "attribute access", "Subscript": "subscripting", "Lambda": "lambda",
-             "Compare": "a second comparison", "BoolOp": "and/or", "IfExp": "if/else", "Call": "a call",
-             "ListComp": "a comprehension", "GeneratorExp": "a generator", "Starred": "star arguments",
-             "NamedExpr": "assignment (:=)", "JoinedStr": "an f-string", "List": "a list", "Tuple": "a tuple",
-             "Dict": "a dict", "Set": "a set", "Await": "await", "Yield": "yield"}
+    names = {
+        "Attribute": "attribute access",
+        "Subscript": "subscripting",
+        "Lambda": "lambda",
+        "Compare": "a second comparison",
+        "BoolOp": "and/or",
+        "IfExp": "if/else",
+        "Call": "a call",
+        "ListComp": "a comprehension",
+        "GeneratorExp": "a generator",
+        "Starred": "star arguments",
+        "NamedExpr": "assignment (:=)",
+        "JoinedStr": "an f-string",
+        "List": "a list",
+        "Tuple": "a tuple",
+        "Dict": "a dict",
+        "Set": "a set",
+        "Await": "await",
+        "Yield": "yield",
+    }
     kind = type(node).__name__
     return names.get(kind, kind)
 

@@ -41,9 +41,19 @@ B_t = sp.sqrt(N) * g_max
 
 def _attention(c: sp.Expr, downstream: sp.Expr) -> tuple[SlotKind, SlotKind]:
     ratio = B_t / B
-    return (SlotKind("QK", H, N, N, c * B_t**2 * s_V * downstream / sp.sqrt(d_h) * ratio,
-                     B_t**2 * s_V * downstream / sp.sqrt(d_h) * ratio, s_QK, per_head=True),
-            SlotKind("V", H, N, N, downstream * ratio, downstream * ratio, s_V, per_head=True))
+    return (
+        SlotKind(
+            "QK",
+            H,
+            N,
+            N,
+            c * B_t**2 * s_V * downstream / sp.sqrt(d_h) * ratio,
+            B_t**2 * s_V * downstream / sp.sqrt(d_h) * ratio,
+            s_QK,
+            per_head=True,
+        ),
+        SlotKind("V", H, N, N, downstream * ratio, downstream * ratio, s_V, per_head=True),
+    )
 
 
 def pre_ln(name: str, activation: str, ffn: sp.Expr, gated: bool, softmax_constant: sp.Expr = 2) -> Architecture:
@@ -51,23 +61,42 @@ def pre_ln(name: str, activation: str, ffn: sp.Expr, gated: bool, softmax_consta
     c = sp.sympify(softmax_constant)
     if gated:
         f = (1 + L_act) * B_t * s_gate * s_in * s_out
-        mlp = (SlotKind("M_gate", sp.Integer(1), N, ffn, L_act * B_t * s_in * s_out * B_t / B,
-                        L_act * B_t * s_in * s_out * B_t / B, s_gate),
-               SlotKind("M_in", sp.Integer(1), N, ffn, B_t * s_gate * s_out * B_t / B, B_t * s_gate * s_out * B_t / B, s_in),
-               SlotKind("M_out", sp.Integer(1), ffn, N, B_t**2 * s_gate * s_in / B, B_t**2 * s_gate * s_in / B, s_out))
+        mlp = (
+            SlotKind(
+                "M_gate",
+                sp.Integer(1),
+                N,
+                ffn,
+                L_act * B_t * s_in * s_out * B_t / B,
+                L_act * B_t * s_in * s_out * B_t / B,
+                s_gate,
+            ),
+            SlotKind(
+                "M_in", sp.Integer(1), N, ffn, B_t * s_gate * s_out * B_t / B, B_t * s_gate * s_out * B_t / B, s_in
+            ),
+            SlotKind("M_out", sp.Integer(1), ffn, N, B_t**2 * s_gate * s_in / B, B_t**2 * s_gate * s_in / B, s_out),
+        )
     else:
         f = L_act * s_in * s_out
-        mlp = (SlotKind("M_in", sp.Integer(1), N, ffn, L_act * s_out * B_t / B, L_act * s_out * B_t / B, s_in),
-               SlotKind("M_out", sp.Integer(1), ffn, N, B_t * s_in / B, B_t * s_in / B, s_out))
+        mlp = (
+            SlotKind("M_in", sp.Integer(1), N, ffn, L_act * s_out * B_t / B, L_act * s_out * B_t / B, s_in),
+            SlotKind("M_out", sp.Integer(1), ffn, N, B_t * s_in / B, B_t * s_in / B, s_out),
+        )
     downstream = 1 + lam * f
     head = s_V * (1 + 2 * c * B_t**2 * s_QK / sp.sqrt(d_h))
     lact = L_PHI_GELU if activation == "gelu" else activation_lipschitz(activation)
-    return Architecture(name, (*_attention(c, downstream), *mlp), sp.Integer(1), head, H,
-                        constants=((L_act, lact), (H, N / d_h)),
-                        description=f"{name}-shaped pre-LN layer ({activation}, {'gated' if gated else 'ungated'} MLP "
-                                    f"N -> {ffn} -> N, H = N/d_h heads): derivation whole_bound.families; its "
-                                    "Lip(layer) > 1, so the 'bounded' alpha rows hold only as the C -> 1 limit",
-                        layer_form=(1 + lam * H * head) * downstream)
+    return Architecture(
+        name,
+        (*_attention(c, downstream), *mlp),
+        sp.Integer(1),
+        head,
+        H,
+        constants=((L_act, lact), (H, N / d_h)),
+        description=f"{name}-shaped pre-LN layer ({activation}, {'gated' if gated else 'ungated'} MLP "
+        f"N -> {ffn} -> N, H = N/d_h heads): derivation whole_bound.families; its "
+        "Lip(layer) > 1, so the 'bounded' alpha rows hold only as the C -> 1 limit",
+        layer_form=(1 + lam * H * head) * downstream,
+    )
 
 
 def gpt2() -> Architecture:

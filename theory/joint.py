@@ -65,8 +65,10 @@ def pairs_of(variant: str, bound) -> tuple[Pair, ...]:
     """The pair of ``bound`` at every p of :data:`P_GRID` (one pair if the bound is free of p)."""
     if p not in bound.expr.free_symbols and not bound.depth.by_piece:
         return (Pair(variant, None, bound.depth.best, bound.width.best, bound.token.best),)
-    return tuple(Pair(variant, v, *(_piece_of(getattr(bound, x).by_piece, v) for x in ("depth", "width", "token")))
-                 for v in P_GRID)
+    return tuple(
+        Pair(variant, v, *(_piece_of(getattr(bound, x).by_piece, v) for x in ("depth", "width", "token")))
+        for v in P_GRID
+    )
 
 
 def _at_most(a: Growth, b: Growth) -> bool:
@@ -75,17 +77,23 @@ def _at_most(a: Growth, b: Growth) -> bool:
 
 def pareto(pairs: tuple[Pair, ...]) -> tuple[Pair, ...]:
     """The pairs no other pair improves in both depth and width (ties kept: equal pairs are all optimal)."""
+
     def dominated(x: Pair) -> bool:
-        return any(_at_most(y.depth, x.depth) and _at_most(y.width, x.width)
-                   and not (compare(y.depth, x.depth, Domain()) == 0 and compare(y.width, x.width, Domain()) == 0)
-                   for y in pairs)
+        return any(
+            _at_most(y.depth, x.depth)
+            and _at_most(y.width, x.width)
+            and not (compare(y.depth, x.depth, Domain()) == 0 and compare(y.width, x.width, Domain()) == 0)
+            for y in pairs
+        )
+
     return tuple(x for x in pairs if not dominated(x))
 
 
 def along(pair: Pair, kappa: sp.Expr) -> Growth:
     """Growth in L of ``L^a N^b`` along ``N = L^kappa``: rate of the depth, power ``a + kappa b``, log powers added."""
-    return Growth(pair.depth.rate, pair.depth.power + kappa * pair.width.power,
-                  pair.depth.log_power + pair.width.log_power)
+    return Growth(
+        pair.depth.rate, pair.depth.power + kappa * pair.width.power, pair.depth.log_power + pair.width.log_power
+    )
 
 
 def smaller_region(ours: Pair, base: Pair) -> sp.Set:
@@ -143,15 +151,19 @@ class Joint:
 
 
 def _power_key(g: Growth) -> tuple:
-    return (float(g.rate.subs(sp.Symbol("c_C", positive=True), 1)) if g.rate.free_symbols else float(g.rate), float(g.power))
+    return (
+        float(g.rate.subs(sp.Symbol("c_C", positive=True), 1)) if g.rate.free_symbols else float(g.rate),
+        float(g.power),
+    )
 
 
 def _direct(expr: sp.Expr, kappa: sp.Expr, prepare) -> Growth:
     return growth(prepare(expr).subs(N, L**kappa), L).simplified()
 
 
-def joint(ours_forms: dict[str, tuple], base_name: str, base, prepare=lambda e: e,
-          kappas: tuple[sp.Expr, ...] = KAPPAS) -> Joint:
+def joint(
+    ours_forms: dict[str, tuple], base_name: str, base, prepare=lambda e: e, kappas: tuple[sp.Expr, ...] = KAPPAS
+) -> Joint:
     """Ours (``{variant: (BoundResult, closed_form_at)}``, ``closed_form_at(p)`` the form's expression at one p)
     against ``base`` (a p-free BoundResult).  The pairs kept at each p are the forms no other form improves at that
     p (the minimum of the forms grows like the best of them): the pairs of ours' best bound at that p."""
@@ -161,8 +173,14 @@ def joint(ours_forms: dict[str, tuple], base_name: str, base, prepare=lambda e: 
     base_pair = pairs_of(base_name, base)[0]
     by_pair = tuple((x.label, smaller_region(x, base_pair)) for x in pairs)
     region = sp.Union(*(r for _, r in by_pair)) if by_pair else sp.EmptySet
-    return Joint(base_name, pairs, pareto(pairs), region, by_pair,
-                 lambda: _samples(pairs, ours_forms, base_pair, base, prepare, kappas))
+    return Joint(
+        base_name,
+        pairs,
+        pareto(pairs),
+        region,
+        by_pair,
+        lambda: _samples(pairs, ours_forms, base_pair, base, prepare, kappas),
+    )
 
 
 def _samples(pairs, ours_forms, base_pair, base, prepare, kappas) -> tuple[JointSample, ...]:

@@ -10,21 +10,112 @@ from __future__ import annotations
 
 import re
 
-_PROSE_SHORT = {"a", "as", "at", "is", "in", "if", "of", "or", "so", "by", "to", "on", "it", "be", "an", "no",
-                "up", "we", "do", "its", "and", "the", "for", "are", "per", "all", "any", "one", "two"}
+_PROSE_SHORT = {
+    "a",
+    "as",
+    "at",
+    "is",
+    "in",
+    "if",
+    "of",
+    "or",
+    "so",
+    "by",
+    "to",
+    "on",
+    "it",
+    "be",
+    "an",
+    "no",
+    "up",
+    "we",
+    "do",
+    "its",
+    "and",
+    "the",
+    "for",
+    "are",
+    "per",
+    "all",
+    "any",
+    "one",
+    "two",
+}
 _FUNCTIONS = {"log", "ln", "sqrt", "exp", "min", "max", "inf", "sup", "rank", "ceil", "int", "sum", "lim", "d"}
-_MATH_WORDS = {"eps", "sigma", "gamma", "alpha", "rho", "kappa", "delta", "Delta", "xi", "phi", "Phi", "Gamma",
-               "pi", "oo", "ell", "tau", "beta", "mu", "lambda", "...", "=", "<=", ">=", "<", ">", "+", "-", "->",
-               "~", "*", "/", "!="}
-_GREEK = ("Delta", "Gamma", "Phi", "Pi", "sigma", "gamma", "alpha", "rho", "kappa", "delta", "xi", "phi", "pi",
-          "tau", "beta", "mu", "lambda")
+_MATH_WORDS = {
+    "eps",
+    "sigma",
+    "gamma",
+    "alpha",
+    "rho",
+    "kappa",
+    "delta",
+    "Delta",
+    "xi",
+    "phi",
+    "Phi",
+    "Gamma",
+    "pi",
+    "oo",
+    "ell",
+    "tau",
+    "beta",
+    "mu",
+    "lambda",
+    "...",
+    "=",
+    "<=",
+    ">=",
+    "<",
+    ">",
+    "+",
+    "-",
+    "->",
+    "~",
+    "*",
+    "/",
+    "!=",
+}
+_GREEK = (
+    "Delta",
+    "Gamma",
+    "Phi",
+    "Pi",
+    "sigma",
+    "gamma",
+    "alpha",
+    "rho",
+    "kappa",
+    "delta",
+    "xi",
+    "phi",
+    "pi",
+    "tau",
+    "beta",
+    "mu",
+    "lambda",
+)
 _QUOTED = re.compile(r"^'([A-Za-z0-9_]+)'([,.;:)]*)$|^(?=[a-z0-9.]*_)([a-z][a-z0-9]*(?:\.[a-z0-9_]+)+)([,.;:)]*)$")
 """A quoted name (``'rss'``) or a check id (``arch.pre_ln_residual_numeric``): set in typewriter type."""
-_PROSE_WORD = re.compile(r"^[A-Za-z]{2,}(-[A-Za-z0-9]+)*('s)?$|^[A-Za-z]-[A-Za-z]{2,}[A-Za-z-]*$|^[A-Za-z]{2,}-[A-Za-z]$")
+_PROSE_WORD = re.compile(
+    r"^[A-Za-z]{2,}(-[A-Za-z0-9]+)*('s)?$|^[A-Za-z]-[A-Za-z]{2,}[A-Za-z-]*$|^[A-Za-z]{2,}-[A-Za-z]$"
+)
 _NUMBER = re.compile(r"^\d+(\.\d+)?('s)?$")
-_TEXT_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                 "{": r"\{", "}": r"\}", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}",
-                 "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
+_TEXT_ESCAPES = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "^": r"\textasciicircum{}",
+    "~": r"\textasciitilde{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+}
 
 
 def escape_text(s: str) -> str:
@@ -35,7 +126,7 @@ def escape_text(s: str) -> str:
 def _split_punct(word: str) -> tuple[str, str, str]:
     """``(lead, core, trail)``: an opening parenthesis and trailing punctuation peeled off a prose-like word."""
     lead = "(" if word.startswith("(") else ""
-    core = word[len(lead):]
+    core = word[len(lead) :]
     m = re.match(r"^(.*?)([,.;:)]*)$", core)
     return lead, m.group(1), m.group(2)
 
@@ -69,8 +160,11 @@ def _classify(words: list[str]) -> list[bool]:
         nxt = kinds[i + 1] if i + 1 < len(kinds) else None
         if k == "function":
             after_operator = i > 0 and words[i - 1] in _MATH_WORDS
-            is_math[i] = (nxt in ("math", "article", "neutral", "function") or after_operator
-                          or bool(re.search(r"[(^_]", words[i])))
+            is_math[i] = (
+                nxt in ("math", "article", "neutral", "function")
+                or after_operator
+                or bool(re.search(r"[(^_]", words[i]))
+            )
         elif k == "article":
             prev = kinds[i - 1] if i else None
             ends_clause = words[i][-1:] in ",:;."
@@ -99,7 +193,7 @@ def _replace_calls(s: str, name: str, render, word: bool = True) -> str:
         if depth:
             out.append(s[i:])
             return "".join(out)
-        out.append(s[i:m.start()] + render(s[m.end():j - 1]))
+        out.append(s[i : m.start()] + render(s[m.end() : j - 1]))
         i = j
 
 
@@ -143,8 +237,11 @@ def math_to_tex(s: str) -> str:
     s = re.sub(r"(?<![A-Za-z\\])ell(?![A-Za-z])", r"\\ell ", s)
     s = re.sub(r"(?<![A-Za-z\\])(int|sum)(?![A-Za-z])", r"\\\1 ", s)
     s = re.sub(r"(?<![A-Za-z\\])rank(?![A-Za-z])", r"\\operatorname{rank}", s)
-    s = re.sub(r"_([A-Za-z]{2,})(?:_([A-Za-z0-9]))?",
-               lambda m: rf"_{{\mathrm{{{m.group(1)}}}{',' + m.group(2) if m.group(2) else ''}}}", s)
+    s = re.sub(
+        r"_([A-Za-z]{2,})(?:_([A-Za-z0-9]))?",
+        lambda m: rf"_{{\mathrm{{{m.group(1)}}}{',' + m.group(2) if m.group(2) else ''}}}",
+        s,
+    )
     s = re.sub(r"\s+", " ", s).strip()
     return s
 

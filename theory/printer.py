@@ -18,10 +18,14 @@ _LATEX_ATOMS = {
     "Rank": lambda p, a: rf"\operatorname{{rank}}({p._print(a[0])})",
     "MinDim": lambda p, a: rf"D({p._print(a[0])})",
     "TailFrobeniusSq": lambda p, a: rf"\|{p._print(a[0])}_{{>{p._print(a[1])}}}\|_F^2",
-    "SplitResidual": lambda p, a: rf"\|{p._print(a[0])} - {p._print(a[0])}_{{\le {p._print(a[1])}}} - {p._print(a[0])}_{{>{p._print(a[1])}}}\|_F",
+    "SplitResidual": lambda p, a: (
+        rf"\|{p._print(a[0])} - {p._print(a[0])}_{{\le {p._print(a[1])}}} - {p._print(a[0])}_{{>{p._print(a[1])}}}\|_F"
+    ),
     "SpectralNorm": lambda p, a: rf"\|{p._print(a[0])}\|_2",
     "RowNormMax": lambda p, a: rf"\|{p._print(a[0])}\|_{{2\to\infty}}",
-    "TruncationError": lambda p, a: rf"\|{p._print(a[0])}({p._print(a[1])} - {p._print(a[1])}_{{\le {p._print(a[2])}}})\|_{{2\to\infty}}",
+    "TruncationError": lambda p, a: (
+        rf"\|{p._print(a[0])}({p._print(a[1])} - {p._print(a[1])}_{{\le {p._print(a[2])}}})\|_{{2\to\infty}}"
+    ),
 }
 
 _TEXT_ATOMS = {
@@ -33,7 +37,9 @@ _TEXT_ATOMS = {
     "SplitResidual": lambda p, a: "||{0} - {0}_<={1} - {0}_>{1}||_F".format(p._print(a[0]), p._print(a[1])),
     "SpectralNorm": lambda p, a: f"||{p._print(a[0])}||_2",
     "RowNormMax": lambda p, a: f"||{p._print(a[0])}||_2->inf",
-    "TruncationError": lambda p, a: f"||{p._print(a[0])}({p._print(a[1])} - {p._print(a[1])}_<={p._print(a[2])})||_2->inf",
+    "TruncationError": lambda p, a: (
+        f"||{p._print(a[0])}({p._print(a[1])} - {p._print(a[1])}_<={p._print(a[2])})||_2->inf"
+    ),
 }
 
 
@@ -171,16 +177,24 @@ def derivation_latex(derivation: Derivation, label: str | None = None) -> str:
     rows = []
     for i, step in enumerate(derivation, 1):
         check = CHECK_WORDS.get(step.check.kind, escape_text(step.check.kind))
-        rows.append(rf"{i} & {statement_latex(step)}\newline {{\small {justification_latex(step.justification)}}}"
-                    rf" & {{\footnotesize {check}; {escape_text(step.source)}}} \\[2pt]")
-    return "\n".join([
-        r"\begin{longtable}{@{}r@{\hspace{6pt}}>{\raggedright\arraybackslash}p{\dimexpr\linewidth-110pt\relax}"
-        r"@{\hspace{8pt}}>{\raggedright\arraybackslash}p{80pt}@{}}",
-        rf"\caption{{{escape_text(derivation.title)}}}\label{{{label}}}\\",
-        head, r"\endfirsthead", head, r"\endhead", r"\hline \endfoot",
-        *rows,
-        r"\end{longtable}",
-    ])
+        rows.append(
+            rf"{i} & {statement_latex(step)}\newline {{\small {justification_latex(step.justification)}}}"
+            rf" & {{\footnotesize {check}; {escape_text(step.source)}}} \\[2pt]"
+        )
+    return "\n".join(
+        [
+            r"\begin{longtable}{@{}r@{\hspace{6pt}}>{\raggedright\arraybackslash}p{\dimexpr\linewidth-110pt\relax}"
+            r"@{\hspace{8pt}}>{\raggedright\arraybackslash}p{80pt}@{}}",
+            rf"\caption{{{escape_text(derivation.title)}}}\label{{{label}}}\\",
+            head,
+            r"\endfirsthead",
+            head,
+            r"\endhead",
+            r"\hline \endfoot",
+            *rows,
+            r"\end{longtable}",
+        ]
+    )
 
 
 def standalone(body: str) -> str:

@@ -69,8 +69,15 @@ p = 2).  Saturation (``r = D``, the parametric count ``a D``) is the crude route
 replaced by ``D``, never smaller, so it adds no column."""
 
 
-def ours(arch: Architecture, regime: Regime, alpha: AlphaModel, p_: sp.Expr, branch: sp.Expr, aggregation: str,
-         route: str = "crude") -> sp.Expr:
+def ours(
+    arch: Architecture,
+    regime: Regime,
+    alpha: AlphaModel,
+    p_: sp.Expr,
+    branch: sp.Expr,
+    aggregation: str,
+    route: str = "crude",
+) -> sp.Expr:
     """Theorem 3.1 at one p for every slot, in this regime: Dudley term (sum or rss aggregation) plus post hoc term.
 
     ``route`` picks Theorem 4.1's tail for every slot (``ROUTES``); the sharp route at p = 0 is the crude one."""
@@ -102,9 +109,19 @@ def ours(arch: Architecture, regime: Regime, alpha: AlphaModel, p_: sp.Expr, bra
 
 def edelman(arch: Architecture, regime: Regime, alpha: AlphaModel) -> sp.Expr:
     """The Edelman et al. (2022) theory form in this regime."""
-    terms = sp.Add(*(count * edelman_theory.slot_term(gamma_e * alpha_l, regime.two_one(d_out, sp.Min(d_in, d_out)))
-                     for count, d_in, d_out, _, gamma_e in slot_kinds(arch)))
-    return edelman_theory.theory_form.subs({edelman_theory.W_E: edelman_theory.capacity(layer_total(terms, alpha)), edelman_theory.ell_E: edelman_theory.edelman_log, edelman_theory.Delta: Delta})
+    terms = sp.Add(
+        *(
+            count * edelman_theory.slot_term(gamma_e * alpha_l, regime.two_one(d_out, sp.Min(d_in, d_out)))
+            for count, d_in, d_out, _, gamma_e in slot_kinds(arch)
+        )
+    )
+    return edelman_theory.theory_form.subs(
+        {
+            edelman_theory.W_E: edelman_theory.capacity(layer_total(terms, alpha)),
+            edelman_theory.ell_E: edelman_theory.edelman_log,
+            edelman_theory.Delta: Delta,
+        }
+    )
 
 
 def slot_norms(regime: Regime, d_in: sp.Expr, d_out: sp.Expr) -> dict:
@@ -124,8 +141,10 @@ def bound_row(bound, arch: Architecture, regime: Regime, alpha: AlphaModel) -> B
         raise ValueError(f"bound {bound.id}: unknown propagation {bound.propagation!r}")
 
     def term(d_in, d_out, gamma_e):
-        rho_k = gamma_e * alpha_l if bound.propagation == "gamma_edelman" else alpha_l ** 0
-        return bound.term.subs(slot_norms(regime, d_in, d_out)).subs({symbols.rho: rho_k, symbols.d_in: d_in, symbols.d_out: d_out, symbols.s: s})
+        rho_k = gamma_e * alpha_l if bound.propagation == "gamma_edelman" else alpha_l**0
+        return bound.term.subs(slot_norms(regime, d_in, d_out)).subs(
+            {symbols.rho: rho_k, symbols.d_in: d_in, symbols.d_out: d_out, symbols.s: s}
+        )
 
     total = layer_total(sp.Add(*(count * term(d_in, d_out, g_e) for count, d_in, d_out, _, g_e in kinds)), alpha)
     width = sp.Add(*(d_in * d_out for _, d_in, d_out, _, _ in kinds))
@@ -133,7 +152,9 @@ def bound_row(bound, arch: Architecture, regime: Regime, alpha: AlphaModel) -> B
     grow = expr.subs(s, 1 + _c_s)  # a product of spectral norms grows with depth only for s > 1: growth taken there
     note = f"{bound.source}: {bound.title}" + (f" (kept symbolic: {bound.symbolic})" if bound.symbolic else "")
     note += "; exponents with s > 1" if expr.has(s) else ""
-    return BoundResult(bound.id, expr, exponent_fixed(grow, L), exponent_fixed(grow, N), exponent_fixed(grow, T), note=note)
+    return BoundResult(
+        bound.id, expr, exponent_fixed(grow, L), exponent_fixed(grow, N), exponent_fixed(grow, T), note=note
+    )
 
 
 _c_s = sp.Symbol("c_s", positive=True)
@@ -142,4 +163,5 @@ _c_s = sp.Symbol("c_s", positive=True)
 def catalog_bounds():
     """The catalog's bounds given as data (``sabounds.theory.bound.Bound``), in catalog order."""
     from sabounds.theory.catalog import bounds
+
     return bounds()

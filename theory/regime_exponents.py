@@ -87,16 +87,30 @@ def exponent_over_p(exprs: dict[Piece, sp.Expr], v: sp.Symbol, sharp: bool = Fal
         is_attained = piece.is_point or lo_arg is None or lo_arg not in (piece.lo, piece.hi)
         if best is None or _leading(lo_g, best, is_attained, attained, flat, best_flat) == -1:
             best, attained, best_flat = lo_g, is_attained, flat
-            arg = (f"p = {lo_arg}" if is_attained and lo_arg is not None else
-                   (f"p -> {lo_arg} (infimum, not attained" + ("" if flat else "; the power is approached from above")
-                    + ")") if lo_arg is not None else f"any p in ({piece.lo}, {piece.hi})")
+            arg = (
+                f"p = {lo_arg}"
+                if is_attained and lo_arg is not None
+                else (
+                    f"p -> {lo_arg} (infimum, not attained"
+                    + ("" if flat else "; the power is approached from above")
+                    + ")"
+                )
+                if lo_arg is not None
+                else f"any p in ({piece.lo}, {piece.hi})"
+            )
         if worst is None or compare(hi_g, worst, Domain()) == 1:
             worst = hi_g
     return Exponent(best.simplified(), arg, tuple(rows), worst.simplified(), attained)
 
 
-def _leading(candidate: Growth, best: Growth, candidate_attained: bool, best_attained: bool, candidate_flat: bool = True,
-             best_flat: bool = True) -> int | None:
+def _leading(
+    candidate: Growth,
+    best: Growth,
+    candidate_attained: bool,
+    best_attained: bool,
+    candidate_flat: bool = True,
+    best_flat: bool = True,
+) -> int | None:
     """Lexicographic comparison of a candidate infimum with the current best; ties go to an attained value.
 
     A one-sided limit whose power varies over its piece (not ``flat``) is approached from above in power: its log

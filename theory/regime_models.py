@@ -47,18 +47,30 @@ def _power_sum_bound(x: sp.Expr, D: sp.Expr, branch: sp.Expr) -> sp.Expr:
 
 
 def frobenius() -> Regime:
-    return Regime("frobenius", "||W||_2 <= s, ||W||_F <= b; S_p <= D^{1-p/2} b^p (Hoelder), ||W||_{2,1} <= sqrt(d_out) b",
-                  lambda p_, D, _: D ** (1 - p_ / 2) * b_F**p_, lambda d_out, D: sp.sqrt(d_out) * b_F)
+    return Regime(
+        "frobenius",
+        "||W||_2 <= s, ||W||_F <= b; S_p <= D^{1-p/2} b^p (Hoelder), ||W||_{2,1} <= sqrt(d_out) b",
+        lambda p_, D, _: D ** (1 - p_ / 2) * b_F**p_,
+        lambda d_out, D: sp.sqrt(d_out) * b_F,
+    )
 
 
 def rank() -> Regime:
-    return Regime("rank", "||W||_2 <= s, rank(W) <= r; S_p <= r s^p, ||W||_{2,1} <= sqrt(d_out r) s",
-                  lambda p_, D, _: r_rank * s**p_, lambda d_out, D: sp.sqrt(d_out * r_rank) * s)
+    return Regime(
+        "rank",
+        "||W||_2 <= s, rank(W) <= r; S_p <= r s^p, ||W||_{2,1} <= sqrt(d_out r) s",
+        lambda p_, D, _: r_rank * s**p_,
+        lambda d_out, D: sp.sqrt(d_out * r_rank) * s,
+    )
 
 
 def spectral() -> Regime:
-    return Regime("spectral", "||W||_2 <= s only; S_p <= D s^p, ||W||_{2,1} <= sqrt(d_out D) s",
-                  lambda p_, D, _: D * s**p_, lambda d_out, D: sp.sqrt(d_out * D) * s)
+    return Regime(
+        "spectral",
+        "||W||_2 <= s only; S_p <= D s^p, ||W||_{2,1} <= sqrt(d_out D) s",
+        lambda p_, D, _: D * s**p_,
+        lambda d_out, D: sp.sqrt(d_out * D) * s,
+    )
 
 
 def power_law(b: sp.Expr = sp.Integer(1)) -> Regime:
@@ -66,21 +78,32 @@ def power_law(b: sp.Expr = sp.Integer(1)) -> Regime:
     b = sp.nsimplify(b)
     frob_sq = s**2 * _power_sum_bound(2 * b, sp.Symbol("D"), 2 * b)
     breaks = (1 / b,) if 0 < 1 / b < 2 else ()
-    return Regime("power_law", f"sigma_i = s i^(-beta), beta = {b}; S_p = s^p sum_i i^(-beta p) bounded by the integral comparison, "
-                  "||W||_{2,1} <= sqrt(d_out) ||W||_F",
-                  lambda p_, D, branch: s**p_ * _power_sum_bound(b * p_, D, b * branch),
-                  lambda d_out, D: sp.sqrt(d_out * frob_sq.subs(sp.Symbol("D"), D)), breaks)
+    return Regime(
+        "power_law",
+        f"sigma_i = s i^(-beta), beta = {b}; S_p = s^p sum_i i^(-beta p) bounded by the integral comparison, "
+        "||W||_{2,1} <= sqrt(d_out) ||W||_F",
+        lambda p_, D, branch: s**p_ * _power_sum_bound(b * p_, D, b * branch),
+        lambda d_out, D: sp.sqrt(d_out * frob_sq.subs(sp.Symbol("D"), D)),
+        breaks,
+    )
 
 
 def low_rank_tail() -> Regime:
-    return Regime("low_rank_tail", "||W||_2 <= s, rank-r head plus a tail with ||W_{>r}||_F^2 <= tau; "
-                  "S_p <= r s^p + D^{1-p/2} tau^{p/2}, ||W||_{2,1} <= sqrt(d_out (r s^2 + tau))",
-                  lambda p_, D, _: r_rank * s**p_ + D ** (1 - p_ / 2) * tau ** (p_ / 2),
-                  lambda d_out, D: sp.sqrt(d_out * (r_rank * s**2 + tau)))
+    return Regime(
+        "low_rank_tail",
+        "||W||_2 <= s, rank-r head plus a tail with ||W_{>r}||_F^2 <= tau; "
+        "S_p <= r s^p + D^{1-p/2} tau^{p/2}, ||W||_{2,1} <= sqrt(d_out (r s^2 + tau))",
+        lambda p_, D, _: r_rank * s**p_ + D ** (1 - p_ / 2) * tau ** (p_ / 2),
+        lambda d_out, D: sp.sqrt(d_out * (r_rank * s**2 + tau)),
+    )
 
 
 REGIMES: dict[str, Callable[[], Regime]] = {
-    "frobenius": frobenius, "rank": rank, "spectral": spectral, "power_law": power_law, "low_rank_tail": low_rank_tail,
+    "frobenius": frobenius,
+    "rank": rank,
+    "spectral": spectral,
+    "power_law": power_law,
+    "low_rank_tail": low_rank_tail,
 }
 
 
@@ -101,7 +124,9 @@ def geometric_sum(ratio: sp.Expr, layers: sp.Expr) -> sp.Expr:
 
 ALPHAS = {
     "bounded": AlphaModel("bounded", "every product alpha^(l) <= 1", lambda e: L, sp.Integer(1)),
-    "exponential": AlphaModel("exponential", "alpha^(l) = C^(L-l), C > 1", lambda e: geometric_sum(C**e, L), C ** (L - 1)),
+    "exponential": AlphaModel(
+        "exponential", "alpha^(l) = C^(L-l), C > 1", lambda e: geometric_sum(C**e, L), C ** (L - 1)
+    ),
 }
 
 

@@ -46,21 +46,34 @@ class RegimeResult:
     def single_p(self, name: str = "ours_best_p") -> bool:
         """Whether one listed p (one form) attains both the depth and the width infimum of bound ``name``."""
         b = self.bounds[name]
-        return any(compare(x.depth, b.depth.best, Domain()) == 0 and compare(x.width, b.width.best, Domain()) == 0
-                   for x in (self.joint.pairs if self.joint else ()))
+        return any(
+            compare(x.depth, b.depth.best, Domain()) == 0 and compare(x.width, b.width.best, Domain()) == 0
+            for x in (self.joint.pairs if self.joint else ())
+        )
 
 
 def _ours_bound(arch, regime, alpha, aggregation, route="crude") -> BoundResult:
-    exprs = {piece: ours(arch, regime, alpha, piece.lo if piece.is_point else p, piece.branch, aggregation, route)
-             for piece in pieces(regime)}
+    exprs = {
+        piece: ours(arch, regime, alpha, piece.lo if piece.is_point else p, piece.branch, aggregation, route)
+        for piece in pieces(regime)
+    }
     interior = [(pc, e) for pc, e in exprs.items() if not pc.is_point]
     points = [(e, sp.Eq(p, pc.lo)) for pc, e in exprs.items() if pc.is_point]
-    expr = interior[0][1] if len(interior) == 1 else sp.Piecewise(
-        *points, *[(e, p < pc.hi) for pc, e in interior[:-1]], (interior[-1][1], True))
+    expr = (
+        interior[0][1]
+        if len(interior) == 1
+        else sp.Piecewise(*points, *[(e, p < pc.hi) for pc, e in interior[:-1]], (interior[-1][1], True))
+    )
     name = f"ours_{aggregation}" if route == "crude" else f"ours_{aggregation}_{route}"
     sharp = route == "sharp"
-    return BoundResult(name, expr, exponent_over_p(exprs, L, sharp), exponent_over_p(exprs, N, sharp),
-                       exponent_over_p(exprs, T, sharp), note=f"{aggregation} aggregation, one p for every slot, {route} tail of Theorem 4.1")
+    return BoundResult(
+        name,
+        expr,
+        exponent_over_p(exprs, L, sharp),
+        exponent_over_p(exprs, N, sharp),
+        exponent_over_p(exprs, T, sharp),
+        note=f"{aggregation} aggregation, one p for every slot, {route} tail of Theorem 4.1",
+    )
 
 
 def regime_result(regime: Regime, alpha: AlphaModel, arch: Architecture | None = None) -> RegimeResult:
@@ -70,31 +83,56 @@ def regime_result(regime: Regime, alpha: AlphaModel, arch: Architecture | None =
     ``ours_best_p_crude`` keeps the crude tail only, so a reader sees what the sharp tail changes."""
     arch = arch or single_head()
     ed = edelman(arch, regime, alpha)
-    out = {"edelman": BoundResult("edelman", ed, exponent_fixed(ed, L), exponent_fixed(ed, N), exponent_fixed(ed, T),
-                                  note="theory form, Dudley cut at Delta/n")}
+    out = {
+        "edelman": BoundResult(
+            "edelman",
+            ed,
+            exponent_fixed(ed, L),
+            exponent_fixed(ed, N),
+            exponent_fixed(ed, T),
+            note="theory form, Dudley cut at Delta/n",
+        )
+    }
     for route in ROUTES:
         for agg in ("sum", "rss"):
             b = _ours_bound(arch, regime, alpha, agg, route)
             out[b.name] = b
-    order = [("rss", "ours_rss"), ("sum", "ours_sum"), ("rss, sharp tail", "ours_rss_sharp"), ("sum, sharp tail", "ours_sum_sharp")]
+    order = [
+        ("rss", "ours_rss"),
+        ("sum", "ours_sum"),
+        ("rss, sharp tail", "ours_rss_sharp"),
+        ("sum, sharp tail", "ours_sum_sharp"),
+    ]
 
     def best(keys, name, note):
         chosen = [(label, out[k]) for label, k in order if k in keys]
-        return BoundResult(name, sp.Min(*(b.expr for _, b in chosen)),
-                           *(best_of_many([(label, getattr(b, v)) for label, b in chosen]) for v in ("depth", "width", "token")),
-                           note=note)
+        return BoundResult(
+            name,
+            sp.Min(*(b.expr for _, b in chosen)),
+            *(best_of_many([(label, getattr(b, v)) for label, b in chosen]) for v in ("depth", "width", "token")),
+            note=note,
+        )
 
-    out["ours_best_p_crude"] = best({"ours_sum", "ours_rss"}, "ours_best_p_crude",
-                                    "crude tail only: expr min(ours_sum, ours_rss) at one p; exponents: infimum over p in "
-                                    "[0, 2] of the better aggregation, each variable separately (see single_p for whether one p attains both)")
-    out["ours_best_p"] = best({k for _, k in order}, "ours_best_p",
-                              "best of both tails of Theorem 4.1 (crude, sharp) and both aggregations: expr their minimum at "
-                              "one p; exponents: infimum over p in [0, 2], each variable separately (see single_p for whether one p "
-                              "attains both, and joint for the comparison at one p)")
+    out["ours_best_p_crude"] = best(
+        {"ours_sum", "ours_rss"},
+        "ours_best_p_crude",
+        "crude tail only: expr min(ours_sum, ours_rss) at one p; exponents: infimum over p in "
+        "[0, 2] of the better aggregation, each variable separately (see single_p for whether one p attains both)",
+    )
+    out["ours_best_p"] = best(
+        {k for _, k in order},
+        "ours_best_p",
+        "best of both tails of Theorem 4.1 (crude, sharp) and both aggregations: expr their minimum at "
+        "one p; exponents: infimum over p in [0, 2], each variable separately (see single_p for whether one p "
+        "attains both, and joint for the comparison at one p)",
+    )
+
     def closed_form(agg, route):
         return lambda p_: ours(arch, regime, alpha, p_, branch_of(regime, p_), agg, route)
 
-    forms = {label: (out[k], closed_form(k.split("_")[1], "sharp" if k.endswith("sharp") else "crude")) for label, k in order}
+    forms = {
+        label: (out[k], closed_form(k.split("_")[1], "sharp" if k.endswith("sharp") else "crude")) for label, k in order
+    }
     rows = {e.id: bound_row(e.bound(), arch, regime, alpha) for e in catalog_bounds()}
     out.update(rows)
     others = {name: joint(forms, name, row, for_growth) for name, row in rows.items() if name in _BASELINES()}
@@ -103,6 +141,7 @@ def regime_result(regime: Regime, alpha: AlphaModel, arch: Architecture | None =
 
 def _BASELINES() -> set[str]:
     from sabounds.theory.catalog import CATALOG
+
     return {e.id for e in CATALOG if "baseline" in e.tags}
 
 
@@ -116,7 +155,9 @@ def _named_result(name: str, alpha: str, arch: Architecture) -> RegimeResult:
     return regime_result(REGIMES[name](), ALPHAS[alpha], arch)
 
 
-def table(names: tuple[str, ...] | None = None, arch: Architecture | None = None, extra: tuple = ()) -> tuple[RegimeResult, ...]:
+def table(
+    names: tuple[str, ...] | None = None, arch: Architecture | None = None, extra: tuple = ()
+) -> tuple[RegimeResult, ...]:
     """Every requested regime (default: all five) under both alpha models; ``extra`` bounds (a user's
     :class:`sabounds.theory.bound.Bound`) add one row each."""
     chosen = names or tuple(REGIMES)
@@ -124,5 +165,8 @@ def table(names: tuple[str, ...] | None = None, arch: Architecture | None = None
     if not extra:
         return results
     from dataclasses import replace
-    return tuple(replace(r, bounds={**r.bounds, **{b.id: bound_row(b, arch or single_head(), r.regime, r.alpha) for b in extra}})
-                 for r in results)
+
+    return tuple(
+        replace(r, bounds={**r.bounds, **{b.id: bound_row(b, arch or single_head(), r.regime, r.alpha) for b in extra}})
+        for r in results
+    )

@@ -28,18 +28,32 @@ PRE_LN_PREMISES = (
 )
 ROPE_STEP = "whole_bound.families.rope_cover"
 """The step a RoPE family's totals rest on without a derivation (listed in the JSON's ``assumed_not_derived``)."""
-ROPE_PREMISE = ("RoPE: each QK_h slot is covered as one matrix with the family's uniform bounds b_i = sigma_i(Wq_h) "
-                "sigma_i(Wk_g) (the product inequality prod_{i<=k} sigma_i <= prod_{i<=k} b_i at every offset, "
-                "hence sigma_1 and S_p for p > 0; not sigma_i <= b_i one by one); that this covers the scores at every offset at once is assumed, not derived "
-                f"(step {ROPE_STEP})")
+ROPE_PREMISE = (
+    "RoPE: each QK_h slot is covered as one matrix with the family's uniform bounds b_i = sigma_i(Wq_h) "
+    "sigma_i(Wk_g) (the product inequality prod_{i<=k} sigma_i <= prod_{i<=k} b_i at every offset, "
+    "hence sigma_1 and S_p for p > 0; not sigma_i <= b_i one by one); that this covers the scores at every offset at once is assumed, not derived "
+    f"(step {ROPE_STEP})"
+)
 
 
 def layer_inputs(spectra, intermediate: int) -> list[LayerInput]:
     """``LayerInput`` per measured layer (singular values and (2,1)-norms only; no weights kept)."""
-    return [LayerInput(qk=list(s.qk), vt=list(s.vt), m_in=s.m_in, m_out=s.m_out, qk_21=[float(x) for x in s.qk_21],
-                       vt_21=[float(x) for x in s.vt_21], m_in_21=float(s.m_in_21), m_out_21=float(s.m_out_21),
-                       intermediate=intermediate, m_gate=s.m_gate,
-                       m_gate_21=None if s.m_gate_21 is None else float(s.m_gate_21)) for s in spectra]
+    return [
+        LayerInput(
+            qk=list(s.qk),
+            vt=list(s.vt),
+            m_in=s.m_in,
+            m_out=s.m_out,
+            qk_21=[float(x) for x in s.qk_21],
+            vt_21=[float(x) for x in s.vt_21],
+            m_in_21=float(s.m_in_21),
+            m_out_21=float(s.m_out_21),
+            intermediate=intermediate,
+            m_gate=s.m_gate,
+            m_gate_21=None if s.m_gate_21 is None else float(s.m_gate_21),
+        )
+        for s in spectra
+    ]
 
 
 def family_of(shape, spectra, rms_floor: float | None = None) -> Family | None:
@@ -49,8 +63,10 @@ def family_of(shape, spectra, rms_floor: float | None = None) -> Family | None:
     premise = premise_for(shape, rms_floor)
     pre_ln = shape.layout == PRE_LN
     if not pre_ln and shape.gated:
-        raise ValueError(f"the whole bound for a post-LN gated MLP ({shape.family}) is not derived: the MLP's input "
-                         "radius is not bounded by a norm; its proxies are in 'sabounds analyze'")
+        raise ValueError(
+            f"the whole bound for a post-LN gated MLP ({shape.family}) is not derived: the MLP's input "
+            "radius is not bounded by a norm; its proxies are in 'sabounds analyze'"
+        )
     norms = []
     notes = []
     for s in spectra if pre_ln else ():
@@ -64,8 +80,18 @@ def family_of(shape, spectra, rms_floor: float | None = None) -> Family | None:
     if shape.rope is not None:
         premises.append(ROPE_PREMISE)
         assumed = (ROPE_STEP,)
-    return Family(shape.family, pre_ln, shape.gated, shape.activation, shape.head_dim, premise, tuple(norms),
-                  tuple(premises), unmodelled(shape), assumed)
+    return Family(
+        shape.family,
+        pre_ln,
+        shape.gated,
+        shape.activation,
+        shape.head_dim,
+        premise,
+        tuple(norms),
+        tuple(premises),
+        unmodelled(shape),
+        assumed,
+    )
 
 
 GIVEN = "given (--input-norm)"
@@ -103,19 +129,31 @@ def resolve_input_norm(given: float | None, checkpoint_default: InputNorm) -> In
     return checkpoint_default if given is None else InputNorm(float(given), GIVEN)
 
 
-def model_from_measured(shape, spectra, rms_floor: float | None = None, grid_m: int | None = None,
-                        rank_tol: float = RANK_TOL) -> Model:
+def model_from_measured(
+    shape, spectra, rms_floor: float | None = None, grid_m: int | None = None, rank_tol: float = RANK_TOL
+) -> Model:
     """The bound's :class:`Model` of measured layers (``spectra``): family, premises and the post-LN norm radii."""
     family = family_of(shape, spectra, rms_floor)
     radii = [None if s.post_radii is None else tuple(float(r) for r in s.post_radii) for s in spectra]
-    return build_model(layer_inputs(spectra, shape.intermediate), shape.hidden, grid_m, rank_tol, family,
-                       radii if any(r is not None for r in radii) else None)
+    return build_model(
+        layer_inputs(spectra, shape.intermediate),
+        shape.hidden,
+        grid_m,
+        rank_tol,
+        family,
+        radii if any(r is not None for r in radii) else None,
+    )
 
 
-def model_from_checkpoint(model_dir: str | Path, layers: int | None = None, allow_pickle: bool = False,
-                          grid_m: int | None = None, rank_tol: float = RANK_TOL,
-                          progress: Callable[[str], None] | None = None,
-                          rms_floor: float | None = None) -> tuple[Model, dict]:
+def model_from_checkpoint(
+    model_dir: str | Path,
+    layers: int | None = None,
+    allow_pickle: bool = False,
+    grid_m: int | None = None,
+    rank_tol: float = RANK_TOL,
+    progress: Callable[[str], None] | None = None,
+    rms_floor: float | None = None,
+) -> tuple[Model, dict]:
     """The bound's :class:`Model` of a checkpoint's first ``layers`` layers, and what the checkpoint says besides:
     ``model_dir``, ``context`` (its own context length and the field it came from, ``(None, "")`` if none) and
     ``input_norm`` (:func:`default_input_norm`)."""
@@ -124,5 +162,8 @@ def model_from_checkpoint(model_dir: str | Path, layers: int | None = None, allo
     premise_for(shape, rms_floor)  # a bad --rms-floor is refused before any layer is read
     spectra = measure_model(checkpoint, layers, progress).layers
     model = model_from_measured(shape, spectra, rms_floor, grid_m, rank_tol)
-    return model, {"model_dir": str(checkpoint.model_dir), "context": checkpoint.context,
-                   "input_norm": default_input_norm(checkpoint)}
+    return model, {
+        "model_dir": str(checkpoint.model_dir),
+        "context": checkpoint.context,
+        "input_norm": default_input_norm(checkpoint),
+    }

@@ -21,6 +21,8 @@ from sabounds.theory.thm41 import B, D, M, T, d_in, d_out, n, p
 lrho, lM, ln_n = sp.symbols("lrho lM ln_n", real=True)
 SLOT_MEMO = 200_000
 """Slot values remembered by :meth:`Compiled.slot` before the memo is cleared."""
+
+
 def _gamma(x) -> np.ndarray:
     """``math.gamma`` element-wise, once per distinct argument (they depend on p only: P values over K x P cells)."""
     x = np.asarray(x, dtype=np.float64)
@@ -34,11 +36,24 @@ SLOT_ARGS = (p, M, d_in, d_out, D, K, rho, Delta, B, T, n, whole_bound.ell0)
 LOG_ARGS = (p, lM, d_in, d_out, D, K, lrho, Delta, B, T, ln_n, whole_bound.ell0)
 
 SLOT_EXPRESSIONS = {
-    "crude": whole_bound.crude_slot, "sharp": whole_bound.sharp_slot, "rank": whole_bound.rank_slot,
-    "crude_share": whole_bound.crude_share, "sharp_share": whole_bound.sharp_share, "rounding": whole_bound.split_rounding_slot,
-    "crude_cs": whole_bound.crude_slot_cs, "sharp_cs": whole_bound.sharp_slot_cs, "rank_cs": whole_bound.rank_slot_cs,
-    "crude_share_cs": whole_bound.crude_share_cs, "sharp_share_cs": whole_bound.sharp_share_cs, "rounding_cs": whole_bound.split_rounding_slot_cs,
-    "rss_main": whole_bound.rss_main, "rss_rem": whole_bound.rss_rem, "rss_main_rank": whole_bound.rss_main_rank, "rss_rem_rank": whole_bound.rss_rem_rank, "rss_round_main": whole_bound.rss_round_main, "rss_round_rem": whole_bound.rss_round_rem,
+    "crude": whole_bound.crude_slot,
+    "sharp": whole_bound.sharp_slot,
+    "rank": whole_bound.rank_slot,
+    "crude_share": whole_bound.crude_share,
+    "sharp_share": whole_bound.sharp_share,
+    "rounding": whole_bound.split_rounding_slot,
+    "crude_cs": whole_bound.crude_slot_cs,
+    "sharp_cs": whole_bound.sharp_slot_cs,
+    "rank_cs": whole_bound.rank_slot_cs,
+    "crude_share_cs": whole_bound.crude_share_cs,
+    "sharp_share_cs": whole_bound.sharp_share_cs,
+    "rounding_cs": whole_bound.split_rounding_slot_cs,
+    "rss_main": whole_bound.rss_main,
+    "rss_rem": whole_bound.rss_rem,
+    "rss_main_rank": whole_bound.rss_main_rank,
+    "rss_rem_rank": whole_bound.rss_rem_rank,
+    "rss_round_main": whole_bound.rss_round_main,
+    "rss_round_rem": whole_bound.rss_round_rem,
 }
 """Log forms are taken of the shares (products); a slot's value ``share + rounding`` is ``logaddexp`` of the two."""
 
@@ -56,26 +71,48 @@ class Compiled:
         values = {whole_bound.CONSTANTS[name].symbol: value for name, value in constants}
         self.values = values
         self._seen: dict = {}
-        self._log = {k: sp.lambdify(LOG_ARGS, _log_form(e.subs(values)), modules=NUMPY) for k, e in SLOT_EXPRESSIONS.items()}
+        self._log = {
+            k: sp.lambdify(LOG_ARGS, _log_form(e.subs(values)), modules=NUMPY) for k, e in SLOT_EXPRESSIONS.items()
+        }
         # p = 0 substituted before taking logs: c(p) -> 1 there, but its log has p log p (nan at 0 in float64)
-        self._log.update({k + "@0": sp.lambdify(LOG_ARGS, _log_form(SLOT_EXPRESSIONS[k + "_rank"].subs(values)), modules=NUMPY)
-                          for k in ("rss_main", "rss_rem")})
+        self._log.update(
+            {
+                k + "@0": sp.lambdify(LOG_ARGS, _log_form(SLOT_EXPRESSIONS[k + "_rank"].subs(values)), modules=NUMPY)
+                for k in ("rss_main", "rss_rem")
+            }
+        )
         self._mp = {k: sp.lambdify(SLOT_ARGS, e.subs(values), modules="mpmath") for k, e in SLOT_EXPRESSIONS.items()}
         lr_ell0 = sp.expand_log(whole_bound.allocated_log.subs(values).subs(rho, sp.exp(lrho)), force=True)
         self._ell0_log = sp.lambdify((sp.Symbol("s", positive=True), K, lrho, Delta, B), lr_ell0, modules=NUMPY)
-        self._ell0_mp = sp.lambdify((sp.Symbol("s", positive=True), K, rho, Delta, B), whole_bound.allocated_log.subs(values), modules="mpmath")
+        self._ell0_mp = sp.lambdify(
+            (sp.Symbol("s", positive=True), K, rho, Delta, B), whole_bound.allocated_log.subs(values), modules="mpmath"
+        )
         sums = (whole_bound.rss_equal_main, whole_bound.rss_equal_rem)
         self.rss_equal = sp.lambdify((p, Delta, *sums), whole_bound.rss_equal.subs(values), modules="mpmath")
-        self.rss_rounding = sp.lambdify((Delta, whole_bound.rss_round_main_sum, whole_bound.rss_round_rem_sum), whole_bound.rss_rounding, modules="mpmath")
+        self.rss_rounding = sp.lambdify(
+            (Delta, whole_bound.rss_round_main_sum, whole_bound.rss_round_rem_sum),
+            whole_bound.rss_rounding,
+            modules="mpmath",
+        )
         self.rss_cs = sp.lambdify((Delta, whole_bound.rss_cs_total), whole_bound.rss_cs.subs(values), modules="mpmath")
-        self.integrals = sp.lambdify((p, Delta), (whole_bound.power_log_integral(whole_bound.crude_t, 0), whole_bound.power_log_integral(whole_bound.crude_t, whole_bound.crude_e / 2)),
-                                     modules=NUMPY)
+        self.integrals = sp.lambdify(
+            (p, Delta),
+            (
+                whole_bound.power_log_integral(whole_bound.crude_t, 0),
+                whole_bound.power_log_integral(whole_bound.crude_t, whole_bound.crude_e / 2),
+            ),
+            modules=NUMPY,
+        )
         self.prefactor = sp.lambdify((whole_bound.margin, n), whole_bound.prefactor.subs(values), modules="mpmath")
         self.post_hoc = sp.lambdify((whole_bound.cost, n), whole_bound.post_hoc_term.subs(values), modules="mpmath")
-        self.confidence = sp.lambdify((whole_bound.delta, n), whole_bound.confidence_term.subs(values), modules="mpmath")
+        self.confidence = sp.lambdify(
+            (whole_bound.delta, n), whole_bound.confidence_term.subs(values), modules="mpmath"
+        )
         d_max = sp.Symbol("d_max", positive=True)
         edelman = whole_bound.edelman_dudley.subs(whole_bound.ell_E, whole_bound.edelman_log).subs(values)
-        self.edelman = sp.lambdify((whole_bound.W_E, B, Delta, whole_bound.margin, n, T, d_max), edelman, modules="mpmath")
+        self.edelman = sp.lambdify(
+            (whole_bound.W_E, B, Delta, whole_bound.margin, n, T, d_max), edelman, modules="mpmath"
+        )
 
     def log_slot(self, kind: str, *args) -> np.ndarray:
         """Natural log of a slot expression, element-wise over numpy arrays (arguments in ``LOG_ARGS`` order)."""

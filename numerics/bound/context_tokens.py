@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 DEFAULT_TOKENS = 512
-MAX_TOKENS = 10 ** 15  # far beyond any context length; the bound takes T into float64 arithmetic
+MAX_TOKENS = 10**15  # far beyond any context length; the bound takes T into float64 arithmetic
 
 
 def checkpoint_tokens(context: tuple[int | None, str], given: int | None) -> tuple[int, str]:
@@ -18,7 +18,9 @@ def checkpoint_tokens(context: tuple[int | None, str], given: int | None) -> tup
     if value is None:
         return DEFAULT_TOKENS, f"default {DEFAULT_TOKENS}: the checkpoint states no context length"
     if value > MAX_TOKENS:
-        raise ValueError(f"{where} is {'a ' + str(len(str(value))) + '-digit number' if value > 10 ** 30 else value}; "
-                         f"at most {MAX_TOKENS} tokens are accepted (pass --tokens T)")
+        raise ValueError(
+            f"{where} is {'a ' + str(len(str(value))) + '-digit number' if value > 10**30 else value}; "
+            f"at most {MAX_TOKENS} tokens are accepted (pass --tokens T)"
+        )
     place, _, field = where.rpartition(": field ")  # the file's name, not this machine's path to it
     return value, f"the checkpoint's context length ({Path(place).name + ': field ' + field if place else where})"

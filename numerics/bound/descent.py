@@ -32,8 +32,9 @@ def others_log_sum(current: np.ndarray) -> np.ndarray:
     return np.logaddexp(prefix, suffix)
 
 
-def coordinate_descent(log_v: np.ndarray, cost: np.ndarray, base_cost: float, objective,
-                       start: np.ndarray) -> tuple[np.ndarray, float]:
+def coordinate_descent(
+    log_v: np.ndarray, cost: np.ndarray, base_cost: float, objective, start: np.ndarray
+) -> tuple[np.ndarray, float]:
     """Per slot, the grid index that minimises the objective given the others; sweeps until no slot moves.
 
     ``log_v``, ``cost``: K x P shares (float64 logs) and union prices; ``objective(log_shares_total, cost_total)``

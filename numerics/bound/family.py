@@ -60,6 +60,7 @@ class Family:
     def norm_cost(self) -> float:
         """The union price of the norms' dyadic shells: ``sum ln(i(i+1))`` over every gain and radius."""
         from sabounds.numerics.bound.slots import shell, shell_cost
+
         return sum(shell_cost(shell(v)) for n in self.norms for v in n.values())
 
     def activation_constant(self, variant) -> mpmath.mpf:
@@ -67,12 +68,14 @@ class Family:
         if self.activation == "gelu":
             return variant.lphi_value()
         from sabounds.theory.architecture import activation_lipschitz
+
         q = activation_lipschitz(self.activation)
         return mpmath.mpf(int(q.p)) / int(q.q)
 
 
 def _radius(value: float, rounded: bool) -> mpmath.mpf:
     from sabounds.numerics.bound.slots import shell
+
     return mpmath.ldexp(1, shell(value)) if rounded else mpmath.mpf(value)
 
 
@@ -99,8 +102,13 @@ def _pre_ln_layer(family: Family, e: dict, norms: NormRadii, c, lact, rounded: b
         gamma, inputs = {"M_in": lact * e["M_out"]}, {"M_in": r, "M_out": r * e["M_in"]}
     d = 1 + lip2 * f
     qk_factor = scale * (1 if edelman else c / 2)
-    gamma.update({"M_out": mpmath.mpf(1), "V_tilde": {h: d for h in e["V_tilde"]},
-                  "QK": {h: qk_factor * e["V_tilde"][h] * d for h in e["QK"]}})
+    gamma.update(
+        {
+            "M_out": mpmath.mpf(1),
+            "V_tilde": {h: d for h in e["V_tilde"]},
+            "QK": {h: qk_factor * e["V_tilde"][h] * d for h in e["QK"]},
+        }
+    )
     inputs.update(QK=b, V_tilde=b)
     return (1 + lip1 * a) * d, gamma, inputs
 
@@ -111,12 +119,17 @@ def _post_ln_layer(e: dict, c, lact, b_in, edelman: bool, unit_tokens: bool, rad
     ``L_act ||M_out||``, 1 with ``F = L_act ||M_in|| ||M_out||`` (``unit_tokens``: ``B_l = 1`` there, the published
     proxy); inputs capped by the layer's norm radii ``(R_attn, R_out)`` (whole_bound 'token_norms')."""
     from sabounds.numerics.bound.slots import _capped
+
     tok2 = mpmath.mpf(1) if unit_tokens else b_in * b_in
     f = lact * e["M_in"] * e["M_out"]
     a = mpmath.fsum(e["V_tilde"][h] * (1 + c * tok2 * e["QK"][h]) for h in e["QK"])
     qk_factor = (1 if edelman else c / 2) * tok2
-    gamma = {"QK": {h: qk_factor * e["V_tilde"][h] * f for h in e["QK"]}, "V_tilde": {h: f for h in e["V_tilde"]},
-             "M_in": lact * e["M_out"], "M_out": mpmath.mpf(1)}
+    gamma = {
+        "QK": {h: qk_factor * e["V_tilde"][h] * f for h in e["QK"]},
+        "V_tilde": {h: f for h in e["V_tilde"]},
+        "M_in": lact * e["M_out"],
+        "M_out": mpmath.mpf(1),
+    }
     attention = _capped(mpmath.fsum(e["V_tilde"].values()) * b_in, radii[0])
     inputs = {"QK": b_in, "V_tilde": b_in, "M_in": attention, "M_out": e["M_in"] * attention}
     return a * f, gamma, inputs, _capped(e["M_out"] * inputs["M_out"], radii[1])
@@ -126,10 +139,13 @@ def layer_factors(model, by_layer: dict, variant, input_norm, rounded: bool, ede
     """Per layer ``(lip, gamma, inputs)`` of ``model.family`` from the spectral radii ``by_layer``; ``input_norm``
     None: post-LN attention factors on unit tokens (the published proxy's kappa), inputs from ``B = 1``."""
     from sabounds.numerics.bound.slots import _radius
+
     family = model.family
     if not family.pre_ln and family.gated:
-        raise ValueError(f"the whole bound for a post-LN gated MLP ({family.name}) is not derived: the MLP's input "
-                         "radius is not bounded by a norm; its proxies are in 'sabounds analyze'")
+        raise ValueError(
+            f"the whole bound for a post-LN gated MLP ({family.name}) is not derived: the MLP's input "
+            "radius is not bounded by a norm; its proxies are in 'sabounds analyze'"
+        )
     c, lact = mpmath.mpf(variant.attention), family.activation_constant(variant)
     out, b = {}, mpmath.mpf(1 if input_norm is None else input_norm)
     radii = model.token_radii or ()

@@ -41,10 +41,17 @@ class Variant:
         return gelu_lipschitz_exact() if self.lphi == "exact" else mpmath.mpf(self.lphi)
 
 
-PUBLISHED = Variant("published", "published constants (L_phi = 1.13, attention constant 4)", "1.13", 4, "published proxy")
+PUBLISHED = Variant(
+    "published", "published constants (L_phi = 1.13, attention constant 4)", "1.13", 4, "published proxy"
+)
 EXACT_GELU = Variant("exact_gelu", "exact GELU constant 1.1289041 (attention constant 4)", "exact", 4, "proved (sympy)")
-TIGHT = Variant("exact_gelu_attention_2", "exact GELU constant and attention constant 2", "exact", 2,
-                "attention constant 2: derivation 'attention' (steps proved by sympy, one cited premise; exact by a tight family)")
+TIGHT = Variant(
+    "exact_gelu_attention_2",
+    "exact GELU constant and attention constant 2",
+    "exact",
+    2,
+    "attention constant 2: derivation 'attention' (steps proved by sympy, one cited premise; exact by a tight family)",
+)
 VARIANTS = (PUBLISHED, EXACT_GELU, TIGHT)
 
 
@@ -148,8 +155,14 @@ class Model:
         return own + sum(shell_cost(shell(r)) for pair in self.token_radii or () for r in pair if r is not None)
 
 
-def build_model(layers: list[LayerInput], hidden: int, grid_m: int | None = None, rank_tol: float = RANK_TOL,
-                family: Family | None = None, token_radii=None) -> Model:
+def build_model(
+    layers: list[LayerInput],
+    hidden: int,
+    grid_m: int | None = None,
+    rank_tol: float = RANK_TOL,
+    family: Family | None = None,
+    token_radii=None,
+) -> Model:
     """Slots in table order (per layer: QK heads, V_tilde heads, M_in, M_out, M_gate if gated) from per-layer spectra."""
     depth = len(layers)
     m = default_grid_m(depth, hidden) if grid_m is None else grid_m
@@ -158,8 +171,10 @@ def build_model(layers: list[LayerInput], hidden: int, grid_m: int | None = None
     for l, layer in enumerate(layers):
         entries = [(h, "QK", s, w, hidden, hidden) for h, (s, w) in enumerate(zip(layer.qk, layer.qk_21))]
         entries += [(h, "V_tilde", s, w, hidden, hidden) for h, (s, w) in enumerate(zip(layer.vt, layer.vt_21))]
-        entries += [(-1, "M_in", layer.m_in, layer.m_in_21, hidden, layer.intermediate),
-                    (-1, "M_out", layer.m_out, layer.m_out_21, layer.intermediate, hidden)]
+        entries += [
+            (-1, "M_in", layer.m_in, layer.m_in_21, hidden, layer.intermediate),
+            (-1, "M_out", layer.m_out, layer.m_out_21, layer.intermediate, hidden),
+        ]
         if layer.m_gate is not None:
             entries.append((-1, "M_gate", layer.m_gate, layer.m_gate_21, hidden, layer.intermediate))
         for head, kind, sigma, w21, d_in, d_out in entries:
@@ -167,10 +182,32 @@ def build_model(layers: list[LayerInput], hidden: int, grid_m: int | None = None
             with np.errstate(over="ignore"):
                 sp_grid = schatten_grid(sigma, ps, rank_tol)
             top = float(sigma[0]) if sigma.size else 0.0
-            slots.append(Slot(l, head, kind, d_in, d_out, int(sp_grid[0]), top, shell(top), float(w21), shell(float(w21)),
-                              sp_grid, log_schatten_grid(sigma, ps, rank_tol)))
-    return Model(depth, hidden, len(layers[0].qk), tuple(slots), m, ps, family,
-                 None if token_radii is None else tuple(tuple(pair or (None, None)) for pair in token_radii))
+            slots.append(
+                Slot(
+                    l,
+                    head,
+                    kind,
+                    d_in,
+                    d_out,
+                    int(sp_grid[0]),
+                    top,
+                    shell(top),
+                    float(w21),
+                    shell(float(w21)),
+                    sp_grid,
+                    log_schatten_grid(sigma, ps, rank_tol),
+                )
+            )
+    return Model(
+        depth,
+        hidden,
+        len(layers[0].qk),
+        tuple(slots),
+        m,
+        ps,
+        family,
+        None if token_radii is None else tuple(tuple(pair or (None, None)) for pair in token_radii),
+    )
 
 
 def _by_layer(model: Model, rounded: bool) -> dict[int, dict]:
@@ -215,11 +252,13 @@ def _capped(propagated, radius):
     return propagated if radius is None else min(propagated, radius)
 
 
-TOKEN_PREMISE = ("post-LN token norms: the attention of layer l reads tokens of norm <= B_l, the smaller of the bound "
-                 "propagated through the layer from B_1 (--input-norm, by default the embedding LayerNorm's output "
-                 "bound) and the previous layer's output LayerNorm's sqrt(N) max|g| + ||b|| (M_in: the attention's LayerNorm), radii rounded up to dyadic shells and "
-                 "priced; the head factor is ||Vt_h|| (1 + c B_l^2 ||QK_h||), QK's gamma (c/2) B_l^2 ||Vt_h|| "
-                 "||M_out|| ||M_in|| (steps whole_bound.token_attention_factor, token_gamma_qk, token_norms)")
+TOKEN_PREMISE = (
+    "post-LN token norms: the attention of layer l reads tokens of norm <= B_l, the smaller of the bound "
+    "propagated through the layer from B_1 (--input-norm, by default the embedding LayerNorm's output "
+    "bound) and the previous layer's output LayerNorm's sqrt(N) max|g| + ||b|| (M_in: the attention's LayerNorm), radii rounded up to dyadic shells and "
+    "priced; the head factor is ||Vt_h|| (1 + c B_l^2 ||QK_h||), QK's gamma (c/2) B_l^2 ||Vt_h|| "
+    "||M_out|| ||M_in|| (steps whole_bound.token_attention_factor, token_gamma_qk, token_norms)"
+)
 
 
 def token_norm_record(model: Model, input_norm) -> dict | None:
@@ -228,10 +267,13 @@ def token_norm_record(model: Model, input_norm) -> dict | None:
         return None
     capped = token_norms(model, input_norm)
     propagated = token_norms(replace(model, token_radii=None), input_norm)
-    return {"premise": TOKEN_PREMISE, "capped_by_norms": model.token_radii is not None,
-            "layer_token_norm": [_plain(capped[l]["QK"]) for l in sorted(capped)],
-            "layer_token_norm_propagated": [_plain(propagated[l]["QK"]) for l in sorted(propagated)],
-            "norm_radii": None if model.token_radii is None else [list(pair) for pair in model.token_radii]}
+    return {
+        "premise": TOKEN_PREMISE,
+        "capped_by_norms": model.token_radii is not None,
+        "layer_token_norm": [_plain(capped[l]["QK"]) for l in sorted(capped)],
+        "layer_token_norm_propagated": [_plain(propagated[l]["QK"]) for l in sorted(propagated)],
+        "norm_radii": None if model.token_radii is None else [list(pair) for pair in model.token_radii],
+    }
 
 
 def _plain(value):
@@ -243,13 +285,15 @@ def input_norms(model: Model, input_norm, rounded: bool = True) -> list[mpmath.m
     """Each slot's input norm bound ``B_k`` (:func:`token_norms`; a family's layer by its own bookkeeping)."""
     if model.family is not None:
         from sabounds.numerics.bound.family import family_input_norms
+
         return family_input_norms(model, _by_layer(model, rounded), PUBLISHED, input_norm, rounded)
     seen = token_norms(model, input_norm, rounded)
     return [seen[s.layer][s.type] for s in model.slots]
 
 
-def rhos(model: Model, variant: Variant, rounded: bool = True, edelman: bool = False,
-         input_norm=None) -> list[mpmath.mpf]:
+def rhos(
+    model: Model, variant: Variant, rounded: bool = True, edelman: bool = False, input_norm=None
+) -> list[mpmath.mpf]:
     """``rho_k = gamma_k alpha^(l(k))`` from the dyadic spectral radii (``rounded``) or the norms themselves, in mpmath.
 
     ``input_norm``: tokens of layer l have norm ``<= B_l`` (:func:`token_norms` from ``B_1 = input_norm``), so the head
@@ -261,19 +305,35 @@ def rhos(model: Model, variant: Variant, rounded: bool = True, edelman: bool = F
     by_layer = _by_layer(model, rounded)
     if model.family is not None:
         from sabounds.numerics.bound.family import family_rhos
+
         return family_rhos(model, by_layer, variant, rounded, edelman, input_norm)
-    tokens = ({l: mpmath.mpf(1) for l in by_layer} if input_norm is None else
-              {l: e["QK"] for l, e in token_norms(model, input_norm, rounded).items()})
-    lip = {l: lphi * e["M_in"] * e["M_out"] * mpmath.fsum(e["V_tilde"][h] * (1 + c * tokens[l] ** 2 * e["QK"][h])
-                                                         for h in e["QK"])
-           for l, e in by_layer.items()}
+    tokens = (
+        {l: mpmath.mpf(1) for l in by_layer}
+        if input_norm is None
+        else {l: e["QK"] for l, e in token_norms(model, input_norm, rounded).items()}
+    )
+    lip = {
+        l: lphi
+        * e["M_in"]
+        * e["M_out"]
+        * mpmath.fsum(e["V_tilde"][h] * (1 + c * tokens[l] ** 2 * e["QK"][h]) for h in e["QK"])
+        for l, e in by_layer.items()
+    }
     alpha = {}
     for l in sorted(by_layer, reverse=True):
         alpha[l] = alpha[l + 1] * lip[l + 1] if l + 1 in by_layer else mpmath.mpf(1)
     out = []
     for s in model.slots:
         e = by_layer[s.layer]
-        gamma = {"QK": (1 if edelman else c / 2) * tokens[s.layer] ** 2 * e["V_tilde"].get(s.head, 0) * e["M_out"] * e["M_in"],
-                 "V_tilde": e["M_out"] * e["M_in"], "M_in": e["M_out"], "M_out": mpmath.mpf(1)}[s.type]
+        gamma = {
+            "QK": (1 if edelman else c / 2)
+            * tokens[s.layer] ** 2
+            * e["V_tilde"].get(s.head, 0)
+            * e["M_out"]
+            * e["M_in"],
+            "V_tilde": e["M_out"] * e["M_in"],
+            "M_in": e["M_out"],
+            "M_out": mpmath.mpf(1),
+        }[s.type]
         out.append(gamma * alpha[s.layer])
     return out

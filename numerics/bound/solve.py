@@ -71,7 +71,9 @@ def n_needed(model: Model, variant: Variant, setting: BoundInputs, which: str, t
     with mpmath.workdps(setting.dps):
         target = mpmath.mpf(target)
         if mpmath.mpf(setting.empirical) >= target:
-            return NNeeded(which, target, None, None, None, None, 0, "never: the empirical margin risk alone reaches the target")
+            return NNeeded(
+                which, target, None, None, None, None, 0, "never: the empirical margin risk alone reaches the target"
+            )
 
         def g(x):
             nonlocal count
@@ -89,8 +91,16 @@ def n_needed(model: Model, variant: Variant, setting: BoundInputs, which: str, t
             if (g_hi > 0) != (g0 > 0):
                 break
             if step < 0 and hi == floor:
-                return NNeeded(which, target, None, None, None, None, count, "already below the target at n = 8, the "
-                               "smallest n the bound is stated for")
+                return NNeeded(
+                    which,
+                    target,
+                    None,
+                    None,
+                    None,
+                    None,
+                    count,
+                    "already below the target at n = 8, the smallest n the bound is stated for",
+                )
             lo, g_lo, step = hi, g_hi, 2 * step
         else:
             return NNeeded(which, target, None, None, None, None, count, f"not reached by n = e^{mpmath.nstr(lo, 5)}")
@@ -113,8 +123,15 @@ def n_needed(model: Model, variant: Variant, setting: BoundInputs, which: str, t
                     fa /= 2
                 side = 1
         n = mpmath.exp(b)  # the bracket's end where the bound is below the target: never an n where it is not
-        return NNeeded(which, target, n, bound_at(model, variant, setting.at_n(n), which).total,
-                       mpmath.exp(min(a, b)), mpmath.exp(max(a, b)), count)
+        return NNeeded(
+            which,
+            target,
+            n,
+            bound_at(model, variant, setting.at_n(n), which).total,
+            mpmath.exp(min(a, b)),
+            mpmath.exp(max(a, b)),
+            count,
+        )
 
 
 @dataclass(frozen=True)
@@ -146,13 +163,18 @@ def proxy_break_even(model: Model, dps: int = 30) -> BreakEven:
             if s.rank == 0:
                 out.append(None)
                 continue
-            out.append(min(f(kappa, s.schatten_mp(j), model.hidden, s.rank, mpmath.mpf(j) / model.grid_m)
-                           for j in range(1, len(model.ps))))
+            out.append(
+                min(
+                    f(kappa, s.schatten_mp(j), model.hidden, s.rank, mpmath.mpf(j) / model.grid_m)
+                    for j in range(1, len(model.ps))
+                )
+            )
     return BreakEven(out, *_model_min(out), "published proxy")
 
 
-def whole_break_even(model: Model, variant: Variant, setting: BoundInputs, t: Tables | None = None,
-                     choice: np.ndarray | None = None) -> BreakEven:
+def whole_break_even(
+    model: Model, variant: Variant, setting: BoundInputs, t: Tables | None = None, choice: np.ndarray | None = None
+) -> BreakEven:
     """Whole bound, sum aggregation: per slot k at p = 0, the factor ``f`` such that with ``rho_k / f`` (others as
     chosen) some p > 0 lowers the whole bound (1 for a slot already at p > 0).  The model's factor: every rho shrunk
     by f at once, the smallest f at which the bound's own choice puts some slot at p > 0 (bisection on log f below
@@ -184,6 +206,7 @@ def whole_break_even(model: Model, variant: Variant, setting: BoundInputs, t: Ta
     smallest, _ = _model_min(out)
     model_factor, model_slot = None, None
     if smallest is not None:
+
         def moved(x: float) -> np.ndarray:
             log_v = log_sum_shares(comp, model, setting, t.lrho - x, t.lM, norms=t.norms)[0]
             return model.ps[choose(log_v, t.cost, t.base_cost, obj)] > 0

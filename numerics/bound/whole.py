@@ -107,12 +107,25 @@ class Tables:
     s_cost: float
 
 
-def _args(model: Model, setting: BoundInputs, lrho: np.ndarray, ell0: np.ndarray, lM: np.ndarray, slots, norms: np.ndarray):
+def _args(
+    model: Model, setting: BoundInputs, lrho: np.ndarray, ell0: np.ndarray, lM: np.ndarray, slots, norms: np.ndarray
+):
     ps = np.broadcast_to(model.ps, lM.shape)
     col = lambda v: np.array(v, dtype=np.float64)[:, None]
-    return (ps, lM, col([s.d_in for s in slots]), col([s.d_out for s in slots]), col([s.dim for s in slots]),
-            float(model.K), lrho[:, None], float(setting.margin), norms[:, None], float(setting.tokens),
-            _ln(setting.n), ell0[:, None])
+    return (
+        ps,
+        lM,
+        col([s.d_in for s in slots]),
+        col([s.d_out for s in slots]),
+        col([s.dim for s in slots]),
+        float(model.K),
+        lrho[:, None],
+        float(setting.margin),
+        norms[:, None],
+        float(setting.tokens),
+        _ln(setting.n),
+        ell0[:, None],
+    )
 
 
 def _ln(x) -> float:
@@ -120,9 +133,11 @@ def _ln(x) -> float:
     return float(mpmath.log(mpmath.mpf(x)))
 
 
-def _log_forms(comp: Compiled, model: Model, setting: BoundInputs, lrho: np.ndarray, lM: np.ndarray, rows, kinds, norms):
+def _log_forms(
+    comp: Compiled, model: Model, setting: BoundInputs, lrho: np.ndarray, lM: np.ndarray, rows, kinds, norms
+):
     slots = model.slots if rows is None else [model.slots[i] for i in rows]
-    s = np.array([2.0 ** x.s_shell for x in slots])
+    s = np.array([2.0**x.s_shell for x in slots])
     b = np.array([float(norms[i]) for i in (range(model.K) if rows is None else rows)])
     ell0 = comp.ell0_log(s, float(model.K), lrho, float(setting.margin), b)
     args = _args(model, setting, lrho, ell0, lM, slots, b)
@@ -130,26 +145,50 @@ def _log_forms(comp: Compiled, model: Model, setting: BoundInputs, lrho: np.ndar
     return args[0], {k: np.nan_to_num(comp.log_slot(k, *args) * full, nan=np.inf) for k in kinds}
 
 
-def log_sum_shares(comp: Compiled, model: Model, setting: BoundInputs, lrho: np.ndarray, lM: np.ndarray, rows=None, norms=None):
+def log_sum_shares(
+    comp: Compiled, model: Model, setting: BoundInputs, lrho: np.ndarray, lM: np.ndarray, rows=None, norms=None
+):
     """Float64 logs of each slot's share of the sum-aggregated Dudley integral at every grid point, and its form:
     p = 0 the rank cover (``lM`` = log rank), p > 0 the smaller of the crude and the sharp (p < 2) cover."""
     norms = _norms(model, setting) if norms is None else norms
-    ps, out = _log_forms(comp, model, setting, lrho, lM, rows, ("crude_share", "sharp_share", "rounding", "rank"), norms)
+    ps, out = _log_forms(
+        comp, model, setting, lrho, lM, rows, ("crude_share", "sharp_share", "rounding", "rank"), norms
+    )
     zero = ps == 0
     with np.errstate(invalid="ignore"):
         crude = np.where(zero, np.inf, np.logaddexp(out["crude_share"], out["rounding"]))
         sharp = np.where(zero | (ps >= 2), np.inf, np.logaddexp(out["sharp_share"], out["rounding"]))
-    return np.where(zero, out["rank"], np.minimum(crude, sharp)), np.where(zero, "rank", np.where(sharp < crude, "sharp", "crude"))
+    return np.where(zero, out["rank"], np.minimum(crude, sharp)), np.where(
+        zero, "rank", np.where(sharp < crude, "sharp", "crude")
+    )
 
 
-def log_shares(comp: Compiled, model: Model, setting: BoundInputs, lrho: np.ndarray, lM: np.ndarray, rows=None, norms=None):
+def log_shares(
+    comp: Compiled, model: Model, setting: BoundInputs, lrho: np.ndarray, lM: np.ndarray, rows=None, norms=None
+):
     """:func:`log_sum_shares`, the Cauchy-Schwarz (rss, unequal p) summands and forms (sharp needs p < 1 there,
     crude p < 2), and the equal-p rss sums' summands."""
     norms = _norms(model, setting) if norms is None else norms
     log_sum, form_sum = log_sum_shares(comp, model, setting, lrho, lM, rows, norms)
-    ps, out = _log_forms(comp, model, setting, lrho, lM, rows,
-                         ("crude_share_cs", "sharp_share_cs", "rounding_cs", "rank_cs", "rss_main", "rss_rem", "rss_main@0", "rss_rem@0"),
-                         norms)
+    ps, out = _log_forms(
+        comp,
+        model,
+        setting,
+        lrho,
+        lM,
+        rows,
+        (
+            "crude_share_cs",
+            "sharp_share_cs",
+            "rounding_cs",
+            "rank_cs",
+            "rss_main",
+            "rss_rem",
+            "rss_main@0",
+            "rss_rem@0",
+        ),
+        norms,
+    )
     zero = ps == 0
     with np.errstate(invalid="ignore"):
         crude_cs = np.where(zero | (ps >= 2), np.inf, np.logaddexp(out["crude_share_cs"], out["rounding_cs"]))
@@ -232,8 +271,9 @@ def objective_for(comp: Compiled, setting: BoundInputs, aggregation: str) -> Obj
     return Objective(log_pre + 0.5 * math.log(setting.margin), 0.5, c_conf, _ln(setting.n))
 
 
-def coordinate_descent_plain(log_v: np.ndarray, cost: np.ndarray, base_cost: float, objective: Objective,
-                             start: np.ndarray) -> tuple[np.ndarray, float]:
+def coordinate_descent_plain(
+    log_v: np.ndarray, cost: np.ndarray, base_cost: float, objective: Objective, start: np.ndarray
+) -> tuple[np.ndarray, float]:
     """Per slot, the grid index that minimises the objective given the others; sweeps until no slot moves.
 
     The straightforward form (O(K^2 P) per sweep), kept as the reference the fast descent
@@ -257,8 +297,9 @@ def coordinate_descent_plain(log_v: np.ndarray, cost: np.ndarray, base_cost: flo
     return choice, best
 
 
-def choose(log_v: np.ndarray, cost: np.ndarray, base_cost: float, objective: Objective,
-           descent=coordinate_descent) -> np.ndarray:
+def choose(
+    log_v: np.ndarray, cost: np.ndarray, base_cost: float, objective: Objective, descent=coordinate_descent
+) -> np.ndarray:
     """The better of two descents: from every slot at p = 0, and from each slot's own minimiser of ``log_v``
     (``descent``: the fast one, or :func:`coordinate_descent_plain`)."""
     zero = np.zeros(log_v.shape[0], dtype=int)
@@ -278,14 +319,33 @@ def _mp_slot(comp: Compiled, model: Model, setting: BoundInputs, t: Tables, i: i
     rho, b = t.rho, t.norms[i]
     ell0 = comp.ell0(mpmath.ldexp(1, s.s_shell), mpmath.mpf(model.K), rho[i], mpmath.mpf(setting.margin), b)
     p_mp = mpmath.mpf(0) if p == 0 else mpmath.mpf(int(round(p * model.grid_m))) / model.grid_m
-    return comp.slot(kind, p_mp, m, s.d_in, s.d_out, s.dim, mpmath.mpf(model.K), rho[i], mpmath.mpf(setting.margin),
-                     b, mpmath.mpf(setting.tokens), mpmath.mpf(setting.n), ell0)
+    return comp.slot(
+        kind,
+        p_mp,
+        m,
+        s.d_in,
+        s.d_out,
+        s.dim,
+        mpmath.mpf(model.K),
+        rho[i],
+        mpmath.mpf(setting.margin),
+        b,
+        mpmath.mpf(setting.tokens),
+        mpmath.mpf(setting.n),
+        ell0,
+    )
 
 
 def _common_terms(comp: Compiled, setting: BoundInputs, cost: float) -> list[Term]:
     n = mpmath.mpf(setting.n)
-    return [Term("post_hoc", "post hoc: union over P_m per slot and dyadic shells of the radii", comp.post_hoc(mpmath.mpf(cost), n)),
-            Term("confidence", "confidence: c_conf sqrt(log(2/delta)/(2n))", comp.confidence(mpmath.mpf(setting.delta), n))]
+    return [
+        Term(
+            "post_hoc",
+            "post hoc: union over P_m per slot and dyadic shells of the radii",
+            comp.post_hoc(mpmath.mpf(cost), n),
+        ),
+        Term("confidence", "confidence: c_conf sqrt(log(2/delta)/(2n))", comp.confidence(mpmath.mpf(setting.delta), n)),
+    ]
 
 
 def _empirical(setting: BoundInputs) -> Term:
@@ -303,9 +363,13 @@ def _cost_parts(model: Model, t: Tables, choice: np.ndarray, grid: bool = True) 
     rows = np.arange(model.K)
     chosen = t.cost[rows, choice]
     zero = model.ps[choice] == 0
-    return {"grid_union": model.K * math.log(2 * model.grid_m + 1) if grid else 0.0, "spectral_shells": t.s_cost,
-            "rank_choices": float(chosen[zero].sum()), "schatten_shells": float(chosen[~zero].sum()),
-            **_norm_parts(model)}
+    return {
+        "grid_union": model.K * math.log(2 * model.grid_m + 1) if grid else 0.0,
+        "spectral_shells": t.s_cost,
+        "rank_choices": float(chosen[zero].sum()),
+        "schatten_shells": float(chosen[~zero].sum()),
+        **_norm_parts(model),
+    }
 
 
 def ours_sum(comp: Compiled, model: Model, setting: BoundInputs, t: Tables) -> BoundValue:
@@ -340,7 +404,9 @@ def ours_rss(comp: Compiled, model: Model, setting: BoundInputs, t: Tables) -> B
     for j, p in enumerate(model.ps):
         i0, i1 = comp.integrals(p, float(setting.margin))
         with np.errstate(divide="ignore"):
-            dudley = np.logaddexp(0.5 * _logsumexp(t.log_main[:, j]) + np.log(i0), 0.5 * _logsumexp(t.log_rem[:, j]) + np.log(i1))
+            dudley = np.logaddexp(
+                0.5 * _logsumexp(t.log_main[:, j]) + np.log(i0), 0.5 * _logsumexp(t.log_rem[:, j]) + np.log(i1)
+            )
             if p > 0:
                 dudley = np.logaddexp(dudley, np.log(rounding))
         eq_values.append(float(obj_eq(np.array(dudley), t.base_cost + t.cost[:, j].sum())))
@@ -360,7 +426,9 @@ def ours_rss(comp: Compiled, model: Model, setting: BoundInputs, t: Tables) -> B
         else:
             choice = choice_cs
             forms = tuple(t.form_cs[rows, choice])
-            total = mpmath.fsum(_mp_slot(comp, model, setting, t, i, j, f + "_cs") for i, (j, f) in enumerate(zip(choice, forms)))
+            total = mpmath.fsum(
+                _mp_slot(comp, model, setting, t, i, j, f + "_cs") for i, (j, f) in enumerate(zip(choice, forms))
+            )
             dudley = pre * comp.rss_cs(mpmath.mpf(setting.margin), total)
             label = "Dudley integral, rss aggregation, unequal p (Cauchy-Schwarz)"
         parts = _cost_parts(model, t, choice)
@@ -371,8 +439,13 @@ def ours_rss(comp: Compiled, model: Model, setting: BoundInputs, t: Tables) -> B
 def edelman_only(model: Model, variant: Variant, setting: BoundInputs) -> BoundValue:
     """:func:`edelman` without the tables of our bound (it needs only rho and the radii)."""
     s_cost = sum(shell_cost(s.s_shell) for s in model.slots)
-    return edelman(compiled(setting.constants), model, variant, setting, Tables(None, None, _norms(model, setting), *[None] * 8,
-                                                                                0.0, s_cost))
+    return edelman(
+        compiled(setting.constants),
+        model,
+        variant,
+        setting,
+        Tables(None, None, _norms(model, setting), *[None] * 8, 0.0, s_cost),
+    )
 
 
 def edelman(comp: Compiled, model: Model, variant: Variant, setting: BoundInputs, t: Tables) -> BoundValue:
@@ -380,15 +453,33 @@ def edelman(comp: Compiled, model: Model, variant: Variant, setting: BoundInputs
     Edelman's ``gamma^E`` (no attention factor c/2 on QK) and each slot's input norm bound ``B_k`` (``B = 1`` outside)."""
     with mpmath.workdps(setting.dps):
         rho_e = rhos(model, variant, edelman=True, input_norm=setting.input_norm)
-        w_e = mpmath.fsum((r * b * mpmath.ldexp(1, s.w_shell)) ** (mpmath.mpf(2) / 3)
-                          for r, b, s in zip(rho_e, t.norms, model.slots)) ** 1.5
+        w_e = (
+            mpmath.fsum(
+                (r * b * mpmath.ldexp(1, s.w_shell)) ** (mpmath.mpf(2) / 3)
+                for r, b, s in zip(rho_e, t.norms, model.slots)
+            )
+            ** 1.5
+        )
         d_max = max(s.d_in * s.d_out for s in model.slots)
-        dudley = comp.edelman(w_e, mpmath.mpf(1), mpmath.mpf(setting.margin), mpmath.mpf(setting.margin),
-                              mpmath.mpf(setting.n), mpmath.mpf(setting.tokens), mpmath.mpf(d_max))
-        parts = {"spectral_shells": t.s_cost, "two_one_shells": sum(shell_cost(s.w_shell) for s in model.slots),
-                 **_norm_parts(model)}
-        terms = [_empirical(setting), Term("dudley", "Dudley integral, Edelman's norm-based cover (cut at Delta/n)", dudley),
-                 *_common_terms(comp, setting, sum(parts.values()))]
+        dudley = comp.edelman(
+            w_e,
+            mpmath.mpf(1),
+            mpmath.mpf(setting.margin),
+            mpmath.mpf(setting.margin),
+            mpmath.mpf(setting.n),
+            mpmath.mpf(setting.tokens),
+            mpmath.mpf(d_max),
+        )
+        parts = {
+            "spectral_shells": t.s_cost,
+            "two_one_shells": sum(shell_cost(s.w_shell) for s in model.slots),
+            **_norm_parts(model),
+        }
+        terms = [
+            _empirical(setting),
+            Term("dudley", "Dudley integral, Edelman's norm-based cover (cut at Delta/n)", dudley),
+            *_common_terms(comp, setting, sum(parts.values())),
+        ]
         terms[2] = Term("post_hoc", "post hoc: dyadic shells of the spectral and (2,1) radii", terms[2].value)
     return BoundValue("edelman", "Edelman et al. (2022), same margin bound", tuple(terms), None, None, parts)
 
@@ -397,5 +488,10 @@ def evaluate_model(model: Model, variant: Variant, setting: BoundInputs) -> Whol
     """Ours (sum and rss aggregation) and Edelman's, term by term, at ``setting``."""
     comp = compiled(setting.constants)
     t = tables(model, variant, setting, comp)
-    return WholeBound(ours_sum(comp, model, setting, t), ours_rss(comp, model, setting, t), edelman(comp, model, variant, setting, t),
-                      variant, setting)
+    return WholeBound(
+        ours_sum(comp, model, setting, t),
+        ours_rss(comp, model, setting, t),
+        edelman(comp, model, variant, setting, t),
+        variant,
+        setting,
+    )

@@ -16,9 +16,19 @@ POST_LN, PRE_LN = "post_ln", "pre_ln"
 ACTIVATIONS = ("gelu", "gelu_tanh", "relu", "silu")
 """Activations whose Lipschitz constant ``sabounds.theory.architecture`` derives (GELU-tanh covers ``gelu_new``)."""
 
-_ACTIVATION_ALIASES = {"gelu": "gelu", "gelu_python": "gelu", "gelu_new": "gelu_tanh", "gelu_fast": "gelu_tanh",
-                       "gelu_pytorch_tanh": "gelu_tanh", "gelu_tanh": "gelu_tanh", "quick_gelu": None,
-                       "relu": "relu", "silu": "silu", "swish": "silu"}
+_ACTIVATION_ALIASES = {
+    "gelu": "gelu",
+    "gelu_python": "gelu",
+    "gelu_new": "gelu_tanh",
+    "gelu_fast": "gelu_tanh",
+    "gelu_pytorch_tanh": "gelu_tanh",
+    "gelu_tanh": "gelu_tanh",
+    "quick_gelu": None,
+    "relu": "relu",
+    "silu": "silu",
+    "swish": "silu",
+}
+
 
 @dataclass(frozen=True)
 class Unmodelled:
@@ -116,110 +126,245 @@ class Family:
         return self.layer_name(0) + first
 
 
-_BERT_CONFIG = {"layers": ("num_hidden_layers",), "hidden": ("hidden_size",), "heads": ("num_attention_heads",),
-                "kv_heads": (), "head_dim": (), "intermediate": ("intermediate_size",)}
+_BERT_CONFIG = {
+    "layers": ("num_hidden_layers",),
+    "hidden": ("hidden_size",),
+    "heads": ("num_attention_heads",),
+    "kv_heads": (),
+    "head_dim": (),
+    "intermediate": ("intermediate_size",),
+}
 
 BERT = Family(
-    "bert", ("bert", "roberta", "xlm-roberta", "camembert", "electra"), "encoder.layer.{i}.",
-    "attention.self.query.weight", "attention.self.key.weight", "attention.self.value.weight",
-    "attention.output.dense.weight", "intermediate.dense.weight", "output.dense.weight",
-    prefixes=("", "bert.", "roberta.", "electra."), layout=POST_LN,
+    "bert",
+    ("bert", "roberta", "xlm-roberta", "camembert", "electra"),
+    "encoder.layer.{i}.",
+    "attention.self.query.weight",
+    "attention.self.key.weight",
+    "attention.self.value.weight",
+    "attention.output.dense.weight",
+    "intermediate.dense.weight",
+    "output.dense.weight",
+    prefixes=("", "bert.", "roberta.", "electra."),
+    layout=POST_LN,
     post_norms=("attention.output.LayerNorm.weight", "output.LayerNorm.weight"),
     embedding_norm="embeddings.LayerNorm.weight",
-    note="post-LN encoder with GELU: the layer the published proxy is defined for")
+    note="post-LN encoder with GELU: the layer the published proxy is defined for",
+)
 
 DISTILBERT = Family(
-    "distilbert", ("distilbert",), "transformer.layer.{i}.",
-    "attention.q_lin.weight", "attention.k_lin.weight", "attention.v_lin.weight", "attention.out_lin.weight",
-    "ffn.lin1.weight", "ffn.lin2.weight", prefixes=("", "distilbert."), layout=POST_LN,
+    "distilbert",
+    ("distilbert",),
+    "transformer.layer.{i}.",
+    "attention.q_lin.weight",
+    "attention.k_lin.weight",
+    "attention.v_lin.weight",
+    "attention.out_lin.weight",
+    "ffn.lin1.weight",
+    "ffn.lin2.weight",
+    prefixes=("", "distilbert."),
+    layout=POST_LN,
     post_norms=("sa_layer_norm.weight", "output_layer_norm.weight"),
     embedding_norm="embeddings.LayerNorm.weight",
     activation_fields=("activation",),
-    config={"layers": ("n_layers",), "hidden": ("dim",), "heads": ("n_heads",), "kv_heads": (), "head_dim": (),
-            "intermediate": ("hidden_dim",)},
-    note="post-LN encoder with GELU, BERT's layer under other names")
+    config={
+        "layers": ("n_layers",),
+        "hidden": ("dim",),
+        "heads": ("n_heads",),
+        "kv_heads": (),
+        "head_dim": (),
+        "intermediate": ("hidden_dim",),
+    },
+    note="post-LN encoder with GELU, BERT's layer under other names",
+)
 
 MPNET = Family(
-    "mpnet", ("mpnet",), "encoder.layer.{i}.",
-    "attention.attn.q.weight", "attention.attn.k.weight", "attention.attn.v.weight", "attention.attn.o.weight",
-    "intermediate.dense.weight", "output.dense.weight", prefixes=("", "mpnet."), layout=POST_LN,
+    "mpnet",
+    ("mpnet",),
+    "encoder.layer.{i}.",
+    "attention.attn.q.weight",
+    "attention.attn.k.weight",
+    "attention.attn.v.weight",
+    "attention.attn.o.weight",
+    "intermediate.dense.weight",
+    "output.dense.weight",
+    prefixes=("", "mpnet."),
+    layout=POST_LN,
     post_norms=("attention.LayerNorm.weight", "output.LayerNorm.weight"),
     embedding_norm="embeddings.LayerNorm.weight",
     note="post-LN encoder with GELU; its relative position bias adds to the scores and has no weight matrix "
-         "in the paper's objects")
+    "in the paper's objects",
+)
 
 GPT2 = Family(
-    "gpt2", ("gpt2",), "h.{i}.", None, None, None, "attn.c_proj.weight", "mlp.c_fc.weight", "mlp.c_proj.weight",
-    qkv="attn.c_attn.weight", orientation="in_out", prefixes=("", "transformer."), layout=PRE_LN,
-    attn_norm="ln_1.weight", attn_norm_bias="ln_1.bias", mlp_norm="ln_2.weight", mlp_norm_bias="ln_2.bias",
-    norm_eps_fields=("layer_norm_epsilon",), norm_eps_default=1e-5,
-    activation="gelu_tanh", activation_fields=("activation_function",),
-    config={"layers": ("n_layer",), "hidden": ("n_embd",), "heads": ("n_head",), "kv_heads": (), "head_dim": (),
-            "intermediate": ("n_inner",)}, intermediate_default=4,
-    note="pre-LN decoder with residuals; Conv1D weights stored (in, out); fused c_attn split into q, k, v")
+    "gpt2",
+    ("gpt2",),
+    "h.{i}.",
+    None,
+    None,
+    None,
+    "attn.c_proj.weight",
+    "mlp.c_fc.weight",
+    "mlp.c_proj.weight",
+    qkv="attn.c_attn.weight",
+    orientation="in_out",
+    prefixes=("", "transformer."),
+    layout=PRE_LN,
+    attn_norm="ln_1.weight",
+    attn_norm_bias="ln_1.bias",
+    mlp_norm="ln_2.weight",
+    mlp_norm_bias="ln_2.bias",
+    norm_eps_fields=("layer_norm_epsilon",),
+    norm_eps_default=1e-5,
+    activation="gelu_tanh",
+    activation_fields=("activation_function",),
+    config={
+        "layers": ("n_layer",),
+        "hidden": ("n_embd",),
+        "heads": ("n_head",),
+        "kv_heads": (),
+        "head_dim": (),
+        "intermediate": ("n_inner",),
+    },
+    intermediate_default=4,
+    note="pre-LN decoder with residuals; Conv1D weights stored (in, out); fused c_attn split into q, k, v",
+)
 
-_LLAMA_CONFIG = {"layers": ("num_hidden_layers",), "hidden": ("hidden_size",), "heads": ("num_attention_heads",),
-                 "kv_heads": ("num_key_value_heads",), "head_dim": ("head_dim",),
-                 "intermediate": ("intermediate_size",)}
+_LLAMA_CONFIG = {
+    "layers": ("num_hidden_layers",),
+    "hidden": ("hidden_size",),
+    "heads": ("num_attention_heads",),
+    "kv_heads": ("num_key_value_heads",),
+    "head_dim": ("head_dim",),
+    "intermediate": ("intermediate_size",),
+}
 
 LLAMA = Family(
-    "llama", ("llama", "mistral"), "layers.{i}.",
-    "self_attn.q_proj.weight", "self_attn.k_proj.weight", "self_attn.v_proj.weight", "self_attn.o_proj.weight",
-    "mlp.up_proj.weight", "mlp.down_proj.weight", mlp_gate="mlp.gate_proj.weight",
-    mlp_norm="post_attention_layernorm.weight", attn_norm="input_layernorm.weight", norm_eps_fields=("rms_norm_eps",),
-    norm_eps_default=1e-6, rope=True, prefixes=("model.", ""), layout=PRE_LN, activation="silu",
+    "llama",
+    ("llama", "mistral"),
+    "layers.{i}.",
+    "self_attn.q_proj.weight",
+    "self_attn.k_proj.weight",
+    "self_attn.v_proj.weight",
+    "self_attn.o_proj.weight",
+    "mlp.up_proj.weight",
+    "mlp.down_proj.weight",
+    mlp_gate="mlp.gate_proj.weight",
+    mlp_norm="post_attention_layernorm.weight",
+    attn_norm="input_layernorm.weight",
+    norm_eps_fields=("rms_norm_eps",),
+    norm_eps_default=1e-6,
+    rope=True,
+    prefixes=("model.", ""),
+    layout=PRE_LN,
+    activation="silu",
     config=dict(_LLAMA_CONFIG),
-    note="pre-RMSNorm decoder with residuals, rotary position embeddings, grouped-query attention and a SwiGLU MLP")
+    note="pre-RMSNorm decoder with residuals, rotary position embeddings, grouped-query attention and a SwiGLU MLP",
+)
 
 QWEN2 = replace(
-    LLAMA, name="qwen2", model_types=("qwen2",),
+    LLAMA,
+    name="qwen2",
+    model_types=("qwen2",),
     note="LLaMA's layer with biases on the query, key and value projections",
-    unmodelled=(Unmodelled("attention: query and key biases b_q, b_k (every layer)",
-                           "the scores (Wq x + b_q)^T (Wk x' + b_k) add ||b_q|| ||Wk|| + ||b_k|| ||Wq|| to the score "
-                           "map's Lipschitz constant, which lip and gamma leave out"),
-                Unmodelled("attention: value bias b_v (every layer)",
-                           "shifts each head's output by Wo b_v, which the token radius of the next norm leaves out"),))
+    unmodelled=(
+        Unmodelled(
+            "attention: query and key biases b_q, b_k (every layer)",
+            "the scores (Wq x + b_q)^T (Wk x' + b_k) add ||b_q|| ||Wk|| + ||b_k|| ||Wq|| to the score "
+            "map's Lipschitz constant, which lip and gamma leave out",
+        ),
+        Unmodelled(
+            "attention: value bias b_v (every layer)",
+            "shifts each head's output by Wo b_v, which the token radius of the next norm leaves out",
+        ),
+    ),
+)
 
 GEMMA = Family(
-    "gemma", ("gemma",), "layers.{i}.",
-    "self_attn.q_proj.weight", "self_attn.k_proj.weight", "self_attn.v_proj.weight", "self_attn.o_proj.weight",
-    "mlp.up_proj.weight", "mlp.down_proj.weight", mlp_gate="mlp.gate_proj.weight",
-    mlp_norm="post_attention_layernorm.weight", attn_norm="input_layernorm.weight", norm_offset=1.0,
-    norm_eps_fields=("rms_norm_eps",), norm_eps_default=1e-6, rope=True, prefixes=("model.", ""), layout=PRE_LN,
-    activation="gelu_tanh", activation_fields=("hidden_activation", "hidden_act"), config=dict(_LLAMA_CONFIG),
-    note="pre-RMSNorm decoder (weight applied as 1 + g) with rotary position embeddings and a GELU-tanh gated MLP")
+    "gemma",
+    ("gemma",),
+    "layers.{i}.",
+    "self_attn.q_proj.weight",
+    "self_attn.k_proj.weight",
+    "self_attn.v_proj.weight",
+    "self_attn.o_proj.weight",
+    "mlp.up_proj.weight",
+    "mlp.down_proj.weight",
+    mlp_gate="mlp.gate_proj.weight",
+    mlp_norm="post_attention_layernorm.weight",
+    attn_norm="input_layernorm.weight",
+    norm_offset=1.0,
+    norm_eps_fields=("rms_norm_eps",),
+    norm_eps_default=1e-6,
+    rope=True,
+    prefixes=("model.", ""),
+    layout=PRE_LN,
+    activation="gelu_tanh",
+    activation_fields=("hidden_activation", "hidden_act"),
+    config=dict(_LLAMA_CONFIG),
+    note="pre-RMSNorm decoder (weight applied as 1 + g) with rotary position embeddings and a GELU-tanh gated MLP",
+)
 
 VIT = Family(
-    "vit", ("vit",), "encoder.layer.{i}.",
-    "attention.attention.query.weight", "attention.attention.key.weight", "attention.attention.value.weight",
-    "attention.output.dense.weight", "intermediate.dense.weight", "output.dense.weight",
-    prefixes=("", "vit."), layout=PRE_LN, attn_norm="layernorm_before.weight", attn_norm_bias="layernorm_before.bias",
-    mlp_norm="layernorm_after.weight", mlp_norm_bias="layernorm_after.bias", norm_eps_fields=("layer_norm_eps",),
-    norm_eps_default=1e-12, note="pre-LN encoder with residuals and GELU")
+    "vit",
+    ("vit",),
+    "encoder.layer.{i}.",
+    "attention.attention.query.weight",
+    "attention.attention.key.weight",
+    "attention.attention.value.weight",
+    "attention.output.dense.weight",
+    "intermediate.dense.weight",
+    "output.dense.weight",
+    prefixes=("", "vit."),
+    layout=PRE_LN,
+    attn_norm="layernorm_before.weight",
+    attn_norm_bias="layernorm_before.bias",
+    mlp_norm="layernorm_after.weight",
+    mlp_norm_bias="layernorm_after.bias",
+    norm_eps_fields=("layer_norm_eps",),
+    norm_eps_default=1e-12,
+    note="pre-LN encoder with residuals and GELU",
+)
 
 _GEMMA2_POST_NORMS = (
-    Unmodelled("attention: post-attention RMSNorm (every layer)",
-               "multiplies the attention branch's Lipschitz constant by up to max|g| / sqrt(eps); lip and gamma "
-               "leave it out"),
-    Unmodelled("MLP: post-feedforward RMSNorm (every layer)",
-               "multiplies the MLP branch's Lipschitz constant by up to max|g| / sqrt(eps); lip and gamma leave it "
-               "out"))
+    Unmodelled(
+        "attention: post-attention RMSNorm (every layer)",
+        "multiplies the attention branch's Lipschitz constant by up to max|g| / sqrt(eps); lip and gamma leave it out",
+    ),
+    Unmodelled(
+        "MLP: post-feedforward RMSNorm (every layer)",
+        "multiplies the MLP branch's Lipschitz constant by up to max|g| / sqrt(eps); lip and gamma leave it out",
+    ),
+)
 
-GEMMA2 = replace(GEMMA, name="gemma2", model_types=("gemma2",),
-                 mlp_norm="pre_feedforward_layernorm.weight",
-                 note="Gemma 2: pre- and post-RMSNorms around attention and MLP, rotary embeddings, GeGLU, gains "
-                      "1 + weight",
-                 unmodelled=_GEMMA2_POST_NORMS)
+GEMMA2 = replace(
+    GEMMA,
+    name="gemma2",
+    model_types=("gemma2",),
+    mlp_norm="pre_feedforward_layernorm.weight",
+    note="Gemma 2: pre- and post-RMSNorms around attention and MLP, rotary embeddings, GeGLU, gains 1 + weight",
+    unmodelled=_GEMMA2_POST_NORMS,
+)
 
-GEMMA3 = replace(GEMMA2, name="gemma3", model_types=("gemma3", "gemma3_text"),
-                 note="Gemma 3: Gemma 2's layer, and each head's queries and keys RMS-normalised before the scores",
-                 unmodelled=(*_GEMMA2_POST_NORMS,
-                             Unmodelled("attention: per-head query and key RMSNorms (every layer)",
-                                        "the scores are RMSNorm(Wq x)^T R RMSNorm(Wk x'), not x Wq^T R Wk x': QK_h "
-                                        "is not the score matrix, so its spectrum does not enter the bound as "
-                                        "derived")))
+GEMMA3 = replace(
+    GEMMA2,
+    name="gemma3",
+    model_types=("gemma3", "gemma3_text"),
+    note="Gemma 3: Gemma 2's layer, and each head's queries and keys RMS-normalised before the scores",
+    unmodelled=(
+        *_GEMMA2_POST_NORMS,
+        Unmodelled(
+            "attention: per-head query and key RMSNorms (every layer)",
+            "the scores are RMSNorm(Wq x)^T R RMSNorm(Wk x'), not x Wq^T R Wk x': QK_h "
+            "is not the score matrix, so its spectrum does not enter the bound as "
+            "derived",
+        ),
+    ),
+)
 
-FAMILIES: dict[str, Family] = {f.name: f for f in (BERT, DISTILBERT, MPNET, GPT2, LLAMA, QWEN2, GEMMA, GEMMA2, GEMMA3, VIT)}
+FAMILIES: dict[str, Family] = {
+    f.name: f for f in (BERT, DISTILBERT, MPNET, GPT2, LLAMA, QWEN2, GEMMA, GEMMA2, GEMMA3, VIT)
+}
 """Built-in families by name."""
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sabounds.numerics.user_files import json_depth  # noqa: F401  (its former home)
 
-MAX_JSON_BYTES = 16 * 2 ** 20
+MAX_JSON_BYTES = 16 * 2**20
 MAX_JSON_DEPTH = 64
 MAX_JSON_VALUES = 1_000_000
 
@@ -41,5 +41,5 @@ def read_json(path: Path, what: str = "JSON", max_bytes: int = MAX_JSON_BYTES, m
     depth, values and digits capped); any failure is a one-line :class:`CheckpointError`."""
     from sabounds.numerics.user_files import Limits
     from sabounds.numerics.user_files import read_json as bounded_json
-    return bounded_json(path, what, Limits(max_bytes, max_depth=max_depth, max_items=MAX_JSON_VALUES),
-                        CheckpointError)
+
+    return bounded_json(path, what, Limits(max_bytes, max_depth=max_depth, max_items=MAX_JSON_VALUES), CheckpointError)

@@ -33,36 +33,58 @@ from sabounds.numerics.checkpoints.errors import CheckpointError, one_line, show
 from sabounds.numerics.user_files import require_regular_file
 
 GGUF = "gguf"
-_FLOAT_TYPES = {"F32": 2.0 ** -24, "F16": 2.0 ** -11, "BF16": 2.0 ** -8, "F64": 2.0 ** -53}
+_FLOAT_TYPES = {"F32": 2.0**-24, "F16": 2.0**-11, "BF16": 2.0**-8, "F64": 2.0**-53}
 _BLOCK_STEP = {"Q8_0": (127, 0.5), "Q4_0": (8, 1.0), "Q5_0": (16, 1.0), "Q4_1": (15, 0.5), "Q5_1": (31, 0.5)}
 """Block formats whose grid step is the block's float16 scale ``d`` (bytes 0-1; ``*_1`` also a float16 offset ``m``
 in bytes 2-3): value = d q (+ m).  Per type: the largest ``|q|``, the largest ``|x/d - q|`` of llama.cpp's reference
 quantizer (1/2; a whole step for Q4_0/Q5_0, whose ``d = max / -8`` sends ``x = -max`` to ``+8``, clamped to 7)."""
-_F16_U, _F16_HALF_SPACING = 2.0 ** -11, 2.0 ** -25
+_F16_U, _F16_HALF_SPACING = 2.0**-11, 2.0**-25
 _PHI3_SPLIT = ("ffn_up.weight", "ffn_up.gate_half", "ffn_up.up_half")
 
 
 def _family(arch: str, name: str, activation: str, *, qkv: bool = False, gated: bool = True) -> Family:
-    meta = {"layers": (f"{arch}.block_count",), "hidden": (f"{arch}.embedding_length",),
-            "heads": (f"{arch}.attention.head_count",), "kv_heads": (f"{arch}.attention.head_count_kv",),
-            "head_dim": (f"{arch}.attention.key_length",), "intermediate": (f"{arch}.feed_forward_length",)}
+    meta = {
+        "layers": (f"{arch}.block_count",),
+        "hidden": (f"{arch}.embedding_length",),
+        "heads": (f"{arch}.attention.head_count",),
+        "kv_heads": (f"{arch}.attention.head_count_kv",),
+        "head_dim": (f"{arch}.attention.key_length",),
+        "intermediate": (f"{arch}.feed_forward_length",),
+    }
     split = arch == "phi3"
-    return Family(name, (arch,), "blk.{i}.", None if qkv else "attn_q.weight", None if qkv else "attn_k.weight",
-                  None if qkv else "attn_v.weight", "attn_output.weight",
-                  _PHI3_SPLIT[2] if split else "ffn_up.weight", "ffn_down.weight",
-                  mlp_gate=(_PHI3_SPLIT[1] if split else "ffn_gate.weight") if gated else None,
-                  qkv="attn_qkv.weight" if qkv else None, mlp_norm="ffn_norm.weight", attn_norm="attn_norm.weight",
-                  norm_eps_fields=(f"{arch}.attention.layer_norm_rms_epsilon", f"{arch}.attention.layer_norm_epsilon"),
-                  norm_eps_default=1e-5 if arch == "gpt2" else 1e-6, rope=arch != "gpt2",
-                  layout=PRE_LN, activation=activation, activation_fields=(), config=meta,
-                  note=f"GGUF file of architecture {arch}", unmodelled=FAMILIES[name].unmodelled)
+    return Family(
+        name,
+        (arch,),
+        "blk.{i}.",
+        None if qkv else "attn_q.weight",
+        None if qkv else "attn_k.weight",
+        None if qkv else "attn_v.weight",
+        "attn_output.weight",
+        _PHI3_SPLIT[2] if split else "ffn_up.weight",
+        "ffn_down.weight",
+        mlp_gate=(_PHI3_SPLIT[1] if split else "ffn_gate.weight") if gated else None,
+        qkv="attn_qkv.weight" if qkv else None,
+        mlp_norm="ffn_norm.weight",
+        attn_norm="attn_norm.weight",
+        norm_eps_fields=(f"{arch}.attention.layer_norm_rms_epsilon", f"{arch}.attention.layer_norm_epsilon"),
+        norm_eps_default=1e-5 if arch == "gpt2" else 1e-6,
+        rope=arch != "gpt2",
+        layout=PRE_LN,
+        activation=activation,
+        activation_fields=(),
+        config=meta,
+        note=f"GGUF file of architecture {arch}",
+        unmodelled=FAMILIES[name].unmodelled,
+    )
 
 
 GGUF_FAMILIES = {
-    "llama": _family("llama", "llama", "silu"), "qwen2": _family("qwen2", "qwen2", "silu"),
-    "gemma": _family("gemma", "gemma", "gelu_tanh"), "gemma2": _family("gemma2", "gemma2", "gelu_tanh"),
-    "gemma3": _family("gemma3", "gemma3", "gelu_tanh"), "gpt2": _family("gpt2", "gpt2", "gelu_tanh", qkv=True,
-                                                                        gated=False),
+    "llama": _family("llama", "llama", "silu"),
+    "qwen2": _family("qwen2", "qwen2", "silu"),
+    "gemma": _family("gemma", "gemma", "gelu_tanh"),
+    "gemma2": _family("gemma2", "gemma2", "gelu_tanh"),
+    "gemma3": _family("gemma3", "gemma3", "gelu_tanh"),
+    "gpt2": _family("gpt2", "gpt2", "gelu_tanh", qkv=True, gated=False),
     "phi3": _family("phi3", "llama", "silu", qkv=True),
 }
 """GGUF architecture -> the family read from it (tensor names under ``blk.{i}.``, sizes from the metadata)."""
@@ -87,8 +109,10 @@ def _bounded_reader(gguf, path: Path):
                 count = self._get(orig_offs + 4, np.uint64)
                 left = len(self.data) - orig_offs - 12
                 if count.size != 1 or int(count[0]) > max(left, 0):
-                    raise ValueError(f"an array at byte {orig_offs} declares {int(count[0]) if count.size else '?'} "
-                                     f"items with {max(left, 0)} bytes left in the file")
+                    raise ValueError(
+                        f"an array at byte {orig_offs} declares {int(count[0]) if count.size else '?'} "
+                        f"items with {max(left, 0)} bytes left in the file"
+                    )
                 if int(count[0]) > MAX_DECODED_ITEMS:
                     return _skipped_array(gguf, self, orig_offs, int(count[0]))
             return super()._get_field_parts(orig_offs, raw_type)
@@ -116,13 +140,12 @@ def _skipped_array(gguf, reader, orig_offs: int, count: int):
         for _ in range(count):
             if end + 8 > size:
                 raise ValueError(f"a string array at byte {orig_offs} runs past the end of the file")
-            end += 8 + int.from_bytes(bytes(data[end:end + 8]), order)
+            end += 8 + int.from_bytes(bytes(data[end : end + 8]), order)
     else:
         raise ValueError(f"an array of {itype.name} items at byte {orig_offs} ({count} items) is not read")
     if end > len(reader.data):
         raise ValueError(f"an array at byte {orig_offs} runs past the end of the file")
-    return end - orig_offs, [raw_itype, reader._get(orig_offs + 4, np.uint64)], [], \
-        [gguf.GGUFValueType.ARRAY, itype]
+    return end - orig_offs, [raw_itype, reader._get(orig_offs + 4, np.uint64)], [], [gguf.GGUFValueType.ARRAY, itype]
 
 
 _SPLIT_NAME = re.compile(r"^(.*)-(\d{5})-of-(\d{5})\.gguf$", re.IGNORECASE)
@@ -224,7 +247,7 @@ class GGUFStore:
         if fused:
             whole = self.read(fused[0])
             half = whole.shape[0] // 2
-            return whole[half * fused[1]: half * (fused[1] + 1)]
+            return whole[half * fused[1] : half * (fused[1] + 1)]
         tensor = self._tensors[name]
         gguf = _gguf()
         kind = tensor.tensor_type.name
@@ -239,11 +262,13 @@ class GGUFStore:
                     data = data.copy()
                 values = gguf.quants.dequantize(data, tensor.tensor_type)
         except NotImplementedError:
-            raise CheckpointError(f"{shown(self.path)}: tensor {shown(name)} has type {kind}, which gguf "
-                                  "cannot dequantize") from None
+            raise CheckpointError(
+                f"{shown(self.path)}: tensor {shown(name)} has type {kind}, which gguf cannot dequantize"
+            ) from None
         except (ValueError, TypeError) as exc:
-            raise CheckpointError(f"{shown(self.path)}: tensor {shown(name)} ({kind}) cannot be dequantized "
-                                  f"({one_line(exc)[:200]})") from None
+            raise CheckpointError(
+                f"{shown(self.path)}: tensor {shown(name)} ({kind}) cannot be dequantized ({one_line(exc)[:200]})"
+            ) from None
         return values.reshape(self.shape(name))
 
     @staticmethod
@@ -252,8 +277,10 @@ class GGUFStore:
         try:
             return _bounded_reader(gguf, path)
         except Exception as exc:  # the reader raises ValueError, KeyError, IndexError... for a bad or cut file
-            raise CheckpointError(f"{shown(path)}: not a readable GGUF file, malformed or truncated "
-                                  f"({type(exc).__name__}: {one_line(exc)[:200]})") from None
+            raise CheckpointError(
+                f"{shown(path)}: not a readable GGUF file, malformed or truncated "
+                f"({type(exc).__name__}: {one_line(exc)[:200]})"
+            ) from None
 
     @property
     def imatrix(self) -> bool:
@@ -268,10 +295,14 @@ class GGUFStore:
         if kind in _BLOCK_STEP and not self.imatrix:
             return None
         if kind in _BLOCK_STEP:
-            return (f"{kind} quantized with an importance matrix (quantize.imatrix metadata): its scales are chosen by "
-                    "a weighted search, not llama.cpp's reference rounding, so no entrywise error bound is derived")
-        return (f"{kind}: scales chosen by search (K-quants: per-sub-block scales and minimums; i-quants: "
-                "codebooks), so the storage grid is not uniform and no entrywise error bound is derived")
+            return (
+                f"{kind} quantized with an importance matrix (quantize.imatrix metadata): its scales are chosen by "
+                "a weighted search, not llama.cpp's reference rounding, so no entrywise error bound is derived"
+            )
+        return (
+            f"{kind}: scales chosen by search (K-quants: per-sub-block scales and minimums; i-quants: "
+            "codebooks), so the storage grid is not uniform and no entrywise error bound is derived"
+        )
 
     def error_bound(self, name: str, values: np.ndarray) -> np.ndarray | None:
         """Entrywise bound on ``|w - w~|`` for a ``w`` that stores as ``w~``: ``u/(1-u) |w~|`` (plus half the
@@ -288,7 +319,7 @@ class GGUFStore:
             return None
         if kind in _FLOAT_TYPES:
             u = _FLOAT_TYPES[kind]
-            spacing = {"F16": _F16_HALF_SPACING, "BF16": 2.0 ** -134, "F32": 2.0 ** -150}.get(kind, 0.0)
+            spacing = {"F16": _F16_HALF_SPACING, "BF16": 2.0**-134, "F32": 2.0**-150}.get(kind, 0.0)
             return np.abs(values) * (u / (1.0 - u)) + spacing
         if kind not in _BLOCK_STEP:
             return None
@@ -298,14 +329,14 @@ class GGUFStore:
         raw = np.asarray(tensor.data).reshape(-1, size)
         qmax, c = _BLOCK_STEP[kind]
         d = np.abs(raw[:, :2].copy().view(np.float16).astype(np.float64)[:, 0]) / (1 - _F16_U) + _F16_HALF_SPACING
-        e = d * (c + qmax * (_F16_U + 2.0 ** -22)) + qmax * _F16_HALF_SPACING
+        e = d * (c + qmax * (_F16_U + 2.0**-22)) + qmax * _F16_HALF_SPACING
         if kind.endswith("_1"):
             m = np.abs(raw[:, 2:4].copy().view(np.float16).astype(np.float64)[:, 0])
             e = e + _F16_U * m / (1 - _F16_U) + _F16_HALF_SPACING
         full = np.repeat(e, block).reshape(tuple(int(x) for x in reversed(tensor.shape.tolist())))
         if fused:
             half = full.shape[0] // 2
-            full = full[half * fused[1]: half * (fused[1] + 1)]
+            full = full[half * fused[1] : half * (fused[1] + 1)]
         return full
 
     def where(self, name: str) -> str:
@@ -319,8 +350,10 @@ def forced_family(arch: str, name: str, path) -> Family:
     for f in GGUF_FAMILIES.values():  # phi3 reads as llama's layer; llama's own names come first
         layers.setdefault(f.name, f)
     if name not in layers:
-        raise CheckpointError(f"{shown(path)}: --architecture {shown(name)} has no GGUF layout; for a .gguf file "
-                              f"give one of: {', '.join(layers)}")
+        raise CheckpointError(
+            f"{shown(path)}: --architecture {shown(name)} has no GGUF layout; for a .gguf file "
+            f"give one of: {', '.join(layers)}"
+        )
     like = layers[name]
     return _family(arch, name, like.activation, qkv=like.qkv is not None, gated=like.gated)
 
@@ -331,11 +364,14 @@ def gguf_config(store: GGUFStore, architecture: str | None = None) -> tuple[Fami
     or not supported, or a size is per layer."""
     arch = store.architecture
     if not isinstance(arch, str) or not arch or len(arch) > 64:
-        raise CheckpointError(f"{shown(store.path)}: field general.architecture must be a short string, got "
-                              f"{shown(arch)[:80]}")
+        raise CheckpointError(
+            f"{shown(store.path)}: field general.architecture must be a short string, got {shown(arch)[:80]}"
+        )
     if architecture is None and arch not in GGUF_FAMILIES:
-        raise CheckpointError(f"{shown(store.path)}: field general.architecture is {shown(arch)}; supported GGUF "
-                              f"architectures: {', '.join(GGUF_FAMILIES)} (or --architecture FAMILY to read it as one)")
+        raise CheckpointError(
+            f"{shown(store.path)}: field general.architecture is {shown(arch)}; supported GGUF "
+            f"architectures: {', '.join(GGUF_FAMILIES)} (or --architecture FAMILY to read it as one)"
+        )
     family = GGUF_FAMILIES[arch] if architecture is None else forced_family(arch, architecture, store.path)
     config = dict(store.metadata)
     _check_values(config, arch, store.path)
@@ -343,13 +379,17 @@ def gguf_config(store: GGUFStore, architecture: str | None = None) -> tuple[Fami
         value = config.get(key)
         if isinstance(value, list):
             if not value or len(set(value)) != 1:
-                raise CheckpointError(f"{shown(store.path)}: field {key} differs between layers ({value[:8]}); "
-                                      "one value for every layer is needed")
+                raise CheckpointError(
+                    f"{shown(store.path)}: field {key} differs between layers ({value[:8]}); "
+                    "one value for every layer is needed"
+                )
             config[key] = value[0]
     key_length, value_length = config.get(f"{arch}.attention.key_length"), config.get(f"{arch}.attention.value_length")
     if value_length is not None and key_length is not None and value_length != key_length:
-        raise CheckpointError(f"{shown(store.path)}: field {arch}.attention.value_length ({value_length}) differs "
-                              f"from {arch}.attention.key_length ({key_length}); one head size is needed")
+        raise CheckpointError(
+            f"{shown(store.path)}: field {arch}.attention.value_length ({value_length}) differs "
+            f"from {arch}.attention.key_length ({key_length}); one head size is needed"
+        )
     for key, value in config.items():
         if isinstance(value, float) and math.isfinite(value) and value == int(value) and key.endswith("_count"):
             config[key] = int(value)
@@ -359,13 +399,25 @@ def gguf_config(store: GGUFStore, architecture: str | None = None) -> tuple[Fami
     return family, config
 
 
-MAX_COUNT = 2 ** 31
+MAX_COUNT = 2**31
 """Largest size or count accepted from a GGUF's metadata (block count, widths, heads, context length)."""
-_COUNT_KEYS = ("block_count", "embedding_length", "attention.head_count", "attention.head_count_kv",
-               "attention.key_length", "attention.value_length", "feed_forward_length", "context_length",
-               "rope.dimension_count")
-_POSITIVE_KEYS = ("attention.layer_norm_rms_epsilon", "attention.layer_norm_epsilon", "rope.freq_base",
-                  "rope.scaling.factor")
+_COUNT_KEYS = (
+    "block_count",
+    "embedding_length",
+    "attention.head_count",
+    "attention.head_count_kv",
+    "attention.key_length",
+    "attention.value_length",
+    "feed_forward_length",
+    "context_length",
+    "rope.dimension_count",
+)
+_POSITIVE_KEYS = (
+    "attention.layer_norm_rms_epsilon",
+    "attention.layer_norm_epsilon",
+    "rope.freq_base",
+    "rope.scaling.factor",
+)
 
 
 def _check_values(meta: dict, arch: str, path) -> None:
@@ -375,15 +427,21 @@ def _check_values(meta: dict, arch: str, path) -> None:
         value = meta[key]
         for item in value if isinstance(value, list) and value else [value]:
             if isinstance(item, bool) or not isinstance(item, int) or not 1 <= item <= MAX_COUNT:
-                got = "an integer outside that range" if isinstance(item, int) and not isinstance(item, bool) \
+                got = (
+                    "an integer outside that range"
+                    if isinstance(item, int) and not isinstance(item, bool)
                     else shown(item)[:60]
-                raise CheckpointError(f"{shown(path)}: field {key} must be an integer in 1..{MAX_COUNT} (one, or one "
-                                      f"per layer), got {got}")
+                )
+                raise CheckpointError(
+                    f"{shown(path)}: field {key} must be an integer in 1..{MAX_COUNT} (one, or one "
+                    f"per layer), got {got}"
+                )
     for key in (f"{arch}.{k}" for k in _POSITIVE_KEYS if f"{arch}.{k}" in meta):
         value = meta[key]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-            raise CheckpointError(f"{shown(path)}: field {key} must be a finite positive number, got "
-                                  f"{shown(value)[:60]}")
+            raise CheckpointError(
+                f"{shown(path)}: field {key} must be a finite positive number, got {shown(value)[:60]}"
+            )
 
 
 def _rope_fields(meta: dict, arch: str) -> dict:
@@ -418,13 +476,18 @@ def storage_summary(store: GGUFStore, names: list[str]) -> dict:
             kind = store.type_name(name)
             counts[kind] = counts.get(kind, 0) + 1
     gguf = _gguf()
-    return {"format": GGUF, "tensor_types": counts, "file_type": store.metadata.get("general.file_type"),
-            "dequantization": f"gguf.quants.dequantize (gguf {getattr(gguf, '__version__', _version())}) to "
-                              "float32, widened to float64"}
+    return {
+        "format": GGUF,
+        "tensor_types": counts,
+        "file_type": store.metadata.get("general.file_type"),
+        "dequantization": f"gguf.quants.dequantize (gguf {getattr(gguf, '__version__', _version())}) to "
+        "float32, widened to float64",
+    }
 
 
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("gguf")
     except PackageNotFoundError:

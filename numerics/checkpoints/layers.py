@@ -57,17 +57,40 @@ def group_of(heads: int, kv_heads: int) -> np.ndarray:
     return (np.arange(heads) * kv_heads) // heads
 
 
-def assemble(index: int, q: np.ndarray, k: np.ndarray, v: np.ndarray, o: np.ndarray, up: np.ndarray,
-             down: np.ndarray, heads: int, kv_heads: int, gate: np.ndarray | None = None,
-             mlp_norm: np.ndarray | None = None, attn_norm: np.ndarray | None = None,
-             mlp_norm_bias: np.ndarray | None = None, attn_norm_bias: np.ndarray | None = None,
-             post_norms: tuple | None = None) -> LayerMatrices:
+def assemble(
+    index: int,
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    o: np.ndarray,
+    up: np.ndarray,
+    down: np.ndarray,
+    heads: int,
+    kv_heads: int,
+    gate: np.ndarray | None = None,
+    mlp_norm: np.ndarray | None = None,
+    attn_norm: np.ndarray | None = None,
+    mlp_norm_bias: np.ndarray | None = None,
+    attn_norm_bias: np.ndarray | None = None,
+    post_norms: tuple | None = None,
+) -> LayerMatrices:
     """The paper's matrices from ``(out, in)`` weights: q (H d_h x N), k, v (G d_h x N), o (N x H d_h), up, gate
     (I x N), down (N x I)."""
     wq, wk, wv = per_head(q, heads), per_head(k, kv_heads), per_head(v, kv_heads)
     wo = per_head(np.ascontiguousarray(o.T), heads)
     g = group_of(heads, kv_heads)
-    return LayerMatrices(index=index, qk_left=wq.transpose(0, 2, 1), qk_right=wk[g],
-                         vt_left=wv[g].transpose(0, 2, 1), vt_right=wo, m_in=up.T, m_out=down.T,
-                         m_gate=None if gate is None else gate.T, mlp_norm=mlp_norm, attn_norm=attn_norm,
-                         mlp_norm_bias=mlp_norm_bias, attn_norm_bias=attn_norm_bias, post_norms=post_norms)
+    return LayerMatrices(
+        index=index,
+        qk_left=wq.transpose(0, 2, 1),
+        qk_right=wk[g],
+        vt_left=wv[g].transpose(0, 2, 1),
+        vt_right=wo,
+        m_in=up.T,
+        m_out=down.T,
+        m_gate=None if gate is None else gate.T,
+        mlp_norm=mlp_norm,
+        attn_norm=attn_norm,
+        mlp_norm_bias=mlp_norm_bias,
+        attn_norm_bias=attn_norm_bias,
+        post_norms=post_norms,
+    )

@@ -51,10 +51,22 @@ from sabounds.numerics.checkpoints.architectures import (
 from sabounds.numerics.checkpoints.errors import CheckpointError, shown
 from sabounds.numerics.user_files import Limits, read_structured
 
-TENSOR_ROLES = ("query", "key", "value", "qkv", "output", "mlp_in", "mlp_out", "mlp_gate", "mlp_norm", "attn_norm",
-                "mlp_norm_bias", "attn_norm_bias")
+TENSOR_ROLES = (
+    "query",
+    "key",
+    "value",
+    "qkv",
+    "output",
+    "mlp_in",
+    "mlp_out",
+    "mlp_gate",
+    "mlp_norm",
+    "attn_norm",
+    "mlp_norm_bias",
+    "attn_norm_bias",
+)
 TOP_KEYS = ("base", "name", "layer", "orientation", "layout", "activation", "prefixes", "tensors", "sizes", "rope")
-MAX_MAPPING_BYTES = 2 ** 20
+MAX_MAPPING_BYTES = 2**20
 MAPPING_LIMITS = Limits(MAX_MAPPING_BYTES, max_key_parts=16, max_depth=64, max_items=10_000, max_keys=10_000)
 MAX_NAME_CHARS = 1024
 
@@ -73,8 +85,10 @@ def check_template(layer: str, where: str) -> None:
     if "{i}" not in layer:
         raise CheckpointError(f"{where}: entry layer {shown(layer)} must contain {{i}} (the layer index)")
     if "{" in layer.replace("{i}", "") or "}" in layer.replace("{i}", ""):
-        raise CheckpointError(f"{where}: entry layer {shown(layer)} may contain only {{i}} between braces (the "
-                              "layer index; no format specifications, attributes or indexes)")
+        raise CheckpointError(
+            f"{where}: entry layer {shown(layer)} may contain only {{i}} between braces (the "
+            "layer index; no format specifications, attributes or indexes)"
+        )
 
 
 def _text(where: str, key: str, value, allowed: tuple[str, ...] | None = None) -> str:
@@ -98,12 +112,15 @@ def parse_mapping(data, where: str = "mapping") -> tuple[Family, dict[str, int]]
     layer = data.get("layer", base.layer if base else None)
     layer = _text(where, "layer", layer)
     check_template(layer, where)
-    orientation = _text(where, "orientation", data.get("orientation", base.orientation if base else "out_in"),
-                        ("out_in", "in_out"))
+    orientation = _text(
+        where, "orientation", data.get("orientation", base.orientation if base else "out_in"), ("out_in", "in_out")
+    )
     layout = _text(where, "layout", data.get("layout", base.layout if base else POST_LN), (POST_LN, PRE_LN))
     activation = data.get("activation", base.activation if base else "gelu")
     if canonical_activation(activation) not in ACTIVATIONS:
-        raise CheckpointError(f"{where}: entry activation is {shown(activation)}; expected one of {', '.join(ACTIVATIONS)}")
+        raise CheckpointError(
+            f"{where}: entry activation is {shown(activation)}; expected one of {', '.join(ACTIVATIONS)}"
+        )
     prefixes = data.get("prefixes", list(base.prefixes) if base else [""])
     if not isinstance(prefixes, list) or not all(isinstance(p, str) for p in prefixes) or not prefixes:
         raise CheckpointError(f"{where}: entry prefixes must be a non-empty list of strings")
@@ -129,12 +146,24 @@ def parse_mapping(data, where: str = "mapping") -> tuple[Family, dict[str, int]]
             raise CheckpointError(f"{where}: entry tensors.{r} is missing")
     rope = data.get("rope", base.rope if base else False)
     if not isinstance(rope, bool):
-        raise CheckpointError(f"{where}: entry rope must be true or false (rotary position embeddings), got {shown(rope)}")
+        raise CheckpointError(
+            f"{where}: entry rope must be true or false (rotary position embeddings), got {shown(rope)}"
+        )
     template = base or FAMILIES["bert"]
-    family = replace(template, name=_text(where, "name", data.get("name", "custom")), model_types=(), layer=layer,
-                     orientation=orientation, layout=layout, activation=canonical_activation(activation),
-                     activation_fields=(), prefixes=tuple(prefixes), note="described by a user mapping file", rope=rope,
-                     **{r: roles[r] for r in TENSOR_ROLES})
+    family = replace(
+        template,
+        name=_text(where, "name", data.get("name", "custom")),
+        model_types=(),
+        layer=layer,
+        orientation=orientation,
+        layout=layout,
+        activation=canonical_activation(activation),
+        activation_fields=(),
+        prefixes=tuple(prefixes),
+        note="described by a user mapping file",
+        rope=rope,
+        **{r: roles[r] for r in TENSOR_ROLES},
+    )
     sizes = data.get("sizes", {})
     if not isinstance(sizes, dict):
         raise CheckpointError(f"{where}: entry sizes must be a table")
@@ -148,8 +177,21 @@ def parse_mapping(data, where: str = "mapping") -> tuple[Family, dict[str, int]]
 
 def mapping_json_example() -> str:
     """The module docstring's example as JSON (what a ``.json`` mapping looks like)."""
-    return json.dumps({"layer": "blocks.{i}.", "layout": "pre_ln", "activation": "silu",
-                       "tensors": {"query": "attn.wq.weight", "key": "attn.wk.weight", "value": "attn.wv.weight",
-                                   "output": "attn.wo.weight", "mlp_in": "ffn.w3.weight", "mlp_out": "ffn.w2.weight",
-                                   "mlp_gate": "ffn.w1.weight"},
-                       "sizes": {"layers": 2, "hidden": 16, "heads": 4, "intermediate": 48}}, indent=2)
+    return json.dumps(
+        {
+            "layer": "blocks.{i}.",
+            "layout": "pre_ln",
+            "activation": "silu",
+            "tensors": {
+                "query": "attn.wq.weight",
+                "key": "attn.wk.weight",
+                "value": "attn.wv.weight",
+                "output": "attn.wo.weight",
+                "mlp_in": "ffn.w3.weight",
+                "mlp_out": "ffn.w2.weight",
+                "mlp_gate": "ffn.w1.weight",
+            },
+            "sizes": {"layers": 2, "hidden": 16, "heads": 4, "intermediate": 48},
+        },
+        indent=2,
+    )

@@ -25,13 +25,31 @@ import numpy as np
 from sabounds.numerics.checkpoints.errors import CheckpointError, one_line, shown
 from sabounds.numerics.checkpoints.paths import model_relative, read_range
 
-MAX_ONNX_BYTES = 2 ** 31
-_PASS_THROUGH = {"Add", "Sub", "Mul", "Div", "Reshape", "Transpose", "Cast", "Identity", "Squeeze", "Unsqueeze",
-                 "Dropout", "Where", "Expand"}
+MAX_ONNX_BYTES = 2**31
+_PASS_THROUGH = {
+    "Add",
+    "Sub",
+    "Mul",
+    "Div",
+    "Reshape",
+    "Transpose",
+    "Cast",
+    "Identity",
+    "Squeeze",
+    "Unsqueeze",
+    "Dropout",
+    "Where",
+    "Expand",
+}
 _ROLES = ("query", "key", "value", "output", "mlp_in", "mlp_out")
-_BERT_NAMES = {"query": "attention.self.query.weight", "key": "attention.self.key.weight",
-               "value": "attention.self.value.weight", "output": "attention.output.dense.weight",
-               "mlp_in": "intermediate.dense.weight", "mlp_out": "output.dense.weight"}
+_BERT_NAMES = {
+    "query": "attention.self.query.weight",
+    "key": "attention.self.key.weight",
+    "value": "attention.self.value.weight",
+    "output": "attention.output.dense.weight",
+    "mlp_in": "intermediate.dense.weight",
+    "mlp_out": "output.dense.weight",
+}
 MAX_WALK = 64
 
 
@@ -73,6 +91,7 @@ class OnnxStore:
     def _array(self, tensor) -> np.ndarray:
         """A tensor's values, external data read relative to the model file; any failure one line naming it."""
         from onnx import TensorProto
+
         where = f"{self.path} (initializer {shown(tensor.name)})"
         if tensor.data_type == TensorProto.UNDEFINED or tensor.data_type not in TensorProto.DataType.values():
             raise CheckpointError(f"{where}: data type {tensor.data_type} is not a number type")
@@ -86,6 +105,7 @@ class OnnxStore:
     def _inline(self, tensor, where: str):
         """A copy of ``tensor`` with its external bytes read in (offset and length checked against its size)."""
         from onnx import TensorProto, helper
+
         info = {entry.key: entry.value for entry in tensor.external_data}
         path = model_relative(self.path.parent, info.get("location"), where, "external data")
         try:
@@ -95,8 +115,10 @@ class OnnxStore:
             raise CheckpointError(f"{where}: malformed external data entry ({one_line(exc)})") from None
         expected = int(np.prod([int(d) for d in tensor.dims], dtype=object)) * itemsize
         if length is not None and str(length).strip().isdigit() and int(length) != expected:
-            raise CheckpointError(f"{where}: external data length {length} differs from the {expected} bytes its "
-                                  f"shape {list(tensor.dims)} needs")
+            raise CheckpointError(
+                f"{where}: external data length {length} differs from the {expected} bytes its "
+                f"shape {list(tensor.dims)} needs"
+            )
         if expected > MAX_ONNX_BYTES:
             raise CheckpointError(f"{where}: external data of {expected} bytes exceeds {MAX_ONNX_BYTES}")
         inline = TensorProto()
@@ -145,8 +167,11 @@ class OnnxStore:
                 return node
             if node.op_type not in _PASS_THROUGH:
                 return None
-            name = node.input[0] if node.input[0] not in self._init and node.input[0] not in self._const else (
-                node.input[1] if len(node.input) > 1 else node.input[0])
+            name = (
+                node.input[0]
+                if node.input[0] not in self._init and node.input[0] not in self._const
+                else (node.input[1] if len(node.input) > 1 else node.input[0])
+            )
         return None
 
     def _depends_on(self, tensor: str, source: str) -> bool:
@@ -244,8 +269,10 @@ class OnnxStore:
         for layer, roles in enumerate(layer_roles):
             missing = [r for r in _ROLES if r not in roles]
             if missing:
-                raise CheckpointError(f"{self.path}: layer {layer} of the graph: no {', '.join(missing)} projection "
-                                      "found; the graph is not a BERT-style encoder (use a safetensors export)")
+                raise CheckpointError(
+                    f"{self.path}: layer {layer} of the graph: no {', '.join(missing)} projection "
+                    "found; the graph is not a BERT-style encoder (use a safetensors export)"
+                )
             for role, i in roles.items():
                 name, out_in = projections[i][1]
                 weight = self._array(self._init[name])
@@ -253,8 +280,13 @@ class OnnxStore:
             hidden = tensors[f"encoder.layer.{layer}.attention.self.query.weight"][0].shape[1]
             inner = tensors[f"encoder.layer.{layer}.intermediate.dense.weight"][0].shape[0]
         heads = self._heads(projections[layer_roles[0]["query"]][0].output[0], hidden)
-        config = {"model_type": "bert", "num_hidden_layers": len(layer_roles), "hidden_size": hidden,
-                  "intermediate_size": inner, "hidden_act": "gelu" if self._has("Erf") else "unknown"}
+        config = {
+            "model_type": "bert",
+            "num_hidden_layers": len(layer_roles),
+            "hidden_size": hidden,
+            "intermediate_size": inner,
+            "hidden_act": "gelu" if self._has("Erf") else "unknown",
+        }
         if heads is not None:
             config["num_attention_heads"] = heads
         return tensors, config

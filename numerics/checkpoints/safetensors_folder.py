@@ -63,11 +63,14 @@ class SafetensorsFile:
                 raw = np.memmap(self.path, dtype="<u2", mode="r", offset=start, shape=((end - start) // 2,))
                 return _bfloat16_to_float32(np.asarray(raw)).reshape(self.shape(name))
             if dtype not in _NUMPY_DTYPES:
-                raise CheckpointError(f"{shown(self.path)}: tensor {shown(name)} has dtype {dtype}; "
-                                      "expected F32, F16, BF16 or F64")
+                raise CheckpointError(
+                    f"{shown(self.path)}: tensor {shown(name)} has dtype {dtype}; expected F32, F16, BF16 or F64"
+                )
             return self._handle.get_tensor(name)
         except (SafetensorError, OSError, ValueError, KeyError) as exc:
-            raise CheckpointError(f"{shown(self.path)}: tensor {shown(name)} cannot be read ({one_line(exc)})") from None
+            raise CheckpointError(
+                f"{shown(self.path)}: tensor {shown(name)} cannot be read ({one_line(exc)})"
+            ) from None
 
 
 class PickleFile:
@@ -78,8 +81,10 @@ class PickleFile:
         try:
             import torch
         except ImportError:
-            raise CheckpointError(f"{path}: --allow-pickle needs PyTorch for its weights-only loader "
-                                  "(torch.load(weights_only=True)); install torch or convert to safetensors") from None
+            raise CheckpointError(
+                f"{path}: --allow-pickle needs PyTorch for its weights-only loader "
+                "(torch.load(weights_only=True)); install torch or convert to safetensors"
+            ) from None
         try:
             state = torch.load(str(path), map_location="cpu", weights_only=True)
         except Exception as exc:  # torch raises many types for a bad or unsafe file
@@ -95,23 +100,35 @@ class PickleFile:
     def read(self, name: str) -> np.ndarray:
         """A dense real tensor as float64; a meta, sparse, quantized or complex one is one line naming it."""
         tensor = self._state[name]
-        kind = ("meta (no data)" if getattr(tensor, "is_meta", False) else
-                f"sparse ({tensor.layout})" if str(getattr(tensor, "layout", "torch.strided")) != "torch.strided" else
-                "quantized" if getattr(tensor, "is_quantized", False) else
-                "complex" if tensor.is_complex() else None)
+        kind = (
+            "meta (no data)"
+            if getattr(tensor, "is_meta", False)
+            else f"sparse ({tensor.layout})"
+            if str(getattr(tensor, "layout", "torch.strided")) != "torch.strided"
+            else "quantized"
+            if getattr(tensor, "is_quantized", False)
+            else "complex"
+            if tensor.is_complex()
+            else None
+        )
         if kind is not None:
-            raise CheckpointError(f"{shown(self.path)}: tensor {shown(name)} is a {kind} tensor, not dense real weights")
+            raise CheckpointError(
+                f"{shown(self.path)}: tensor {shown(name)} is a {kind} tensor, not dense real weights"
+            )
         try:
             return tensor.double().numpy()
         except Exception as exc:  # torch raises RuntimeError and others for tensors it cannot convert
-            raise CheckpointError(f"{shown(self.path)}: tensor {shown(name)} cannot be read ({one_line(exc)})") from None
+            raise CheckpointError(
+                f"{shown(self.path)}: tensor {shown(name)} cannot be read ({one_line(exc)})"
+            ) from None
 
 
 def refuse_pickle(path: Path) -> CheckpointError:
     return CheckpointError(
-        f"{path}: refusing to unpickle a PyTorch checkpoint; convert it to safetensors (python -c \"import torch; "
+        f'{path}: refusing to unpickle a PyTorch checkpoint; convert it to safetensors (python -c "import torch; '
         "from safetensors.torch import save_file; save_file(torch.load('pytorch_model.bin', weights_only=True), "
-        "'model.safetensors')\") or pass --allow-pickle to use PyTorch's weights-only loader")
+        "'model.safetensors')\") or pass --allow-pickle to use PyTorch's weights-only loader"
+    )
 
 
 def shard_map(index: Path) -> dict[str, str]:
@@ -122,8 +139,9 @@ def shard_map(index: Path) -> dict[str, str]:
         raise CheckpointError(f"{index}: field weight_map is missing or not a non-empty object")
     for tensor, name in weight_map.items():
         if not isinstance(name, str) or not name or Path(name).name != name or name in (".", ".."):
-            raise CheckpointError(f"{index}: field weight_map maps {shown(tensor)} to {shown(name)}, "
-                                  "not a file in the model directory")
+            raise CheckpointError(
+                f"{index}: field weight_map maps {shown(tensor)} to {shown(name)}, not a file in the model directory"
+            )
     for name in sorted(set(weight_map.values())):
         if not (index.parent / name).is_file():
             raise CheckpointError(f"{shown(index.parent / name)}: shard listed in weight_map is missing")
@@ -147,8 +165,9 @@ class SafetensorsFolder:
             self._where = {}
             for tensor, name in weight_map.items():
                 if tensor not in opened[name].names:
-                    raise CheckpointError(f"{index}: weight_map puts tensor {shown(tensor)} in {shown(name)}, "
-                                          "which does not contain it")
+                    raise CheckpointError(
+                        f"{index}: weight_map puts tensor {shown(tensor)} in {shown(name)}, which does not contain it"
+                    )
                 self._where[tensor] = opened[name]
             for name, f in opened.items():
                 for tensor in sorted(f.names):
@@ -156,7 +175,8 @@ class SafetensorsFolder:
                     if owner is not None and owner is not f:
                         raise CheckpointError(
                             f"{index}: tensor {shown(tensor)} is in shard {shown(owner.path.name)} (as the weight_map "
-                            f"says) and also in shard {shown(name)}; remove the duplicate")
+                            f"says) and also in shard {shown(name)}; remove the duplicate"
+                        )
                     if owner is None:  # a tensor the index does not list (e.g. a buffer): taken from its one shard
                         self._where[tensor] = f
         elif pickled.is_file():

@@ -31,9 +31,14 @@ from sabounds.numerics.checkpoints.layers import LayerMatrices, assemble
 from sabounds.numerics.checkpoints.rope import RopeSpec, rope_from_config
 from sabounds.numerics.checkpoints.stores import ArrayStore, TensorStore
 
-_GENERIC_FIELDS = {"layers": ("num_hidden_layers", "n_layer", "n_layers"), "hidden": ("hidden_size", "n_embd", "dim"),
-                   "heads": ("num_attention_heads", "n_head", "n_heads"), "kv_heads": ("num_key_value_heads",),
-                   "head_dim": ("head_dim",), "intermediate": ("intermediate_size", "n_inner", "hidden_dim")}
+_GENERIC_FIELDS = {
+    "layers": ("num_hidden_layers", "n_layer", "n_layers"),
+    "hidden": ("hidden_size", "n_embd", "dim"),
+    "heads": ("num_attention_heads", "n_head", "n_heads"),
+    "kv_heads": ("num_key_value_heads",),
+    "head_dim": ("head_dim",),
+    "intermediate": ("intermediate_size", "n_inner", "hidden_dim"),
+}
 
 
 _EPS_FIELDS = ("rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "norm_eps")
@@ -72,12 +77,12 @@ class ModelShape:
     @property
     def published(self) -> bool:
         """True when the published proxy applies unchanged: a post-LN layer with GELU, ungated, one K/V per head."""
-        return (self.layout == POST_LN and self.activation == "gelu" and not self.gated
-                and self.kv_heads == self.heads)
+        return self.layout == POST_LN and self.activation == "gelu" and not self.gated and self.kv_heads == self.heads
 
 
-def _read_sizes(config: Mapping, family: Family, where: str,
-                fixed: dict) -> tuple[dict[str, int | None], dict[str, str]]:
+def _read_sizes(
+    config: Mapping, family: Family, where: str, fixed: dict
+) -> tuple[dict[str, int | None], dict[str, str]]:
     """Each size of ``SIZE_FIELDS`` from ``fixed`` or the first of the family's config fields that is set (``None`` for
     an optional size that is absent), and the field it came from; one-line error on a missing or bad size."""
     sizes: dict[str, int | None] = {}
@@ -99,8 +104,10 @@ def _read_sizes(config: Mapping, family: Family, where: str,
             sizes[size] = None
             continue
         if value is None and not config:
-            raise CheckpointError(f"{where}: no sizes; give the {size} size in the mapping's [sizes] table or a "
-                                  "config.json (or config=) with it")
+            raise CheckpointError(
+                f"{where}: no sizes; give the {size} size in the mapping's [sizes] table or a "
+                "config.json (or config=) with it"
+            )
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise CheckpointError(f"{where}: field {named} must be a positive integer, got {shown(value)}")
         sizes[size], names[size] = value, named
@@ -114,8 +121,10 @@ def _activation(config: Mapping, family: Family, where: str) -> str:
         if f in config:
             activation = canonical_activation(config[f])
             if activation is None:
-                raise CheckpointError(f"{where}: field {f} is {shown(config[f])}, an activation without a derived "
-                                      "Lipschitz constant (supported: gelu, gelu_new/gelu_tanh, relu, silu)")
+                raise CheckpointError(
+                    f"{where}: field {f} is {shown(config[f])}, an activation without a derived "
+                    "Lipschitz constant (supported: gelu, gelu_new/gelu_tanh, relu, silu)"
+                )
             break
     return activation
 
@@ -129,8 +138,9 @@ def _norm_eps(config: Mapping, family: Family, where: str):
     return eps
 
 
-def shape_from_config(config: Mapping, family: Family, where: str,
-                      fixed: Mapping[str, int] | None = None) -> tuple[ModelShape, dict[str, str]]:
+def shape_from_config(
+    config: Mapping, family: Family, where: str, fixed: Mapping[str, int] | None = None
+) -> tuple[ModelShape, dict[str, str]]:
     """Read the sizes of ``family`` from a config dict (``fixed`` sizes win); one-line error naming the field.
     Also returns, per size, the field it came from (for later messages)."""
     sizes, names = _read_sizes(config, family, where, dict(fixed or {}))
@@ -138,24 +148,39 @@ def shape_from_config(config: Mapping, family: Family, where: str,
         sizes["intermediate"] = family.intermediate_default * sizes["hidden"]
     heads, kv = sizes["heads"], sizes["kv_heads"] or sizes["heads"]
     if sizes["head_dim"] is None and sizes["hidden"] % heads:
-        raise CheckpointError(f"{where}: field {names['hidden']} ({sizes['hidden']}) is not divisible by "
-                              f"{names['heads']} ({heads})")
+        raise CheckpointError(
+            f"{where}: field {names['hidden']} ({sizes['hidden']}) is not divisible by {names['heads']} ({heads})"
+        )
     if heads % kv:
-        raise CheckpointError(f"{where}: field {names['heads']} ({heads}) is not a multiple of "
-                              f"{names['kv_heads']} ({kv})")
+        raise CheckpointError(
+            f"{where}: field {names['heads']} ({heads}) is not a multiple of {names['kv_heads']} ({kv})"
+        )
     activation = _activation(config, family, where)
     head_dim = sizes["head_dim"] or sizes["hidden"] // heads
     if family.layout == PRE_LN and config.get("scale_attn_weights") is False:
-        raise CheckpointError(f"{where}: field scale_attn_weights is false: scores without the 1/sqrt(d_h) scale "
-                              "are not described (the pre-LN attention factor divides by sqrt(d_h))")
+        raise CheckpointError(
+            f"{where}: field scale_attn_weights is false: scores without the 1/sqrt(d_h) scale "
+            "are not described (the pre-LN attention factor divides by sqrt(d_h))"
+        )
     eps = _norm_eps(config, family, where)
     try:
         rope = rope_from_config(config, head_dim, where) if family.rope else None
     except ValueError as exc:
         raise CheckpointError(str(exc)) from None
-    shape = ModelShape(sizes["layers"], sizes["hidden"], heads, sizes["intermediate"], kv, sizes["head_dim"],
-                       family.name, family.layout, activation, family.gated,
-                       None if eps is None else float(eps), rope)
+    shape = ModelShape(
+        sizes["layers"],
+        sizes["hidden"],
+        heads,
+        sizes["intermediate"],
+        kv,
+        sizes["head_dim"],
+        family.name,
+        family.layout,
+        activation,
+        family.gated,
+        None if eps is None else float(eps),
+        rope,
+    )
     return shape, {k: f"{where}: field {v}" for k, v in names.items()}
 
 
@@ -181,9 +206,16 @@ class CheckpointSource:
     """Tensors of one model under one family's names: ``tensor(name, shape)`` and ``layer(i)``, in float64;
     ``context`` the checkpoint's own context length and its source (``(None, "")`` when it states none)."""
 
-    def __init__(self, store: TensorStore, family: Family, shape: tuple[ModelShape, dict[str, str]], label: str,
-                 model_dir: Path | None = None, files: tuple[Path, ...] = (),
-                 context: tuple[int | None, str] = (None, "")):
+    def __init__(
+        self,
+        store: TensorStore,
+        family: Family,
+        shape: tuple[ModelShape, dict[str, str]],
+        label: str,
+        model_dir: Path | None = None,
+        files: tuple[Path, ...] = (),
+        context: tuple[int | None, str] = (None, ""),
+    ):
         self.shape, self.size_fields = shape
         self.store, self.family, self.label = store, family, label
         self.model_dir, self.files, self.context = model_dir, files, context
@@ -194,12 +226,12 @@ class CheckpointSource:
         """The tensor ``prefix + name`` as float64, checked for shape and for NaN or Inf entries."""
         full = self.prefix + name
         if full not in self.store.names:
-            raise CheckpointError(f"{self.store.where(full)}: missing tensor {shown(full)} "
-                                  f"({self.family.name} family)")
+            raise CheckpointError(f"{self.store.where(full)}: missing tensor {shown(full)} ({self.family.name} family)")
         found = tuple(self.store.shape(full))
         if found != tuple(shape):
-            raise CheckpointError(f"{self.store.where(full)}: tensor {shown(full)} has shape {list(found)}, "
-                                  f"expected {list(shape)}")
+            raise CheckpointError(
+                f"{self.store.where(full)}: tensor {shown(full)} has shape {list(found)}, expected {list(shape)}"
+            )
         raw = self.store.read(full)
         values = np.asarray(raw, dtype=np.float64)
         narrow = raw if isinstance(raw, np.ndarray) and raw.dtype.kind == "f" and raw.itemsize <= 8 else values
@@ -229,8 +261,10 @@ class CheckpointSource:
         for index in range(min(layers, len(self.store.names) + 1)):
             for name in self.layer_names(index):
                 if name not in self.store.names:
-                    raise CheckpointError(f"{self.store.where(name)}: missing tensor {shown(name)} of layer {index} "
-                                          f"({self.family.name} family; the config claims {layers} layers)")
+                    raise CheckpointError(
+                        f"{self.store.where(name)}: missing tensor {shown(name)} of layer {index} "
+                        f"({self.family.name} family; the config claims {layers} layers)"
+                    )
 
     def layer(self, index: int) -> LayerMatrices:
         """Layer ``index`` (0-based) cut into the paper's matrices (``sabounds.numerics.checkpoints.layers``)."""
@@ -249,6 +283,7 @@ class CheckpointSource:
                 known = bound_of(self.prefix + name, values)
                 bounds[name] = np.full_like(values, np.nan) if known is None else known
             return values
+
         layer = self._assemble(index, read)
         if bound_of is None:
             return layer, None
@@ -260,7 +295,7 @@ class CheckpointSource:
         base = f.layer_name(index)
         if f.qkv:
             fused = self._linear(base + f.qkv, dq + 2 * dkv, n, read)
-            q, k, v = fused[:dq], fused[dq:dq + dkv], fused[dq + dkv:]
+            q, k, v = fused[:dq], fused[dq : dq + dkv], fused[dq + dkv :]
         else:
             q = self._linear(base + f.query, dq, n, read)
             k = self._linear(base + f.key, dkv, n, read)
@@ -272,13 +307,16 @@ class CheckpointSource:
         norms = {}
         for role in ("attn_norm", "mlp_norm"):
             weight = getattr(f, role)
-            bias = getattr(f, role + "_bias") or (weight[:-len("weight")] + "bias" if weight and
-                                                  weight.endswith(".weight") else None)
+            bias = getattr(f, role + "_bias") or (
+                weight[: -len("weight")] + "bias" if weight and weight.endswith(".weight") else None
+            )
             norms[role] = self._optional(base, weight, n, f.norm_offset)
             norms[role + "_bias"] = self._optional(base, bias, n, 0.0)
         if f.post_norms:
-            norms["post_norms"] = tuple((self._optional(base, w, n, 0.0), self._optional(base, w[:-len("weight")] + "bias", n, 0.0))
-                                        for w in f.post_norms)
+            norms["post_norms"] = tuple(
+                (self._optional(base, w, n, 0.0), self._optional(base, w[: -len("weight")] + "bias", n, 0.0))
+                for w in f.post_norms
+            )
         return assemble(index, q, k, v, o, up, down, s.heads, s.kv_heads, gate, **norms)
 
     def embedding_norm(self) -> tuple[np.ndarray | None, np.ndarray | None, str]:
@@ -292,10 +330,19 @@ class CheckpointSource:
             return None, None, f"the checkpoint has no {shown(name)}"
         width = tuple(self.store.shape(name))
         if width != (n,):
-            return None, None, (f"{shown(name)} has shape {list(width)}, not [{n}]: a projection follows it, so layer 1 "
-                                "does not read its output")
-        return (self.tensor(f.embedding_norm, (n,)), self._optional("", f.embedding_norm[:-len("weight")] + "bias", n, 0.0),
-                "")
+            return (
+                None,
+                None,
+                (
+                    f"{shown(name)} has shape {list(width)}, not [{n}]: a projection follows it, so layer 1 "
+                    "does not read its output"
+                ),
+            )
+        return (
+            self.tensor(f.embedding_norm, (n,)),
+            self._optional("", f.embedding_norm[: -len("weight")] + "bias", n, 0.0),
+            "",
+        )
 
     def _optional(self, base: str, name: str | None, n: int, offset: float) -> np.ndarray | None:
         """A norm's weight (plus the family's offset) or bias where the checkpoint has it, else None."""
@@ -305,13 +352,16 @@ class CheckpointSource:
 
 
 def _unknown(where: str, model_type) -> CheckpointError:
-    return CheckpointError(f"{where}: field model_type is {shown(model_type)}, not a supported family ({supported()}); "
-                           "describe the model with a mapping file (--mapping FILE, TOML or JSON; see "
-                           "docs/api_example/custom_mapping.toml)")
+    return CheckpointError(
+        f"{where}: field model_type is {shown(model_type)}, not a supported family ({supported()}); "
+        "describe the model with a mapping file (--mapping FILE, TOML or JSON; see "
+        "docs/api_example/custom_mapping.toml)"
+    )
 
 
 def _family_for(config: Mapping, where: str, architecture, mapping) -> tuple[Family, dict]:
     from sabounds.numerics.checkpoints.mapping import load_mapping, parse_mapping
+
     if mapping is not None:
         if isinstance(mapping, Family):
             return mapping, {}
@@ -340,7 +390,9 @@ def _config_of(config, where: str) -> dict:
     return data
 
 
-def open_source(source, mapping=None, *, config=None, architecture=None, allow_pickle: bool = False) -> CheckpointSource:
+def open_source(
+    source, mapping=None, *, config=None, architecture=None, allow_pickle: bool = False
+) -> CheckpointSource:
     """Open ``source`` (folder, ``.onnx`` file, dict of arrays, torch state_dict or module) as a CheckpointSource.
 
     ``config`` (a dict or a path to ``config.json``) supplies the sizes when the source has none of its own;
@@ -350,38 +402,55 @@ def open_source(source, mapping=None, *, config=None, architecture=None, allow_p
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         from sabounds.numerics.checkpoints.gguf_file import gguf_in_folder
+
         path = gguf_in_folder(path)
         if path.is_file() and path.suffix.lower() == ".gguf":
             from sabounds.numerics.checkpoints.gguf_file import GGUFStore, gguf_config
+
             store = GGUFStore(path)
             family, cfg = gguf_config(store, architecture if isinstance(architecture, str) else None)
             if mapping is not None or isinstance(architecture, Family):
                 family, _ = _family_for(cfg, str(path), architecture, mapping)
             context = context_length(store.metadata, str(path), (f"{store.architecture}.context_length",))
-            return CheckpointSource(store, family, shape_from_config(cfg, family, str(path)), str(path), None,
-                                    tuple(store.parts), context)
+            return CheckpointSource(
+                store, family, shape_from_config(cfg, family, str(path)), str(path), None, tuple(store.parts), context
+            )
         if path.is_file() and path.suffix.lower() == ".onnx":
             from sabounds.numerics.checkpoints.onnx_model import OnnxStore
+
             store = OnnxStore(path)
             cfg = {**store.config, **_config_of(config, str(path))}
             if "num_attention_heads" not in cfg and mapping is None:
-                raise CheckpointError(f"{path}: the number of attention heads is not readable from the graph (no "
-                                      "[batch, seq, H, d_h] reshape); pass config={'num_attention_heads': H}")
+                raise CheckpointError(
+                    f"{path}: the number of attention heads is not readable from the graph (no "
+                    "[batch, seq, H, d_h] reshape); pass config={'num_attention_heads': H}"
+                )
             where, label, files = str(path), str(path), (path,)
         elif path.is_dir():
             from sabounds.numerics.checkpoints.safetensors_folder import SafetensorsFolder
+
             config_path = path / "config.json"
             if config is None and not config_path.is_file() and mapping is None:
-                raise CheckpointError(f"{config_path}: no such file (a Hugging Face model directory needs config.json, "
-                                      "or pass a mapping file with its sizes)")
-            cfg = _config_of(config if config is not None else (config_path if config_path.is_file() else None),
-                             str(config_path))
+                raise CheckpointError(
+                    f"{config_path}: no such file (a Hugging Face model directory needs config.json, "
+                    "or pass a mapping file with its sizes)"
+                )
+            cfg = _config_of(
+                config if config is not None else (config_path if config_path.is_file() else None), str(config_path)
+            )
             where = str(config_path)
             family, fixed = _family_for(cfg, where, architecture, mapping)
             store = SafetensorsFolder(path, allow_pickle)
             model_dir, label, files = path, str(path), tuple(f.path for f in store.files)
-            return CheckpointSource(store, family, shape_from_config(cfg, family, where, fixed), label, model_dir, files,
-                                    context_length(cfg, where))
+            return CheckpointSource(
+                store,
+                family,
+                shape_from_config(cfg, family, where, fixed),
+                label,
+                model_dir,
+                files,
+                context_length(cfg, where),
+            )
         elif not path.exists():
             raise CheckpointError(f"{shown(path)}: no such file or directory")
         else:
@@ -395,10 +464,13 @@ def open_source(source, mapping=None, *, config=None, architecture=None, allow_p
         own = own.to_dict() if hasattr(own, "to_dict") else {}
         cfg, where, label = {**own, **_config_of(config, "config")}, f"{type(source).__name__}.config", store.label
     else:
-        raise CheckpointError(f"cannot read weights from a {type(source).__name__}; expected a model folder, an .onnx "
-                              "file, a dict of arrays, a torch state_dict or an nn.Module")
+        raise CheckpointError(
+            f"cannot read weights from a {type(source).__name__}; expected a model folder, an .onnx "
+            "file, a dict of arrays, a torch state_dict or an nn.Module"
+        )
     if not cfg and mapping is None:
         raise CheckpointError(f"{label}: no sizes; pass config= (a config.json dict or path) or a mapping with [sizes]")
     family, fixed = _family_for(cfg, where, architecture, mapping)
-    return CheckpointSource(store, family, shape_from_config(cfg, family, where, fixed), label, model_dir, files,
-                            context_length(cfg, where))
+    return CheckpointSource(
+        store, family, shape_from_config(cfg, family, where, fixed), label, model_dir, files, context_length(cfg, where)
+    )

@@ -15,8 +15,12 @@ _WIDEN = "none: float values widened to float64 (bfloat16 by a 16-bit shift)"
 
 def _matrix_names(source, layers: int) -> list[str]:
     family = source.family
-    return [source.prefix + family.layer.format(i=i) + rel for i in range(layers)
-            for rel in family.layer_tensors().values() if rel]
+    return [
+        source.prefix + family.layer.format(i=i) + rel
+        for i in range(layers)
+        for rel in family.layer_tensors().values()
+        if rel
+    ]
 
 
 def storage_info(source, layers: int | None = None) -> dict:
@@ -26,10 +30,12 @@ def storage_info(source, layers: int | None = None) -> dict:
     store = source.store
     if hasattr(store, "type_name"):  # a GGUF file
         from sabounds.numerics.checkpoints.gguf_file import storage_summary
+
         return storage_summary(store, names)
     files = [Path(f) for f in getattr(source, "files", ())]
     if files and all(f.suffix == ".safetensors" for f in files):
         from sabounds.numerics.proxies.storage_rank import tensor_dtypes_of_file
+
         dtypes: dict[str, str] = {}
         for f in files:
             dtypes.update(tensor_dtypes_of_file(f))

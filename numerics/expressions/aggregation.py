@@ -27,6 +27,10 @@ def log_catalog(proxy, logs: dict[str, np.ndarray]) -> float:
     """``ln`` of a printed catalog proxy (``generated.CatalogProxy``) over slots given as ``name -> natural logs``."""
     n = len(next(iter(logs.values())))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        terms = np.broadcast_to(np.asarray(proxy.log_term(*(np.asarray(logs[x], dtype=np.float64) for x in proxy.symbols)),
-                                           dtype=np.float64), (n,))
+        terms = np.broadcast_to(
+            np.asarray(
+                proxy.log_term(*(np.asarray(logs[x], dtype=np.float64) for x in proxy.symbols)), dtype=np.float64
+            ),
+            (n,),
+        )
     return log_aggregate(terms, proxy.offset, proxy.log_outer, proxy.key)

@@ -56,19 +56,23 @@ def _real_finite(proxy: Proxy, values) -> np.ndarray:
     values = np.asarray(values)
     if np.iscomplexobj(values):
         if np.any(values.imag != 0):
-            raise ValueError("entry term: the term is negative or not real on this checkpoint "
-                             "(its logarithm is complex)")
+            raise ValueError(
+                "entry term: the term is negative or not real on this checkpoint (its logarithm is complex)"
+            )
         values = values.real
     try:
         values = values.astype(np.float64)
     except (TypeError, ValueError):
         raise ValueError("entry term: the term is not a real number") from None
     if np.any(np.isnan(values)):
-        raise ValueError("entry term: the term is negative, zero or undefined on this "
-                         "checkpoint (its logarithm is not a real number)")
+        raise ValueError(
+            "entry term: the term is negative, zero or undefined on this "
+            "checkpoint (its logarithm is not a real number)"
+        )
     if np.any(np.isinf(values)):
-        raise ValueError("entry term: the term overflows float64 or is zero on this checkpoint "
-                         "(its logarithm is infinite)")
+        raise ValueError(
+            "entry term: the term overflows float64 or is zero on this checkpoint (its logarithm is infinite)"
+        )
     return values
 
 
@@ -82,8 +86,9 @@ def log_value(proxy: Proxy, logs: dict[sp.Symbol, np.ndarray]) -> float:
             raw = term(*args)
         except (TypeError, ArithmeticError) as exc:
             raise ValueError(f"entry term: cannot be evaluated ({type(exc).__name__})") from None
-        logs = np.broadcast_to(_real_finite(proxy, raw) if proxy.source == "user" else
-                               np.asarray(raw, dtype=np.float64), (n,))
+        logs = np.broadcast_to(
+            _real_finite(proxy, raw) if proxy.source == "user" else np.asarray(raw, dtype=np.float64), (n,)
+        )
     return log_aggregate(logs, float(proxy.offset), outer, proxy.name)
 
 

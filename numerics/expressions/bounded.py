@@ -62,6 +62,7 @@ def _trig(fn):
         if x != 0 and mpmath.mag(x) > 3.33 * MAX_TRIG_DIGITS:
             raise MagnitudeError("trigonometric argument beyond 10^1000")
         return fn(x)
+
     return guarded
 
 
@@ -72,8 +73,15 @@ def _log(x):
 
 
 _FUNCTIONS = {
-    sp.exp: _exp, sp.log: _log, sp.Abs: abs, sp.gamma: _gamma, sp.erf: mpmath.erf,
-    sp.sin: _trig(mpmath.sin), sp.cos: _trig(mpmath.cos), sp.tanh: mpmath.tanh, sp.atan: mpmath.atan,
+    sp.exp: _exp,
+    sp.log: _log,
+    sp.Abs: abs,
+    sp.gamma: _gamma,
+    sp.erf: mpmath.erf,
+    sp.sin: _trig(mpmath.sin),
+    sp.cos: _trig(mpmath.cos),
+    sp.tanh: mpmath.tanh,
+    sp.atan: mpmath.atan,
 }
 
 

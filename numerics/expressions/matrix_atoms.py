@@ -40,7 +40,7 @@ def _independent_head(w: np.ndarray, r: int) -> np.ndarray:
     m, n = w.shape
     aug = np.block([[np.zeros((m, m)), w], [w.T, np.zeros((n, n))]])
     vals, vecs = np.linalg.eigh(aug)
-    top = np.argsort(vals)[::-1][:max(0, min(r, m, n))]
+    top = np.argsort(vals)[::-1][: max(0, min(r, m, n))]
     u, v = np.sqrt(2) * vecs[:m, top], np.sqrt(2) * vecs[m:, top]
     return (u * vals[top]) @ v.T
 
@@ -60,7 +60,7 @@ _IMPLEMENTATIONS: dict[type, Callable[..., float]] = {
     theory_atoms.SchattenQuantity: lambda w, p: schatten(singular_values(w), float(p)),
     theory_atoms.Rank: lambda w: float(numerical_rank(singular_values(w))),
     theory_atoms.MinDim: lambda w: float(min(w.shape)),
-    theory_atoms.TailFrobeniusSq: lambda w, r: float(np.sum(singular_values(w)[int(r):] ** 2)),
+    theory_atoms.TailFrobeniusSq: lambda w, r: float(np.sum(singular_values(w)[int(r) :] ** 2)),
     theory_atoms.SplitResidual: lambda w, r: _split_residual(w, int(r)),
     theory_atoms.SpectralNorm: lambda w: float(singular_values(w)[0]) if min(w.shape) else 0.0,
     theory_atoms.RowNormMax: lambda x: float(np.max(np.linalg.norm(x, axis=1))),

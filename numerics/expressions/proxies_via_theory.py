@@ -46,7 +46,9 @@ def grid(n_layers: int, width: int) -> np.ndarray:
 
 def slot_proxy(sigma: np.ndarray, gamma_alpha: float, n_layers: int, width: int, ps: np.ndarray) -> tuple[float, float]:
     """``(min over ps of the proxy summand, first minimiser)`` for one matrix with singular values ``sigma``."""
-    contrib = evaluate_float(proxy_summand, {M: schatten_grid(sigma, ps), rho: gamma_alpha, L: n_layers, N: width, p: ps})
+    contrib = evaluate_float(
+        proxy_summand, {M: schatten_grid(sigma, ps), rho: gamma_alpha, L: n_layers, N: width, p: ps}
+    )
     j = int(np.argmin(contrib))
     return float(contrib[j]), float(ps[j])
 
@@ -79,7 +81,7 @@ def stack_proxies(layers: Sequence[Layer], arch: Architecture, width: int) -> St
         heads = [{k.spectral: float(singular_values(layer[k.name][h])[0]) for k in head_kinds} for h in range(n_heads)]
         norms.append((shared, heads))
     lips = [_float(arch.layer_lipschitz_of(shared, heads)) for shared, heads in norms]
-    alphas = tuple(math.prod(lips[i + 1:]) for i in range(n_layers))
+    alphas = tuple(math.prod(lips[i + 1 :]) for i in range(n_layers))
     ours, terms, p_opt = 0.0, 0.0, []
     for i, layer in enumerate(layers):
         shared, heads = norms[i]
@@ -91,5 +93,18 @@ def stack_proxies(layers: Sequence[Layer], arch: Architecture, width: int) -> St
                 value, p_best = slot_proxy(singular_values(w), gamma * alphas[i], n_layers, width, ps)
                 ours += value
                 p_opt.append((f"{i}.{kind.name}.{h}", p_best))
-                terms += float(evaluate_float(edelman_theory.slot_term(edelman_theory.rho_1, edelman_theory.w_1), {edelman_theory.rho_1: gamma_e * alphas[i], edelman_theory.w_1: float(norm_21(np.asarray(w, dtype=float)))}))
-    return StackProxies(proxy_total(ours, n_layers), float(evaluate_float(edelman_theory.proxy_form(edelman_theory.xi), {edelman_theory.xi: terms})), tuple(p_opt), alphas)
+                terms += float(
+                    evaluate_float(
+                        edelman_theory.slot_term(edelman_theory.rho_1, edelman_theory.w_1),
+                        {
+                            edelman_theory.rho_1: gamma_e * alphas[i],
+                            edelman_theory.w_1: float(norm_21(np.asarray(w, dtype=float))),
+                        },
+                    )
+                )
+    return StackProxies(
+        proxy_total(ours, n_layers),
+        float(evaluate_float(edelman_theory.proxy_form(edelman_theory.xi), {edelman_theory.xi: terms})),
+        tuple(p_opt),
+        alphas,
+    )

@@ -27,8 +27,11 @@ def minimise_ours(log_s_p: np.ndarray, ps: np.ndarray, log_rho: np.ndarray, laye
     ps = np.asarray(ps, dtype=np.float64)
     lr = np.asarray(log_rho, dtype=np.float64)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
-        table = np.where(ps == 0.0, G.log_ours_summand_at_0(ps, log_s_p, lr, layers, math.log(hidden)),
-                         G.log_ours_summand(ps, log_s_p, lr, layers, math.log(hidden)))
+        table = np.where(
+            ps == 0.0,
+            G.log_ours_summand_at_0(ps, log_s_p, lr, layers, math.log(hidden)),
+            G.log_ours_summand(ps, log_s_p, lr, layers, math.log(hidden)),
+        )
     table = np.asarray(np.broadcast_to(table, log_s_p.shape), dtype=np.float64)
     best = np.argmin(table, axis=1)
     return table, best, np.exp(table[np.arange(len(best)), best])
@@ -42,5 +45,7 @@ def ours_total(minima: np.ndarray, layers: int) -> float:
 def log_edelman(log_rho: np.ndarray, norm_21: np.ndarray) -> float:
     """``ln edelman`` from each slot's ``ln rho_k = ln gamma^E_k alpha^(l)`` and ``||W_k||_{2,1}``."""
     with np.errstate(divide="ignore"):
-        return log_catalog(G.PROXIES["edelman.edelman"],
-                           {"rho": np.asarray(log_rho, dtype=np.float64), "w_21": np.log(np.asarray(norm_21, dtype=np.float64))})
+        return log_catalog(
+            G.PROXIES["edelman.edelman"],
+            {"rho": np.asarray(log_rho, dtype=np.float64), "w_21": np.log(np.asarray(norm_21, dtype=np.float64))},
+        )

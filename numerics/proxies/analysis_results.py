@@ -49,15 +49,32 @@ class MatrixResult:
     norms are upper bounds over the offsets' products, not a stored matrix's values (JSON keys ``*_bound``)."""
 
     def to_json(self) -> dict:
-        norms = {"spectral_norm": self.spectral_norm, "frobenius_norm": self.frobenius_norm, "norm_21": self.norm_21,
-                 "stable_rank": self.stable_rank}
+        norms = {
+            "spectral_norm": self.spectral_norm,
+            "frobenius_norm": self.frobenius_norm,
+            "norm_21": self.norm_21,
+            "stable_rank": self.stable_rank,
+        }
         if self.horn_bound:
-            norms = {"spectral_bound": self.spectral_norm, "frobenius_bound": self.frobenius_norm,
-                     "norm_21_bound": self.norm_21, "stable_rank_of_bounds": self.stable_rank}
-        return {"layer": self.layer, "head": self.head, "type": self.type, "rank": self.rank, **norms,
-                "values": "horn_bound" if self.horn_bound else "measured",
-                "alpha": self.alpha, "gamma": self.gamma, "scale": self.scale,
-                "p_opt": self.p_opt, "min_contribution": self.min_contribution}
+            norms = {
+                "spectral_bound": self.spectral_norm,
+                "frobenius_bound": self.frobenius_norm,
+                "norm_21_bound": self.norm_21,
+                "stable_rank_of_bounds": self.stable_rank,
+            }
+        return {
+            "layer": self.layer,
+            "head": self.head,
+            "type": self.type,
+            "rank": self.rank,
+            **norms,
+            "values": "horn_bound" if self.horn_bound else "measured",
+            "alpha": self.alpha,
+            "gamma": self.gamma,
+            "scale": self.scale,
+            "p_opt": self.p_opt,
+            "min_contribution": self.min_contribution,
+        }
 
 
 @dataclass(frozen=True)
@@ -107,24 +124,41 @@ class ModelAnalysis:
 
     def p_zero_counts(self) -> dict[str, tuple[int, int]]:
         """Per type: (how many matrices chose p = 0, how many there are)."""
-        return {t: (sum(m.p_opt == 0.0 for m in self.matrices if m.type == t),
-                    sum(m.type == t for m in self.matrices)) for t in self.types()}
+        return {
+            t: (sum(m.p_opt == 0.0 for m in self.matrices if m.type == t), sum(m.type == t for m in self.matrices))
+            for t in self.types()
+        }
 
     def to_json(self) -> dict:
         from sabounds.numerics.proxies.layer_factors import unmodelled
+
         s = self.shape
-        return {"model": {"L": s.layers, "N": s.hidden, "heads": s.heads, "head_dim": s.head_dim,
-                          "intermediate": s.intermediate, "kv_heads": s.kv_heads, "family": s.family,
-                          "layout": s.layout, "activation": s.activation, "gated": s.gated,
-                          **({"norm_eps": s.norm_eps} if s.layout == PRE_LN else {}),
-                          **({"rope": s.rope.describe()} if s.rope is not None else {})},
-                "proxy": self.proxy, "departures": list(self.departures),
-                "unmodelled": [u.to_json() for u in unmodelled(s)],
-                "grid_m": self.grid_m,
-                "matrices": [m.to_json() for m in self.matrices],
-                "totals": {"ours": self.ours, "edelman": self.edelman},
-                "baselines": {name: {"value": v, "source": src} for name, src, v in self.baselines},
-                "variants": {"ours_lphi_in_gamma": self.variants.ours_lphi_in_gamma,
-                             "edelman_qk_factor_2": self.variants.edelman_qk_factor_2},
-                "layer_factors": list(self.layer_factors),
-                "settings": {"lphi": self.lphi, "rank_tol": self.rank_tol}}
+        return {
+            "model": {
+                "L": s.layers,
+                "N": s.hidden,
+                "heads": s.heads,
+                "head_dim": s.head_dim,
+                "intermediate": s.intermediate,
+                "kv_heads": s.kv_heads,
+                "family": s.family,
+                "layout": s.layout,
+                "activation": s.activation,
+                "gated": s.gated,
+                **({"norm_eps": s.norm_eps} if s.layout == PRE_LN else {}),
+                **({"rope": s.rope.describe()} if s.rope is not None else {}),
+            },
+            "proxy": self.proxy,
+            "departures": list(self.departures),
+            "unmodelled": [u.to_json() for u in unmodelled(s)],
+            "grid_m": self.grid_m,
+            "matrices": [m.to_json() for m in self.matrices],
+            "totals": {"ours": self.ours, "edelman": self.edelman},
+            "baselines": {name: {"value": v, "source": src} for name, src, v in self.baselines},
+            "variants": {
+                "ours_lphi_in_gamma": self.variants.ours_lphi_in_gamma,
+                "edelman_qk_factor_2": self.variants.edelman_qk_factor_2,
+            },
+            "layer_factors": list(self.layer_factors),
+            "settings": {"lphi": self.lphi, "rank_tol": self.rank_tol},
+        }

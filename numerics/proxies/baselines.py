@@ -21,12 +21,19 @@ def slot_logs(matrices, shape) -> dict[str, np.ndarray]:
     ``rho = gamma^E alpha^(l)`` (Edelman's in-layer factor: gamma without QK's factor 2), ``w_11``, ``w_21``, ``F2``,
     ``s``, ``d_in``, ``d_out``; ``w_11`` left out when not measured."""
     from sabounds.numerics.log_real import ln_of
+
     dims = np.array([_dims(m.type, shape) for m in matrices], dtype=np.float64).reshape(-1, 2)
     with np.errstate(divide="ignore"):
-        logs = {"rho": np.array([ln_of(m.alpha) + ln_of(m.gamma) - (math.log(2.0) if m.type == "QK" else 0.0)
-                                 for m in matrices]),
-                "w_21": np.log([m.norm_21 for m in matrices]), "s": np.log([m.spectral_norm for m in matrices]),
-                "F2": 2 * np.log([m.frobenius_norm for m in matrices]), "d_in": np.log(dims[:, 0]), "d_out": np.log(dims[:, 1])}
+        logs = {
+            "rho": np.array(
+                [ln_of(m.alpha) + ln_of(m.gamma) - (math.log(2.0) if m.type == "QK" else 0.0) for m in matrices]
+            ),
+            "w_21": np.log([m.norm_21 for m in matrices]),
+            "s": np.log([m.spectral_norm for m in matrices]),
+            "F2": 2 * np.log([m.frobenius_norm for m in matrices]),
+            "d_in": np.log(dims[:, 0]),
+            "d_out": np.log(dims[:, 1]),
+        }
         if all(m.norm_11 is not None for m in matrices):
             logs["w_11"] = np.log([m.norm_11 for m in matrices])
     return logs
@@ -50,6 +57,7 @@ def catalog_values(matrices, raw_11, shape) -> tuple[tuple[str, str, object], ..
     regime row of their own), through the printed evaluators; a proxy whose norms were not measured is left out."""
     from sabounds.numerics.expressions.aggregation import log_catalog
     from sabounds.numerics.expressions.generated import BASELINES, PROXIES
+
     slots = slot_logs(matrices, shape)
     out = []
     for key in BASELINES:
@@ -65,11 +73,14 @@ def proxy_values(matrices, raw_11, shape, bounds) -> tuple[tuple[str, str, objec
     proxy whose norms were not measured is left out."""
     from sabounds.numerics.expressions.bound_values import value
     from sabounds.theory import symbols as S
+
     slots = slot_logs(matrices, shape)
     out = []
     for bound in bounds:
         for proxy in bound.proxies:
             logs = _logs_for(proxy.tensors, [x.name for x in proxy.term.free_symbols], slots, raw_11, len(matrices))
             if logs is not None:
-                out.append((f"{bound.id}.{proxy.name}", proxy.source, value(proxy, {S.NAMED[k]: v for k, v in logs.items()})))
+                out.append(
+                    (f"{bound.id}.{proxy.name}", proxy.source, value(proxy, {S.NAMED[k]: v for k, v in logs.items()}))
+                )
     return tuple(out)

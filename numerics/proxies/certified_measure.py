@@ -62,12 +62,18 @@ def measure_layer_spectra(source, index: int, method: str = "certified") -> tupl
     def exact(w, top):
         methods.append(LAPACK)
         return singular_values(w)
+
     spectra = measure_layer(source, index, certified if method == "certified" else exact)
     return spectra, tuple(methods)
 
 
-def measure_layers(checkpoint, layers: int, method: str = "certified", threads: int | None = None,
-                   progress: Callable[[str], None] | None = None) -> list[tuple[LayerSpectra, tuple[str, str]]]:
+def measure_layers(
+    checkpoint,
+    layers: int,
+    method: str = "certified",
+    threads: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> list[tuple[LayerSpectra, tuple[str, str]]]:
     """``measure_layer_spectra`` for layers ``0..layers-1`` in order, ``threads`` at a time (default: the cores)."""
     threads = max(1, min(threads or usable_cores(), layers))
 
@@ -76,6 +82,7 @@ def measure_layers(checkpoint, layers: int, method: str = "certified", threads: 
         if progress is not None:
             progress(f"layer {index}")
         return result
+
     if threads == 1:
         return [one(i) for i in range(layers)]
     pool = ThreadPoolExecutor(threads)

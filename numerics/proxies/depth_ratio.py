@@ -84,7 +84,9 @@ def edelman(layers: tuple[LayerSummary, ...]) -> float:
         n = layer.norms
         heads = len(n.qk_spectral)
         with np.errstate(divide="ignore", over="ignore"):
-            log_rho += [np.log(alpha * gamma) - (math.log(2.0) if i < heads else 0.0)
-                        for i, (_, gamma) in enumerate(layer.slots())]
+            log_rho += [
+                np.log(alpha * gamma) - (math.log(2.0) if i < heads else 0.0)
+                for i, (_, gamma) in enumerate(layer.slots())
+            ]
         norm_21 += [*n.qk_21, *n.vt_21, n.m_in_21, n.m_out_21]
     return float(from_ln(compiled.log_edelman(np.array(log_rho), np.array(norm_21))))

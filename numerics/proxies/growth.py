@@ -55,9 +55,17 @@ class DepthGrowth:
         return text + (" (weakly determined: a fit to 3 depths)" if self.weak else "")
 
     def to_json(self) -> dict:
-        return {"quantity": self.quantity, "model": self.model, "depths": list(self.depths), "kind": self.kind,
-                "power": self.power, "factor_per_layer": self.factor, "rss_power": self.rss_power,
-                "rss_exponential": self.rss_exponential, "weakly_determined": self.weak}
+        return {
+            "quantity": self.quantity,
+            "model": self.model,
+            "depths": list(self.depths),
+            "kind": self.kind,
+            "power": self.power,
+            "factor_per_layer": self.factor,
+            "rss_power": self.rss_power,
+            "rss_exponential": self.rss_exponential,
+            "weakly_determined": self.weak,
+        }
 
 
 def _fit(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
@@ -91,14 +99,16 @@ def depth_growths(points: Sequence, quantity: str) -> list[DepthGrowth]:
     described by one law: :data:`LAWS`, else the one with the smaller residual summed over checkpoints with three or
     more depths."""
     import dataclasses
+
     out = []
     for model in sorted({p.model for p in points}):
         series = [p for p in points if p.model == model]
         if len({p.layers for p in series}) >= 2:
-            out.append(fit_depth_growth(quantity, model, [p.layers for p in series],
-                                        [getattr(p, quantity) for p in series]))
+            out.append(
+                fit_depth_growth(quantity, model, [p.layers for p in series], [getattr(p, quantity) for p in series])
+            )
     judged = [g for g in out if len(g.depths) >= 3]
     law = LAWS.get(quantity)
     if law is None and judged:
-        law = ("exponential" if sum(g.rss_exponential for g in judged) < sum(g.rss_power for g in judged) else "power")
+        law = "exponential" if sum(g.rss_exponential for g in judged) < sum(g.rss_power for g in judged) else "power"
     return [dataclasses.replace(g, law=law) for g in out]

@@ -36,6 +36,7 @@ def activation_constant(activation: str) -> float:
     if activation == "gelu":
         return L_PHI
     from sabounds.theory.architecture import activation_lipschitz
+
     return float(activation_lipschitz(activation))
 
 
@@ -54,21 +55,30 @@ class NormPremise:
     eps_assumed: bool = False
 
     def lipschitz(self, gain: float) -> float:
-        floor = self.rms_floor ** 2 + self.eps
+        floor = self.rms_floor**2 + self.eps
         if floor <= 0:
-            raise ValueError("the normalisation is not Lipschitz without eps or a floor on its input's rms; give "
-                             "--rms-floor RHO (a lower bound on the residual stream's rms)")
+            raise ValueError(
+                "the normalisation is not Lipschitz without eps or a floor on its input's rms; give "
+                "--rms-floor RHO (a lower bound on the residual stream's rms)"
+            )
         return gain / math.sqrt(floor)
 
     def describe(self) -> str:
-        source = ("assumed (neither the config nor the family states one)" if self.eps_assumed
-                  else "from the config (the family's default where it states none)")
+        source = (
+            "assumed (neither the config nor the family states one)"
+            if self.eps_assumed
+            else "from the config (the family's default where it states none)"
+        )
         if self.rms_floor > 0:
-            return (f"normalisation premise: every norm input has rms >= {self.rms_floor:g} (a LayerNorm's: its "
-                    "standard deviation; assumed, not checked "
-                    f"on data), so Lip_LN = max|g| / sqrt({self.rms_floor:g}^2 + eps), eps = {self.eps:g} {source}")
-        return (f"normalisation premise: none on the residual stream (no --rms-floor), so Lip_LN is the global "
-                f"max|g| / sqrt(eps) with eps = {self.eps:g} {source}; Lip_LN = 1 would be false")
+            return (
+                f"normalisation premise: every norm input has rms >= {self.rms_floor:g} (a LayerNorm's: its "
+                "standard deviation; assumed, not checked "
+                f"on data), so Lip_LN = max|g| / sqrt({self.rms_floor:g}^2 + eps), eps = {self.eps:g} {source}"
+            )
+        return (
+            f"normalisation premise: none on the residual stream (no --rms-floor), so Lip_LN is the global "
+            f"max|g| / sqrt(eps) with eps = {self.eps:g} {source}; Lip_LN = 1 would be false"
+        )
 
 
 def premise_for(shape, rms_floor: float | None = None) -> NormPremise | None:
@@ -107,28 +117,36 @@ def token_norm(hidden: int, weight: np.ndarray | None, bias: np.ndarray | None, 
     root = math.sqrt(hidden)
     shift = float(np.linalg.norm(bias)) if bias is not None else 0.0
     if weight is None:
-        return TokenNorm(1.0, root + shift, f"{which} norm weight not in the checkpoint: max|g| <= 1 assumed, "
-                                             f"R = sqrt(N) = {root:.4g}")
+        return TokenNorm(
+            1.0,
+            root + shift,
+            f"{which} norm weight not in the checkpoint: max|g| <= 1 assumed, R = sqrt(N) = {root:.4g}",
+        )
     gain = float(np.max(np.abs(weight)))
     return TokenNorm(gain, root * gain + shift)
 
 
-def departures(shape, premise: NormPremise | None = None, notes: tuple[str, ...] = (),
-               with_unmodelled: bool = True) -> list[str]:
+def departures(
+    shape, premise: NormPremise | None = None, notes: tuple[str, ...] = (), with_unmodelled: bool = True
+) -> list[str]:
     """How the family's layer departs from the published proxy's (post-LN, GELU, ungated, one K/V per head, no
     RoPE), the normalisation premise of a pre-LN family, the maps left out (:func:`unmodelled`, unless
     ``with_unmodelled`` is False) and ``notes`` (assumptions made while measuring)."""
     out = []
     if shape.layout == PRE_LN:
-        out.append("pre-LN with residuals: lip = (1 + Lip_LN A)(1 + Lip_LN F), attention on tokens of norm "
-                   "B = sqrt(N) max|g| + ||b||, scores / sqrt(d_h)")
+        out.append(
+            "pre-LN with residuals: lip = (1 + Lip_LN A)(1 + Lip_LN F), attention on tokens of norm "
+            "B = sqrt(N) max|g| + ||b||, scores / sqrt(d_h)"
+        )
         out.append((premise or premise_for(shape)).describe())
     if getattr(shape, "rope", None) is not None:
-        out.append(f"{shape.rope.describe()}: QK_h is the family Wq_h^T R_delta Wk_g over offsets delta, bounded "
-                   "uniformly, cited: ||.||_2 <= ||Wq_h|| ||Wk_g||; the product inequality prod_{i<=k} sigma_i <= "
-                   "prod_{i<=k} sigma_i(Wq_h) sigma_i(Wk_g) (so S_p, p > 0, is at most that of b_i = sigma_i(Wq_h) "
-                   "sigma_i(Wk_g)); Horn's sigma_{i+j-1} <= sigma_i(Wq_h) sigma_j(Wk_g) for each sigma_k (the rank); "
-                   "rank <= d_h; a joint cover over offsets is not derived")
+        out.append(
+            f"{shape.rope.describe()}: QK_h is the family Wq_h^T R_delta Wk_g over offsets delta, bounded "
+            "uniformly, cited: ||.||_2 <= ||Wq_h|| ||Wk_g||; the product inequality prod_{i<=k} sigma_i <= "
+            "prod_{i<=k} sigma_i(Wq_h) sigma_i(Wk_g) (so S_p, p > 0, is at most that of b_i = sigma_i(Wq_h) "
+            "sigma_i(Wk_g)); Horn's sigma_{i+j-1} <= sigma_i(Wq_h) sigma_j(Wk_g) for each sigma_k (the rank); "
+            "rank <= d_h; a joint cover over offsets is not derived"
+        )
     if shape.gated:
         out.append("gated MLP: F = (1 + L_act) R ||G|| ||U|| ||D||, inputs ||x|| <= R")
     if shape.kv_heads != shape.heads:
@@ -159,12 +177,18 @@ class ExtensionFactors:
 
 def attention_factor(qk, vt, radius: float = 1.0, head_dim: int | None = None) -> float:
     """``A = sum_h ||Vt_h|| (1 + 4 B^2 ||QK_h|| / sqrt(d_h))`` (``head_dim`` None: no score scale, B = 1: published)."""
-    scale = radius ** 2 / (math.sqrt(head_dim) if head_dim else 1.0)
+    scale = radius**2 / (math.sqrt(head_dim) if head_dim else 1.0)
     return float(np.sum(np.asarray(vt) * (1.0 + 4.0 * scale * np.asarray(qk))))
 
 
-def extension_factors(spectral: dict, shape, lact: float, mlp: TokenNorm | float | None = None,
-                      attn: TokenNorm | None = None, premise: NormPremise | None = None) -> ExtensionFactors:
+def extension_factors(
+    spectral: dict,
+    shape,
+    lact: float,
+    mlp: TokenNorm | float | None = None,
+    attn: TokenNorm | None = None,
+    premise: NormPremise | None = None,
+) -> ExtensionFactors:
     """``spectral``: ``QK`` (the RoPE family's bound where the family rotates), ``V_tilde`` (per head), ``M_in``,
     ``M_out``, ``M_gate`` (gated) spectral norms; ``mlp``/``attn`` the pre-MLP/pre-attention norms (pre-LN; a
     missing one is taken as max|g| <= 1, radius sqrt(N), the assumption ``token_norm`` states); ``premise``
@@ -199,9 +223,11 @@ def _layer_summary(s, f, premise) -> dict:
     out = {"layer": s.index, "lip": f.lip, "attention": f.attention, "mlp": f.mlp}
     attn, mlp = s.token_norms()
     if premise is not None:
-        out.update(lip_ln_attention=premise.lipschitz(attn.gain if attn else 1.0),
-                   lip_ln_mlp=premise.lipschitz(mlp.gain if mlp else 1.0),
-                   token_radius=attn.radius if attn else None)
+        out.update(
+            lip_ln_attention=premise.lipschitz(attn.gain if attn else 1.0),
+            lip_ln_mlp=premise.lipschitz(mlp.gain if mlp else 1.0),
+            token_radius=attn.radius if attn else None,
+        )
     if s.qk_delta0 is not None:
         out.update(rope_qk_bound=float(np.max(s.qk[:, 0])), rope_qk_delta0=float(np.max(s.qk_delta0)))
     return out
@@ -217,8 +243,10 @@ def extension_notes(spectra, shape, factors, premise) -> tuple[tuple[dict, ...],
         notes.append(f"RoPE: the family bound ||Wq_h|| ||Wk_g|| is up to {ratio:.4g} x ||QK_h(delta = 0)||")
     if premise is not None:
         lips = [(d["lip_ln_attention"], d["lip_ln_mlp"]) for d in summaries]
-        notes.append(f"Lip_LN used: {min(min(l) for l in lips):.4g}-{max(max(l) for l in lips):.4g}; token radius "
-                     f"B = {max(d['token_radius'] or 0 for d in summaries):.4g}")
+        notes.append(
+            f"Lip_LN used: {min(min(l) for l in lips):.4g}-{max(max(l) for l in lips):.4g}; token radius "
+            f"B = {max(d['token_radius'] or 0 for d in summaries):.4g}"
+        )
     return summaries, notes
 
 

@@ -69,18 +69,31 @@ class LayerSpectra:
 
     def token_norms(self) -> tuple[TokenNorm | None, TokenNorm | None]:
         """(pre-attention, pre-MLP) norms as ``layer_factors.TokenNorm`` (None where not measured)."""
-        return (TokenNorm.stored(self.attn_gain, self.attn_radius, int(self.norm_assumed) & 1, "pre-attention"),
-                TokenNorm.stored(self.mlp_gain, self.mlp_radius, int(self.norm_assumed) & 2, "pre-MLP"))
+        return (
+            TokenNorm.stored(self.attn_gain, self.attn_radius, int(self.norm_assumed) & 1, "pre-attention"),
+            TokenNorm.stored(self.mlp_gain, self.mlp_radius, int(self.norm_assumed) & 2, "pre-MLP"),
+        )
 
     def norms(self) -> LayerNorms:
-        return LayerNorms(qk_spectral=self.qk[:, 0], vt_spectral=self.vt[:, 0], m_in_spectral=float(self.m_in[0]),
-                          m_out_spectral=float(self.m_out[0]), qk_21=self.qk_21, vt_21=self.vt_21,
-                          m_in_21=self.m_in_21, m_out_21=self.m_out_21)
+        return LayerNorms(
+            qk_spectral=self.qk[:, 0],
+            vt_spectral=self.vt[:, 0],
+            m_in_spectral=float(self.m_in[0]),
+            m_out_spectral=float(self.m_out[0]),
+            qk_21=self.qk_21,
+            vt_21=self.vt_21,
+            m_in_21=self.m_in_21,
+            m_out_21=self.m_out_21,
+        )
 
     def spectral(self) -> dict:
         """Spectral norms per type (arrays over heads for QK and V_tilde)."""
-        out = {"QK": self.qk[:, 0], "V_tilde": self.vt[:, 0], "M_in": float(self.m_in[0]),
-               "M_out": float(self.m_out[0])}
+        out = {
+            "QK": self.qk[:, 0],
+            "V_tilde": self.vt[:, 0],
+            "M_in": float(self.m_in[0]),
+            "M_out": float(self.m_out[0]),
+        }
         if self.m_gate is not None:
             out["M_gate"] = float(self.m_gate[0])
         return out
@@ -97,8 +110,9 @@ class LayerSpectra:
             yield -1, "M_gate", self.m_gate
 
 
-def measure_layer(source: CheckpointSource, index: int,
-                  spectrum: Callable[[np.ndarray, float], np.ndarray] | None = None) -> LayerSpectra:
+def measure_layer(
+    source: CheckpointSource, index: int, spectrum: Callable[[np.ndarray, float], np.ndarray] | None = None
+) -> LayerSpectra:
     """Read one layer and reduce it to spectra and (2,1)-norms; its weights are dropped on return.  ``spectrum(w,
     top)`` computes the MLP matrices' singular values, ``top = max|w|`` from the layer's entrywise pass (default
     ``certified_values``: Gram eigenvalues where proven to 1e-9 relative, else LAPACK)."""
@@ -139,8 +153,13 @@ def _layer_spectra(source, layer, index: int, spectrum, rounding=None, sums=None
     if shape.layout == PRE_LN:
         attn = token_norm(shape.hidden, layer.attn_norm, layer.attn_norm_bias, "pre-attention")
         mlp = token_norm(shape.hidden, layer.mlp_norm, layer.mlp_norm_bias, "pre-MLP")
-        norms = dict(attn_gain=attn.gain, attn_radius=attn.radius, mlp_gain=mlp.gain, mlp_radius=mlp.radius,
-                     norm_assumed=float((attn.assumed is not None) + 2 * (mlp.assumed is not None)))
+        norms = dict(
+            attn_gain=attn.gain,
+            attn_radius=attn.radius,
+            mlp_gain=mlp.gain,
+            mlp_radius=mlp.radius,
+            norm_assumed=float((attn.assumed is not None) + 2 * (mlp.assumed is not None)),
+        )
     elif getattr(layer, "post_norms", None) and all(w is not None for w, _ in layer.post_norms):
         norms["post_radii"] = np.array([token_norm(shape.hidden, w, b, "post-LN").radius for w, b in layer.post_norms])
     if rotating:
@@ -149,19 +168,32 @@ def _layer_spectra(source, layer, index: int, spectrum, rounding=None, sums=None
         qk_delta0 = qk[:, 0].copy()
         qk = rope.family_spectra(layer.qk_left, layer.qk_right, shape.rope, qk.shape[1], values)
         norms["qk_rank"] = rope.family_rank_spectra(layer.qk_left, layer.qk_right, shape.rope, qk.shape[1], values)
-        qk_21 = np.array([float(values[0][h][0]) * float(np.sum(np.linalg.norm(layer.qk_right[h], axis=0)))
-                          for h in range(qk.shape[0])]) * shape.rope.score_factor
+        qk_21 = (
+            np.array(
+                [
+                    float(values[0][h][0]) * float(np.sum(np.linalg.norm(layer.qk_right[h], axis=0)))
+                    for h in range(qk.shape[0])
+                ]
+            )
+            * shape.rope.score_factor
+        )
     return LayerSpectra(
         rounding=rounding,
         index=index,
         qk=qk,
         vt=product_singular_values(layer.vt_left, layer.vt_right),
-        m_in=spectrum(layer.m_in, sums["m_in"].max_abs), m_out=spectrum(layer.m_out, sums["m_out"].max_abs),
-        qk_21=qk_21, vt_21=product_norm_21(layer.vt_left, layer.vt_right),
-        m_in_21=float(sums["m_in"].norm_21), m_out_21=float(sums["m_out"].norm_21),
+        m_in=spectrum(layer.m_in, sums["m_in"].max_abs),
+        m_out=spectrum(layer.m_out, sums["m_out"].max_abs),
+        qk_21=qk_21,
+        vt_21=product_norm_21(layer.vt_left, layer.vt_right),
+        m_in_21=float(sums["m_in"].norm_21),
+        m_out_21=float(sums["m_out"].norm_21),
         m_gate=spectrum(layer.m_gate, sums["m_gate"].max_abs) if gated else None,
         m_gate_21=float(sums["m_gate"].norm_21) if gated else None,
-        qk_delta0=qk_delta0, **norms, **_entrywise_l1(layer, shape, sums))
+        qk_delta0=qk_delta0,
+        **norms,
+        **_entrywise_l1(layer, shape, sums),
+    )
 
 
 def _entrywise_l1(layer, shape, sums) -> dict:
@@ -169,14 +201,26 @@ def _entrywise_l1(layer, shape, sums) -> dict:
     shared key/value heads (GQA) counted once in ``raw_11``."""
     share = shape.kv_heads / shape.heads if shape.kv_heads else 1.0
     l1 = {name: s.norm_11 for name, s in sums.items()}
-    factors = (float(np.sum(l1["qk_left"])) + share * float(np.sum(l1["qk_right"]))
-               + share * float(np.sum(l1["vt_left"])) + float(np.sum(l1["vt_right"])))
+    factors = (
+        float(np.sum(l1["qk_left"]))
+        + share * float(np.sum(l1["qk_right"]))
+        + share * float(np.sum(l1["vt_left"]))
+        + float(np.sum(l1["vt_right"]))
+    )
     mlp = [float(l1[name]) for name in ("m_in", "m_out", "m_gate") if name in l1]
-    return dict(qk_11=product_norm_11(layer.qk_left, layer.qk_right), vt_11=product_norm_11(layer.vt_left, layer.vt_right),
-                m_in_11=mlp[0], m_out_11=mlp[1], m_gate_11=mlp[2] if len(mlp) > 2 else None, raw_11=factors + sum(mlp))
+    return dict(
+        qk_11=product_norm_11(layer.qk_left, layer.qk_right),
+        vt_11=product_norm_11(layer.vt_left, layer.vt_right),
+        m_in_11=mlp[0],
+        m_out_11=mlp[1],
+        m_gate_11=mlp[2] if len(mlp) > 2 else None,
+        raw_11=factors + sum(mlp),
+    )
 
 
-def measure(checkpoint: CheckpointSource, layers: int, progress: Callable[[str], None] | None = None) -> list[LayerSpectra]:
+def measure(
+    checkpoint: CheckpointSource, layers: int, progress: Callable[[str], None] | None = None
+) -> list[LayerSpectra]:
     """Spectra of the first ``layers`` layers, one layer resident at a time; ``progress(note)`` after each."""
     out = []
     for index in range(layers):
@@ -202,12 +246,14 @@ class MeasuredModel:
         return MeasuredModel(self.label, self.shape.truncated(depth), self.layers[:depth], self.model_dir)
 
 
-def measure_model(source: CheckpointSource, layers: int | None = None,
-                  progress: Callable[[str], None] | None = None) -> MeasuredModel:
+def measure_model(
+    source: CheckpointSource, layers: int | None = None, progress: Callable[[str], None] | None = None
+) -> MeasuredModel:
     """Measure the first ``layers`` layers (all by default) of an opened checkpoint."""
     depth = check_depth(source, layers)
-    return MeasuredModel(source.label, source.shape.truncated(depth), measure(source, depth, progress),
-                         source.model_dir)
+    return MeasuredModel(
+        source.label, source.shape.truncated(depth), measure(source, depth, progress), source.model_dir
+    )
 
 
 def check_depth(source: CheckpointSource, layers: int | None) -> int:

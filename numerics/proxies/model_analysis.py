@@ -43,8 +43,12 @@ def _factors(spectra: list[LayerSpectra], shape: ModelShape, lphi: float, premis
         per_layer = []
         for s, nl in zip(spectra, norms):
             pub, var = log_gammas(nl), log_gammas(nl, lphi_in_gamma=lphi)
-            by = {"QK": (pub.qk, var.qk), "V_tilde": (pub.vt, var.vt), "M_in": ([pub.m_in], [var.m_in]),
-                  "M_out": ([pub.m_out], [var.m_out])}
+            by = {
+                "QK": (pub.qk, var.qk),
+                "V_tilde": (pub.vt, var.vt),
+                "M_in": ([pub.m_in], [var.m_in]),
+                "M_out": ([pub.m_out], [var.m_out]),
+            }
             per_layer.append([(float(by[k][0][max(h, 0)]), float(by[k][1][max(h, 0)])) for h, k, _ in s.matrices()])
         return alpha, per_layer, norms
     factors = []
@@ -74,12 +78,20 @@ def _log(x: float) -> float:
 
 
 def _norm_21_of(s: LayerSpectra, head: int, kind: str) -> float:
-    return float({"QK": lambda: s.qk_21[head], "V_tilde": lambda: s.vt_21[head], "M_in": lambda: s.m_in_21,
-                  "M_out": lambda: s.m_out_21, "M_gate": lambda: s.m_gate_21}[kind]())
+    return float(
+        {
+            "QK": lambda: s.qk_21[head],
+            "V_tilde": lambda: s.vt_21[head],
+            "M_in": lambda: s.m_in_21,
+            "M_out": lambda: s.m_out_21,
+            "M_gate": lambda: s.m_gate_21,
+        }[kind]()
+    )
 
 
 def _baselines(spectra, matrices, shape):
     from sabounds.numerics.proxies.baselines import catalog_values
+
     return catalog_values(matrices, [s.raw_11 for s in spectra], shape)
 
 
@@ -88,9 +100,15 @@ def _norm_11_of(s: LayerSpectra, head: int, kind: str) -> float | None:
     return None if values is None else float(values[head] if kind in ("QK", "V_tilde") else values)
 
 
-def analyze_measured(measured: MeasuredModel, *, layers: int | None = None, lphi: float | None = None,
-                     grid_m: int | None = None, rank_tol: float = RANK_TOL,
-                     rms_floor: float | None = None) -> ModelAnalysis:
+def analyze_measured(
+    measured: MeasuredModel,
+    *,
+    layers: int | None = None,
+    lphi: float | None = None,
+    grid_m: int | None = None,
+    rank_tol: float = RANK_TOL,
+    rms_floor: float | None = None,
+) -> ModelAnalysis:
     """The section-6 proxies of the first ``layers`` measured layers (all by default) as an ``L = layers`` model.
 
     ``lphi`` defaults to the activation's constant (GELU: the published 1.13).  The published proxy where the
@@ -101,9 +119,14 @@ def analyze_measured(measured: MeasuredModel, *, layers: int | None = None, lphi
     return analyze_spectra(spectra, measured.shape, lphi, grid_m, rank_tol, rms_floor)
 
 
-def analyze_spectra(spectra: list[LayerSpectra], shape: ModelShape, lphi: float | None = L_PHI,
-                    grid_m: int | None = None, rank_tol: float = RANK_TOL,
-                    rms_floor: float | None = None) -> ModelAnalysis:
+def analyze_spectra(
+    spectra: list[LayerSpectra],
+    shape: ModelShape,
+    lphi: float | None = L_PHI,
+    grid_m: int | None = None,
+    rank_tol: float = RANK_TOL,
+    rms_floor: float | None = None,
+) -> ModelAnalysis:
     """The section-6 proxies of the model made of ``spectra`` (its ``L = len(spectra)`` first layers)."""
     shape = shape.truncated(len(spectra))
     lphi = activation_constant(shape.activation) if lphi is None else lphi
@@ -126,7 +149,9 @@ def analyze_spectra(spectra: list[LayerSpectra], shape: ModelShape, lphi: float 
     for i, c in enumerate(rank_sigmas):  # a rotating head's S_0 bounds every member's rank (Horn's b does not)
         if c is not None:
             with np.errstate(divide="ignore"):
-                log_s_p[i, ps == 0] = np.log(float(max(numerical_rank(c, rank_tol), numerical_rank(sigmas[i], rank_tol))))
+                log_s_p[i, ps == 0] = np.log(
+                    float(max(numerical_rank(c, rank_tol), numerical_rank(sigmas[i], rank_tol)))
+                )
     layer_alpha = np.array([r[3] for r in rows])
     scale = np.array(gamma_pub) + layer_alpha + math.log(depth)
     table, best, minima = minimise_ours(log_s_p, ps, np.array(gamma_pub) + layer_alpha, depth, n)
@@ -139,28 +164,68 @@ def analyze_spectra(spectra: list[LayerSpectra], shape: ModelShape, lphi: float 
         sg = np.asarray(sigmas[i])
         spectral = float(sg[0])
         relative = float(math.sqrt(np.sum(np.square(sg / spectral)))) if spectral > 0 else 0.0
-        matrices.append(MatrixResult(
-            layer=layer, head=head, type=kind, rank=int(round(math.exp(log_s_p[i, 0]))), spectral_norm=spectral,
-            frobenius_norm=_finite(spectral * relative, "Frobenius norm", layer, kind), norm_21=norm21[i],
-            stable_rank=relative ** 2, alpha=from_ln(a), gamma=from_ln(gamma_pub[i]), scale=from_ln(scale[i]),
-            horn_bound=kind == "QK" and shape.rope is not None,
-            p_opt=float(ps[best[i]]), min_contribution=float(minima[i]), sigma=sg, contributions=table[i],
-            log_contributions=log_table[i], norm_11=norm11[i]))
+        matrices.append(
+            MatrixResult(
+                layer=layer,
+                head=head,
+                type=kind,
+                rank=int(round(math.exp(log_s_p[i, 0]))),
+                spectral_norm=spectral,
+                frobenius_norm=_finite(spectral * relative, "Frobenius norm", layer, kind),
+                norm_21=norm21[i],
+                stable_rank=relative**2,
+                alpha=from_ln(a),
+                gamma=from_ln(gamma_pub[i]),
+                scale=from_ln(scale[i]),
+                horn_bound=kind == "QK" and shape.rope is not None,
+                p_opt=float(ps[best[i]]),
+                min_contribution=float(minima[i]),
+                sigma=sg,
+                contributions=table[i],
+                log_contributions=log_table[i],
+                norm_11=norm11[i],
+            )
+        )
     ours = ours_total(minima, depth)
     is_qk = np.array([r[2] == "QK" for r in rows])
     norm21 = np.array(norm21)
 
     def edelman(qk_factor: float):  # gamma^E = gamma, except QK's factor 2 replaced by qk_factor
-        return from_ln(log_edelman(layer_alpha + np.array(gamma_pub) + np.where(is_qk, math.log(qk_factor / 2), 0.0), norm21))
+        return from_ln(
+            log_edelman(layer_alpha + np.array(gamma_pub) + np.where(is_qk, math.log(qk_factor / 2), 0.0), norm21)
+        )
+
     if shape.published:
-        return ModelAnalysis(shape=shape, grid_m=m, lphi=lphi, rank_tol=rank_tol, ps=ps, matrices=matrices,
-                             ours=ours, edelman=edelman(1.0), raw_11=tuple(s.raw_11 for s in spectra), baselines=_baselines(spectra, matrices, shape),
-                             variants=VariantTotals(ours_lphi_in_gamma=ours_total(minima_var, depth), edelman_qk_factor_2=edelman(2.0)))
+        return ModelAnalysis(
+            shape=shape,
+            grid_m=m,
+            lphi=lphi,
+            rank_tol=rank_tol,
+            ps=ps,
+            matrices=matrices,
+            ours=ours,
+            edelman=edelman(1.0),
+            raw_11=tuple(s.raw_11 for s in spectra),
+            baselines=_baselines(spectra, matrices, shape),
+            variants=VariantTotals(ours_lphi_in_gamma=ours_total(minima_var, depth), edelman_qk_factor_2=edelman(2.0)),
+        )
     summaries, notes = extension_notes(spectra, shape, norms, premise)
-    return ModelAnalysis(shape=shape, grid_m=m, lphi=lphi, rank_tol=rank_tol, ps=ps, matrices=matrices, ours=ours,
-                         edelman=edelman(1.0), proxy="extension", raw_11=tuple(s.raw_11 for s in spectra), baselines=_baselines(spectra, matrices, shape),
-                         departures=tuple(departures(shape, premise, notes)), layer_factors=summaries,
-                         variants=VariantTotals(ours_lphi_in_gamma=ours, edelman_qk_factor_2=edelman(2.0)))
+    return ModelAnalysis(
+        shape=shape,
+        grid_m=m,
+        lphi=lphi,
+        rank_tol=rank_tol,
+        ps=ps,
+        matrices=matrices,
+        ours=ours,
+        edelman=edelman(1.0),
+        proxy="extension",
+        raw_11=tuple(s.raw_11 for s in spectra),
+        baselines=_baselines(spectra, matrices, shape),
+        departures=tuple(departures(shape, premise, notes)),
+        layer_factors=summaries,
+        variants=VariantTotals(ours_lphi_in_gamma=ours, edelman_qk_factor_2=edelman(2.0)),
+    )
 
 
 def _finite(value: float, what: str, layer: int, kind: str) -> float:
@@ -169,15 +234,25 @@ def _finite(value: float, what: str, layer: int, kind: str) -> float:
     return value
 
 
-def open_checkpoint(source, mapping=None, *, config=None, architecture=None,
-                    allow_pickle: bool = False) -> CheckpointSource:
+def open_checkpoint(
+    source, mapping=None, *, config=None, architecture=None, allow_pickle: bool = False
+) -> CheckpointSource:
     """Open a model folder, ``.onnx`` file, dict of arrays, torch state_dict or module (see ``open_source``)."""
     return open_source(source, mapping, config=config, architecture=architecture, allow_pickle=allow_pickle)
 
 
-def analyze_model(model_dir, layers: int | None = None, lphi: float | None = None, grid_m: int | None = None,
-                  rank_tol: float = RANK_TOL, progress: Callable[[str], None] | None = None,
-                  allow_pickle: bool = False, mapping=None, architecture=None, config=None) -> ModelAnalysis:
+def analyze_model(
+    model_dir,
+    layers: int | None = None,
+    lphi: float | None = None,
+    grid_m: int | None = None,
+    rank_tol: float = RANK_TOL,
+    progress: Callable[[str], None] | None = None,
+    allow_pickle: bool = False,
+    mapping=None,
+    architecture=None,
+    config=None,
+) -> ModelAnalysis:
     """open -> measure -> analyse in one call: the first ``layers`` layers (all by default) as an ``L = layers`` model."""
     source = open_checkpoint(model_dir, mapping, config=config, architecture=architecture, allow_pickle=allow_pickle)
     return analyze_measured(measure_model(source, layers, progress), lphi=lphi, grid_m=grid_m, rank_tol=rank_tol)

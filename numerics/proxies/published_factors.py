@@ -77,8 +77,12 @@ def gammas(norms: LayerNorms, lphi_in_gamma: float | None = None) -> LayerGammas
     """The published ``gamma``; with ``lphi_in_gamma = L_phi``, the variant that counts GELU inside the layer."""
     g = 1.0 if lphi_in_gamma is None else lphi_in_gamma
     ff = norms.m_out_spectral * norms.m_in_spectral * g
-    return LayerGammas(qk=2.0 * norms.vt_spectral * ff, vt=np.full_like(norms.vt_spectral, ff),
-                       m_in=norms.m_out_spectral * g, m_out=1.0)
+    return LayerGammas(
+        qk=2.0 * norms.vt_spectral * ff,
+        vt=np.full_like(norms.vt_spectral, ff),
+        m_in=norms.m_out_spectral * g,
+        m_out=1.0,
+    )
 
 
 # alpha and gamma are products of many norms and can leave float64 while every singular value is representable.
@@ -110,5 +114,6 @@ def log_gammas(norms: LayerNorms, lphi_in_gamma: float | None = None) -> LayerGa
     g = 0.0 if lphi_in_gamma is None else math.log(lphi_in_gamma)
     ff = float(_ln(norms.m_out_spectral) + _ln(norms.m_in_spectral)) + g
     vt = _ln(norms.vt_spectral)
-    return LayerGammas(qk=math.log(2.0) + vt + ff, vt=np.full_like(vt, ff),
-                       m_in=float(_ln(norms.m_out_spectral)) + g, m_out=0.0)
+    return LayerGammas(
+        qk=math.log(2.0) + vt + ff, vt=np.full_like(vt, ff), m_in=float(_ln(norms.m_out_spectral)) + g, m_out=0.0
+    )

@@ -80,8 +80,13 @@ class ScalingPlan:
         return sum(wanted[-1] for _, wanted in self.entries)
 
 
-def plan_scaling(model_dirs: Sequence[str | Path], depths: Sequence[int] | None = None,
-                 allow_pickle: bool = False, mapping=None, architecture=None) -> ScalingPlan:
+def plan_scaling(
+    model_dirs: Sequence[str | Path],
+    depths: Sequence[int] | None = None,
+    allow_pickle: bool = False,
+    mapping=None,
+    architecture=None,
+) -> ScalingPlan:
     """Open every model (folder or .onnx file) and check every depth (its full depth when ``depths`` is None)."""
     entries = []
     for model_dir in model_dirs:
@@ -90,14 +95,19 @@ def plan_scaling(model_dirs: Sequence[str | Path], depths: Sequence[int] | None 
         wanted = sorted(set(depths)) if depths else [full]
         bad = [d for d in wanted if not 1 <= d <= full]
         if bad:
-            raise CheckpointError(f"{checkpoint.size_fields.get('layers', checkpoint.label)}: depth {bad[0]} "
-                                  f"outside 1..{full}")
+            raise CheckpointError(
+                f"{checkpoint.size_fields.get('layers', checkpoint.label)}: depth {bad[0]} outside 1..{full}"
+            )
         entries.append((checkpoint, wanted))
     return ScalingPlan(entries)
 
 
-def scaling(plan: ScalingPlan, lphi: float | None = None, rank_tol: float = RANK_TOL,
-            progress: Callable[[str], None] | None = None) -> ScalingResult:
+def scaling(
+    plan: ScalingPlan,
+    lphi: float | None = None,
+    rank_tol: float = RANK_TOL,
+    progress: Callable[[str], None] | None = None,
+) -> ScalingResult:
     """Totals for every planned model and depth, with log-log fits (none for a single point)."""
     points = []
     for checkpoint, wanted in plan.entries:
@@ -106,8 +116,14 @@ def scaling(plan: ScalingPlan, lphi: float | None = None, rank_tol: float = RANK
     return with_fits(points)
 
 
-def truncation_points(model: str, spectra: Sequence[LayerSpectra], shape, depths: Sequence[int],
-                      lphi: float | None = None, rank_tol: float = RANK_TOL) -> list[ScalingPoint]:
+def truncation_points(
+    model: str,
+    spectra: Sequence[LayerSpectra],
+    shape,
+    depths: Sequence[int],
+    lphi: float | None = None,
+    rank_tol: float = RANK_TOL,
+) -> list[ScalingPoint]:
     """The totals of the depth truncations ``spectra[:d]`` of one measured checkpoint, for each d in ``depths``
     (``shape`` is the checkpoint's full shape: ``d = shape.layers`` is the trained model itself)."""
     points = []

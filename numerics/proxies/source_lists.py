@@ -21,7 +21,7 @@ from sabounds.numerics.user_files import read_text
 
 GLOB_CHARS = set("*?[")
 MODEL_FILE_SUFFIXES = (".onnx", ".safetensors", ".bin", ".pt", ".pth")
-MAX_LIST_BYTES = 16 * 2 ** 20
+MAX_LIST_BYTES = 16 * 2**20
 MAX_LINE_CHARS = 4096
 MAX_LIST_DEPTH = 16
 MAX_SOURCES = 100_000
@@ -42,8 +42,9 @@ def _glob(pattern: str, root: str | None) -> list[str]:
     """The folders and model files ``pattern`` matches, sorted; ``root``: the folder a relative pattern is taken
     in (a list file's folder, never itself read as a pattern), None for the current folder."""
     try:
-        matches = (str(Path(root) / p) if root else p
-                   for p in glob.iglob(_literal_prefix(pattern, root), root_dir=root))
+        matches = (
+            str(Path(root) / p) if root else p for p in glob.iglob(_literal_prefix(pattern, root), root_dir=root)
+        )
         found = list(itertools.islice((p for p in matches if _is_source(p)), MAX_SOURCES + 1))
     except (OSError, ValueError, RecursionError) as exc:
         raise SourceListError(f"{shown(pattern)}: the pattern cannot be expanded ({exc})") from None
@@ -85,8 +86,9 @@ def _read_list(item: str) -> list[str]:
     out = []
     for number, line in enumerate(text.splitlines(), 1):
         if len(line) > MAX_LINE_CHARS:
-            raise SourceListError(f"{shown(item)}: line {number} has {len(line)} characters; at most "
-                                  f"{MAX_LINE_CHARS} are accepted")
+            raise SourceListError(
+                f"{shown(item)}: line {number} has {len(line)} characters; at most {MAX_LINE_CHARS} are accepted"
+            )
         line = line.strip()
         if line and not line.startswith("#"):
             out.append(line)
@@ -104,8 +106,14 @@ def expand_sources(items: Sequence[str]) -> list[str]:
     return [s for s in out if not (s in seen or seen.add(s))]
 
 
-def _expand(items: Sequence[str], out: list[str], chain: list[str], lists: dict[str, list[str]],
-            visited: list[int], root: str | None = None) -> None:
+def _expand(
+    items: Sequence[str],
+    out: list[str],
+    chain: list[str],
+    lists: dict[str, list[str]],
+    visited: list[int],
+    root: str | None = None,
+) -> None:
     """Append the sources of ``items`` to ``out``; ``chain``: the list files being expanded; ``lists``: those read
     (their lines as written); ``visited``: a one-element count of the names looked at, capped so that lists naming
     lists stay linear; ``root``: the folder relative items are taken in (a list file's), None for the current one.
@@ -121,7 +129,7 @@ def _expand(items: Sequence[str], out: list[str], chain: list[str], lists: dict[
         elif _is_list_file(path):
             real = os.path.realpath(path)
             if real in chain:
-                cycle = " -> ".join(shown(p) for p in chain[chain.index(real):] + [real])
+                cycle = " -> ".join(shown(p) for p in chain[chain.index(real) :] + [real])
                 raise SourceListError(f"{shown(path)}: the lists of checkpoints name each other in a cycle ({cycle})")
             if len(chain) >= MAX_LIST_DEPTH:
                 raise SourceListError(f"{shown(path)}: lists of checkpoints nested more than {MAX_LIST_DEPTH} deep")

@@ -28,9 +28,13 @@ import numpy as np
 
 from sabounds.numerics.norms import EntrywiseSums, entrywise_sums
 
-UNIT_ROUNDOFF = {"F64": 2.0 ** -53, "F32": 2.0 ** -24, "F16": 2.0 ** -11, "BF16": 2.0 ** -8}
-UNDERFLOW = {"F64": (2.0 ** -1022, 2.0 ** -1074), "F32": (2.0 ** -126, 2.0 ** -149), "F16": (2.0 ** -14, 2.0 ** -24),
-             "BF16": (2.0 ** -126, 2.0 ** -133)}
+UNIT_ROUNDOFF = {"F64": 2.0**-53, "F32": 2.0**-24, "F16": 2.0**-11, "BF16": 2.0**-8}
+UNDERFLOW = {
+    "F64": (2.0**-1022, 2.0**-1074),
+    "F32": (2.0**-126, 2.0**-149),
+    "F16": (2.0**-14, 2.0**-24),
+    "BF16": (2.0**-126, 2.0**-133),
+}
 """Per dtype: (smallest normal number, subnormal spacing s)."""
 _MAX_HEADER = 100_000_000
 
@@ -38,8 +42,11 @@ _MAX_HEADER = 100_000_000
 def tensor_dtypes(model_dir: str | Path) -> dict[str, str]:
     """Tensor name -> safetensors dtype, from the headers of ``model.safetensors`` or of every shard."""
     model_dir = Path(model_dir)
-    files = [model_dir / "model.safetensors"] if (model_dir / "model.safetensors").is_file() else \
-        sorted(model_dir.glob("*.safetensors"))
+    files = (
+        [model_dir / "model.safetensors"]
+        if (model_dir / "model.safetensors").is_file()
+        else sorted(model_dir.glob("*.safetensors"))
+    )
     out: dict[str, str] = {}
     for path in files:
         out.update(tensor_dtypes_of_file(path))
@@ -61,9 +68,13 @@ def tensor_dtypes_of_file(path: Path) -> dict[str, str]:
 
 def layer_unit_roundoff(dtypes: dict[str, str], layers: int) -> float:
     """The largest unit roundoff among the encoder layers' weight tensors (the coarsest storage), F64 if unknown."""
-    found = [UNIT_ROUNDOFF.get(d, UNIT_ROUNDOFF["F64"]) for name, d in dtypes.items()
-             if "encoder.layer." in name and name.endswith(".weight")
-             and int(name.split("encoder.layer.")[1].split(".")[0]) < layers]
+    found = [
+        UNIT_ROUNDOFF.get(d, UNIT_ROUNDOFF["F64"])
+        for name, d in dtypes.items()
+        if "encoder.layer." in name
+        and name.endswith(".weight")
+        and int(name.split("encoder.layer.")[1].split(".")[0]) < layers
+    ]
     return max(found, default=UNIT_ROUNDOFF["F64"])
 
 
@@ -83,8 +94,9 @@ def layer_sums(layer, dtype: str | None = None) -> dict[str, EntrywiseSums]:
     count below ``dtype``'s smallest normal number included; one buffer per matrix, shared with the (1,1)- and
     (2,1)-norms of the measurement."""
     low = UNDERFLOW.get(dtype or "", (0.0, 0.0))[0]
-    return {name: entrywise_sums(getattr(layer, name), low) for name in FACTORS
-            if getattr(layer, name, None) is not None}
+    return {
+        name: entrywise_sums(getattr(layer, name), low) for name in FACTORS if getattr(layer, name, None) is not None
+    }
 
 
 def rounding_thresholds(layer, u: float, dtype: str | None = None, errors=None, sums=None) -> dict[str, np.ndarray]:
@@ -106,17 +118,25 @@ def _thresholds(sums: dict[str, EntrywiseSums], u: float, dtype: str | None, err
     if errors is None:
         a = u / (1.0 - u)
         product = 2.0 * a + a * a
-        out = {"QK": product * fro["qk_left"] * fro["qk_right"], "V_tilde": product * fro["vt_left"] * fro["vt_right"],
-               **{kind: np.array([a * float(fro[_name(kind)])]) for kind in mlp}}
-        out.update(QK_left_tau=storage_error(sums["qk_left"], u, dtype),
-                   QK_right_tau=storage_error(sums["qk_right"], u, dtype))
+        out = {
+            "QK": product * fro["qk_left"] * fro["qk_right"],
+            "V_tilde": product * fro["vt_left"] * fro["vt_right"],
+            **{kind: np.array([a * float(fro[_name(kind)])]) for kind in mlp},
+        }
+        out.update(
+            QK_left_tau=storage_error(sums["qk_left"], u, dtype), QK_right_tau=storage_error(sums["qk_right"], u, dtype)
+        )
         return underflow_terms(out, sums, u, dtype)
 
     def product(left, right):
         ea, eb = _frobenius(getattr(errors, left)), _frobenius(getattr(errors, right))
         return ea * fro[right] + fro[left] * eb + ea * eb
-    out = {"QK": product("qk_left", "qk_right"), "V_tilde": product("vt_left", "vt_right"),
-           **{kind: np.array([float(_frobenius(getattr(errors, _name(kind))))]) for kind in mlp}}
+
+    out = {
+        "QK": product("qk_left", "qk_right"),
+        "V_tilde": product("vt_left", "vt_right"),
+        **{kind: np.array([float(_frobenius(getattr(errors, _name(kind))))]) for kind in mlp},
+    }
     out.update(QK_left_tau=_frobenius(errors.qk_left), QK_right_tau=_frobenius(errors.qk_right))
     return out
 
@@ -140,8 +160,9 @@ def storage_error(x, u: float, dtype: str | None = None) -> np.ndarray:
     return u / (1.0 - u) * sums.frobenius + subnormal_error(sums, u, dtype)
 
 
-def underflow_terms(out: dict[str, np.ndarray], sums: dict[str, EntrywiseSums], u: float,
-                    dtype: str | None) -> dict[str, np.ndarray]:
+def underflow_terms(
+    out: dict[str, np.ndarray], sums: dict[str, EntrywiseSums], u: float, dtype: str | None
+) -> dict[str, np.ndarray]:
     """Add the subnormal parts to the no-underflow ``tau``: ``t`` for one matrix; for a product
     ``e_A F_B + F_A e_B + e_A e_B - (2a + a^2) F_A F_B = (1 + a)(t_A F_B + F_A t_B) + t_A t_B``."""
     if dtype not in UNDERFLOW:
@@ -182,28 +203,40 @@ class StorageRank:
         level = self.level or f"u = {self.dtype_roundoff:.3g}"
         total = len(self.ranks)
         if len(self.unknown) == total:
-            return (f"storage-aware rank unknown for all {total} matrices: {self.unknown_why}; the published rank "
-                    "stands, and no resolution of the stored weights is claimed")
-        unknown = (f"; unknown for {len(self.unknown)} of {total} matrices ({self.unknown_why}), whose "
-                   "published rank is kept" if self.unknown else "")
+            return (
+                f"storage-aware rank unknown for all {total} matrices: {self.unknown_why}; the published rank "
+                "stands, and no resolution of the stored weights is claimed"
+            )
+        unknown = (
+            f"; unknown for {len(self.unknown)} of {total} matrices ({self.unknown_why}), whose published rank is kept"
+            if self.unknown
+            else ""
+        )
         ours = "ours over the known matrices" if self.unknown else "ours"
-        return (f"storage-aware rank (labelled; published rank stays the default): {self.between} singular values "
-                f"lie between the published threshold and the rounding level of the stored weights "
-                f"({level}){unknown}; p_opt moves for {len(self.moved)} matrices; {ours} would be "
-                f"{self.ours:.8g} instead of {self.published_ours:.8g}. Storage rounding moves each "
-                f"{'known ' if self.unknown else ''}spectral norm "
-                f"by at most {self.norm_uncertainty:.2g} relative (tau / sigma_1), and the norm products alpha and "
-                "edelman accordingly")
+        return (
+            f"storage-aware rank (labelled; published rank stays the default): {self.between} singular values "
+            f"lie between the published threshold and the rounding level of the stored weights "
+            f"({level}){unknown}; p_opt moves for {len(self.moved)} matrices; {ours} would be "
+            f"{self.ours:.8g} instead of {self.published_ours:.8g}. Storage rounding moves each "
+            f"{'known ' if self.unknown else ''}spectral norm "
+            f"by at most {self.norm_uncertainty:.2g} relative (tau / sigma_1), and the norm products alpha and "
+            "edelman accordingly"
+        )
 
     def to_json(self) -> dict:
-        return {"unit_roundoff": self.dtype_roundoff, "rounding_level": self.level or "unit roundoff",
-                "between_thresholds": self.between,
-                "unknown": [{"layer": l, "head": h, "type": t} for l, h, t in self.unknown],
-                "unknown_why": self.unknown_why or None,
-                "spectral_norm_relative_uncertainty": self.norm_uncertainty,
-                "p_opt_moved": [{"layer": l, "head": h, "type": t, "published": a, "storage_aware": b}
-                                for l, h, t, a, b in self.moved],
-                "ours": self.ours, "published_ours": self.published_ours}
+        return {
+            "unit_roundoff": self.dtype_roundoff,
+            "rounding_level": self.level or "unit roundoff",
+            "between_thresholds": self.between,
+            "unknown": [{"layer": l, "head": h, "type": t} for l, h, t in self.unknown],
+            "unknown_why": self.unknown_why or None,
+            "spectral_norm_relative_uncertainty": self.norm_uncertainty,
+            "p_opt_moved": [
+                {"layer": l, "head": h, "type": t, "published": a, "storage_aware": b} for l, h, t, a, b in self.moved
+            ],
+            "ours": self.ours,
+            "published_ours": self.published_ours,
+        }
 
 
 def _stored_factor_rank(layer_thresholds: dict, m, tol: float) -> float | None:
@@ -244,8 +277,7 @@ def storage_aware(analysis, thresholds: list[dict[str, np.ndarray]], u: float, w
         if m.spectral_norm > 0:
             worst = max(worst, tau / m.spectral_norm)
         published = published_threshold(m.sigma, analysis.rank_tol)
-        rank = min(int(stored), m.rank) if stored is not None else \
-            int(np.count_nonzero(m.sigma > max(tau, published)))
+        rank = min(int(stored), m.rank) if stored is not None else int(np.count_nonzero(m.sigma > max(tau, published)))
         between += m.rank - rank
         ranks.append(rank)
         row = np.array(m.contributions, dtype=np.float64)
@@ -254,11 +286,24 @@ def storage_aware(analysis, thresholds: list[dict[str, np.ndarray]], u: float, w
         minima.append(float(row[best]))
         if float(analysis.ps[best]) != m.p_opt:
             moved.append((m.layer, m.head, m.type, m.p_opt, float(analysis.ps[best])))
-    level = (f"u = {u:.3g}; the threshold is beyond float64 for {beyond} matrices, whose published rank is kept"
-             if beyond else "")
+    level = (
+        f"u = {u:.3g}; the threshold is beyond float64 for {beyond} matrices, whose published rank is kept"
+        if beyond
+        else ""
+    )
     known = len(unknown) < len(analysis.matrices)
-    return StorageRank(u, ranks, between, moved, float(np.sum(minima)) + math.sqrt(analysis.shape.layers),
-                       analysis.ours, worst if known else None, level, tuple(unknown), why if unknown else "")
+    return StorageRank(
+        u,
+        ranks,
+        between,
+        moved,
+        float(np.sum(minima)) + math.sqrt(analysis.shape.layers),
+        analysis.ours,
+        worst if known else None,
+        level,
+        tuple(unknown),
+        why if unknown else "",
+    )
 
 
 def source_storage(source) -> tuple[float, str]:
@@ -285,7 +330,7 @@ def storage_rank_of(source, analysis, measured=None) -> StorageRank:
     u, dtype = source_storage(source)
     layers = getattr(measured, "layers", None) or []
     if len(layers) >= analysis.shape.layers and all(getattr(s, "rounding", None) is not None for s in layers):
-        thresholds = [s.rounding for s in layers[:analysis.shape.layers]]
+        thresholds = [s.rounding for s in layers[: analysis.shape.layers]]
     else:
         thresholds = [_thresholds_of(source, i, u, dtype) for i in range(analysis.shape.layers)]
     storage = storage_aware(analysis, thresholds, u, unknown_storage(source, analysis.shape.layers))
@@ -321,6 +366,7 @@ def quantized_level(source, layers: int) -> str:
     (K-quants, i-quants) and block types in an imatrix file the error is unknown (:func:`unknown_storage`)."""
     from sabounds.numerics.checkpoints.gguf_file import quantization_steps_known
     from sabounds.numerics.checkpoints.storage_info import storage_info
+
     info = storage_info(source, layers)
     if info["format"] != "gguf":
         return ""
@@ -329,6 +375,8 @@ def quantized_level(source, layers: int) -> str:
     known = [t for t in info["tensor_types"] if t in UNIT_ROUNDOFF or quantization_steps_known([t]) and not imatrix]
     if not known:
         return f"GGUF {types}: no entrywise error bound for these types (see unknown_why)"
-    return (f"GGUF {types}: entrywise the block's quantization error bound (half a step, a whole step where "
-            "Q4_0/Q5_0 clamp, plus the float16 rounding of scale and offset), or u |w| for float tensors, under "
-            "llama.cpp's reference quantizer (no importance matrix); types without one are unknown")
+    return (
+        f"GGUF {types}: entrywise the block's quantization error bound (half a step, a whole step where "
+        "Q4_0/Q5_0 clamp, plus the float16 rounding of scale and offset), or u |w| for float tensors, under "
+        "llama.cpp's reference quantizer (no importance matrix); types without one are unknown"
+    )

@@ -52,8 +52,11 @@ class LayerResult:
 
 def _to_arrays(result: LayerResult) -> dict[str, np.ndarray]:
     """Every field of the layer's spectra that is set (None fields, such as a missing gate, are left out)."""
-    arrays = {f.name: np.asarray(getattr(result.spectra, f.name)) for f in fields(result.spectra)
-              if getattr(result.spectra, f.name) is not None and f.name != "rounding"}
+    arrays = {
+        f.name: np.asarray(getattr(result.spectra, f.name))
+        for f in fields(result.spectra)
+        if getattr(result.spectra, f.name) is not None and f.name != "rounding"
+    }
     arrays["ff_methods"] = np.array(result.ff_methods)
     return arrays
 
@@ -66,8 +69,13 @@ def _from_arrays(arrays: dict[str, np.ndarray], layer: int) -> tuple[LayerSpectr
         if f.name not in arrays:
             continue
         value = arrays[f.name]
-        values[f.name] = (int(value) if f.name == "index" else float(value) if value.ndim == 0
-                          else np.asarray(value, dtype=np.float64))
+        values[f.name] = (
+            int(value)
+            if f.name == "index"
+            else float(value)
+            if value.ndim == 0
+            else np.asarray(value, dtype=np.float64)
+        )
     try:
         spectra = LayerSpectra(**values)
         methods = tuple(str(m) for m in arrays["ff_methods"])
@@ -81,8 +89,9 @@ def _from_arrays(arrays: dict[str, np.ndarray], layer: int) -> tuple[LayerSpectr
     return spectra, methods
 
 
-def task_keys(tasks: Sequence[LayerTask], checkpoint: OpenedCheckpoint | None = None,
-              compute: bool = True) -> list[str | None]:
+def task_keys(
+    tasks: Sequence[LayerTask], checkpoint: OpenedCheckpoint | None = None, compute: bool = True
+) -> list[str | None]:
     """Cache keys of tasks on one checkpoint with one method and cache (safetensors headers and the digest index are
     read once; tensor bytes only when not indexed, and with ``compute=False`` never: None then)."""
     if not tasks or tasks[0].cache_dir is None:
@@ -91,8 +100,14 @@ def task_keys(tasks: Sequence[LayerTask], checkpoint: OpenedCheckpoint | None = 
     opened = open_for_sweep(first.source) if checkpoint is None else checkpoint
     if not opened.files:
         return [None] * len(tasks)
-    keys = layer_keys(opened.files, opened.config_bytes, [t.layer for t in tasks], first.method,
-                      SpectraCache(first.cache_dir), compute)
+    keys = layer_keys(
+        opened.files,
+        opened.config_bytes,
+        [t.layer for t in tasks],
+        first.method,
+        SpectraCache(first.cache_dir),
+        compute,
+    )
     return [keys[t.layer] for t in tasks]
 
 
@@ -163,8 +178,9 @@ def one_line(exc: BaseException) -> str:
     return text if isinstance(exc, (CheckpointError, SourceListError)) else f"{type(exc).__name__}: {text}"
 
 
-def plan_sweep(sources: Sequence[str], method: str = "certified", cache_dir: str | None = None,
-               depths: Sequence[int] | None = None) -> list[PlannedCheckpoint]:
+def plan_sweep(
+    sources: Sequence[str], method: str = "certified", cache_dir: str | None = None, depths: Sequence[int] | None = None
+) -> list[PlannedCheckpoint]:
     """Open every checkpoint (config and headers only) and list its layer tasks; failures become error entries."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
@@ -176,21 +192,39 @@ def plan_sweep(sources: Sequence[str], method: str = "certified", cache_dir: str
             wanted = sorted(set(depths)) if depths else [full]
             bad = [d for d in wanted if not 1 <= d <= full]
             if bad:
-                raise CheckpointError(f"{Path(source) / 'config.json'}: depth {bad[0]} outside 1..{full} "
-                                      "(field num_hidden_layers)")
+                raise CheckpointError(
+                    f"{Path(source) / 'config.json'}: depth {bad[0]} outside 1..{full} (field num_hidden_layers)"
+                )
             opened.source.check_layers_exist(wanted[-1])  # before one task per claimed layer is made
             tasks = tuple(LayerTask(str(source), i, method, cache_dir) for i in range(wanted[-1]))
-            planned.append(PlannedCheckpoint(str(source), None, full, opened.shape, opened.family, tuple(wanted),
-                                             tasks))
+            planned.append(
+                PlannedCheckpoint(str(source), None, full, opened.shape, opened.family, tuple(wanted), tasks)
+            )
         except Exception as exc:  # any failure to open is this checkpoint's error row, not the sweep's
             planned.append(PlannedCheckpoint(str(source), one_line(exc)))
     return planned
 
 
 LARGE = ("ours", "edelman", "ours_lphi_in_gamma", "edelman_qk_factor_2")  # may leave float64 (log_real.py)
-ROW_COLUMNS = ("source", "family", "status", "error", "L", "L_full", "N", "heads", "intermediate", "grid_m",
-               *(c for q in LARGE for c in (q, f"{q}_log10")), "rank_count",
-               "ff_gram", "ff_lapack", "layers_cached", "layers_measured", "method")
+ROW_COLUMNS = (
+    "source",
+    "family",
+    "status",
+    "error",
+    "L",
+    "L_full",
+    "N",
+    "heads",
+    "intermediate",
+    "grid_m",
+    *(c for q in LARGE for c in (q, f"{q}_log10")),
+    "rank_count",
+    "ff_gram",
+    "ff_lapack",
+    "layers_cached",
+    "layers_measured",
+    "method",
+)
 
 
 def float_and_log10(value) -> tuple[float | None, float | None]:
@@ -209,9 +243,15 @@ def _large_columns(**values) -> dict:
     return out
 
 
-def checkpoint_rows(plan: PlannedCheckpoint, results: Sequence[LayerResult] | None, error: str | None,
-                    lphi: float = L_PHI, grid_m: int | None = None, rank_tol: float = RANK_TOL,
-                    method: str = "certified") -> list[dict]:
+def checkpoint_rows(
+    plan: PlannedCheckpoint,
+    results: Sequence[LayerResult] | None,
+    error: str | None,
+    lphi: float = L_PHI,
+    grid_m: int | None = None,
+    rank_tol: float = RANK_TOL,
+    method: str = "certified",
+) -> list[dict]:
     """The table rows of one checkpoint: one per depth, or one error row (its one-line message)."""
     blank = {c: None for c in ROW_COLUMNS}
     message = plan.error or error
@@ -222,22 +262,39 @@ def checkpoint_rows(plan: PlannedCheckpoint, results: Sequence[LayerResult] | No
             for depth in plan.depths:
                 a = analyze_spectra(spectra[:depth], plan.shape, lphi, grid_m, rank_tol)
                 used = [m for r in results if r.spectra.index < depth for m in r.ff_methods]
-                rows.append({**blank, "source": plan.source, "family": plan.family, "status": "ok", "error": "",
-                             "L": depth, "L_full": plan.depth, "N": a.shape.hidden, "heads": a.shape.heads,
-                             "intermediate": a.shape.intermediate, "grid_m": a.grid_m,
-                             **_large_columns(ours=a.ours, edelman=a.edelman,
-                                              ours_lphi_in_gamma=a.variants.ours_lphi_in_gamma,
-                                              edelman_qk_factor_2=a.variants.edelman_qk_factor_2),
-                             "rank_count": a.rank_count,
-                             "ff_gram": used.count(GRAM), "ff_lapack": used.count(LAPACK),
-                             "layers_cached": sum(r.cached for r in results if r.spectra.index < depth),
-                             "layers_measured": sum(not r.cached for r in results if r.spectra.index < depth),
-                             "method": method})
+                rows.append(
+                    {
+                        **blank,
+                        "source": plan.source,
+                        "family": plan.family,
+                        "status": "ok",
+                        "error": "",
+                        "L": depth,
+                        "L_full": plan.depth,
+                        "N": a.shape.hidden,
+                        "heads": a.shape.heads,
+                        "intermediate": a.shape.intermediate,
+                        "grid_m": a.grid_m,
+                        **_large_columns(
+                            ours=a.ours,
+                            edelman=a.edelman,
+                            ours_lphi_in_gamma=a.variants.ours_lphi_in_gamma,
+                            edelman_qk_factor_2=a.variants.edelman_qk_factor_2,
+                        ),
+                        "rank_count": a.rank_count,
+                        "ff_gram": used.count(GRAM),
+                        "ff_lapack": used.count(LAPACK),
+                        "layers_cached": sum(r.cached for r in results if r.spectra.index < depth),
+                        "layers_measured": sum(not r.cached for r in results if r.spectra.index < depth),
+                        "method": method,
+                    }
+                )
             return rows
         except (ValueError, ArithmeticError) as exc:
             message = one_line(exc)
-    return [{**blank, "source": plan.source, "family": plan.family, "status": "error", "error": message,
-             "method": method}]
+    return [
+        {**blank, "source": plan.source, "family": plan.family, "status": "error", "error": message, "method": method}
+    ]
 
 
 FF_TYPES = ("M_in", "M_out", "M_gate")
@@ -246,8 +303,12 @@ METHOD_COLUMNS = ("source", "layer", "type", "method", "cached")
 
 def method_rows(plan: PlannedCheckpoint, results: Sequence[LayerResult | BaseException]) -> list[dict]:
     """Per feed-forward matrix of a checkpoint: how its spectrum was computed (``gram`` or ``lapack``)."""
-    return [{"source": plan.source, "layer": r.spectra.index, "type": kind, "method": method, "cached": r.cached}
-            for r in results if isinstance(r, LayerResult) for kind, method in zip(FF_TYPES, r.ff_methods)]
+    return [
+        {"source": plan.source, "layer": r.spectra.index, "type": kind, "method": method, "cached": r.cached}
+        for r in results
+        if isinstance(r, LayerResult)
+        for kind, method in zip(FF_TYPES, r.ff_methods)
+    ]
 
 
 def family_fits(rows: Sequence[dict]) -> list[tuple[str, LogLogFit]]:
@@ -258,8 +319,17 @@ def family_fits(rows: Sequence[dict]) -> list[tuple[str, LogLogFit]]:
         mine = [r for r in rows if r["status"] == "ok" and r["family"] == family]
         if any(r["ours_log10"] is None or r["edelman_log10"] is None for r in mine):
             continue  # a zero total has no logarithm to fit
-        points = [ScalingPoint(r["source"], r["L"], r["N"], r["heads"], from_ln(r["ours_log10"] * math.log(10)),
-                               from_ln(r["edelman_log10"] * math.log(10))) for r in mine]
+        points = [
+            ScalingPoint(
+                r["source"],
+                r["L"],
+                r["N"],
+                r["heads"],
+                from_ln(r["ours_log10"] * math.log(10)),
+                from_ln(r["edelman_log10"] * math.log(10)),
+            )
+            for r in mine
+        ]
         if len(points) > 1:
             out += [(family, fit_loglog(points, q)) for q in ("ours", "edelman")]
     return out

@@ -22,8 +22,16 @@ def haar_orthonormal(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
     return q * np.sign(np.diag(r))
 
 
-def spectrum(family: str, rng: np.random.Generator, d: int, *, rank: int | None = None,
-             beta: float | None = None, scale: float = 1.0, tail_mass: float | None = None) -> np.ndarray:
+def spectrum(
+    family: str,
+    rng: np.random.Generator,
+    d: int,
+    *,
+    rank: int | None = None,
+    beta: float | None = None,
+    scale: float = 1.0,
+    tail_mass: float | None = None,
+) -> np.ndarray:
     """``d`` singular values (descending) of the given family; unspecified parameters are drawn from ``rng``."""
     if family == "low_rank":
         k = rank if rank is not None else int(rng.integers(1, max(2, d // 2) + 1))

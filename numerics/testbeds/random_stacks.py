@@ -37,9 +37,15 @@ class Layer:
         """The spectral and (2,1)-norms the section-6 proxies use."""
         spectral = lambda mats: np.array([np.linalg.norm(a, 2) for a in mats])
         return proxies.LayerNorms(
-            qk_spectral=spectral(self.qk), vt_spectral=spectral(self.vt), m_in_spectral=float(np.linalg.norm(self.m_in, 2)),
-            m_out_spectral=float(np.linalg.norm(self.m_out, 2)), qk_21=norm_21(np.array(self.qk)),
-            vt_21=norm_21(np.array(self.vt)), m_in_21=float(norm_21(self.m_in)), m_out_21=float(norm_21(self.m_out)))
+            qk_spectral=spectral(self.qk),
+            vt_spectral=spectral(self.vt),
+            m_in_spectral=float(np.linalg.norm(self.m_in, 2)),
+            m_out_spectral=float(np.linalg.norm(self.m_out, 2)),
+            qk_21=norm_21(np.array(self.qk)),
+            vt_21=norm_21(np.array(self.vt)),
+            m_in_21=float(norm_21(self.m_in)),
+            m_out_21=float(norm_21(self.m_out)),
+        )
 
     def lipschitz(self) -> float:
         """The layer's Lipschitz factor ``sabounds.numerics.proxies.published_factors.layer_lipschitz``."""
@@ -71,8 +77,9 @@ def _flat_ish(rng: np.random.Generator, top: float, k: int, d: int) -> np.ndarra
     return np.concatenate([head, np.zeros(d - k)])
 
 
-def bert_like_layer(rng: np.random.Generator, N: int, H: int, lipschitz: float = 1.0,
-                    spectra_rng: np.random.Generator | None = None) -> Layer:
+def bert_like_layer(
+    rng: np.random.Generator, N: int, H: int, lipschitz: float = 1.0, spectra_rng: np.random.Generator | None = None
+) -> Layer:
     """One random layer (spectra as in the module docstring), M_in rescaled so that ``layer.lipschitz() == lipschitz``.
 
     Singular vectors come from ``rng``; singular values from ``spectra_rng`` (default ``rng``).
@@ -94,8 +101,9 @@ def bert_like_layer(rng: np.random.Generator, N: int, H: int, lipschitz: float =
     return Layer(qk, vt, m_in * (lipschitz / layer.lipschitz()), m_out)
 
 
-def bert_like_stack(rng: np.random.Generator, L: int, N: int, H: int, lipschitz: float = 1.0,
-                    shared_spectra: bool = False) -> Stack:
+def bert_like_stack(
+    rng: np.random.Generator, L: int, N: int, H: int, lipschitz: float = 1.0, shared_spectra: bool = False
+) -> Stack:
     """``L`` random layers of width N with H heads, each with Lipschitz factor ``lipschitz``.
 
     ``shared_spectra``: every layer has the same singular values (new singular vectors per layer), so the
@@ -104,6 +112,7 @@ def bert_like_stack(rng: np.random.Generator, L: int, N: int, H: int, lipschitz:
     if L < 1:
         raise ValueError(f"need at least one layer, got L = {L}")
     seed = int(rng.integers(2**63))
-    layers = tuple(bert_like_layer(rng, N, H, lipschitz, np.random.default_rng(seed) if shared_spectra else None)
-                   for _ in range(L))
+    layers = tuple(
+        bert_like_layer(rng, N, H, lipschitz, np.random.default_rng(seed) if shared_spectra else None) for _ in range(L)
+    )
     return Stack(layers, N, H)

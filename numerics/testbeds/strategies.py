@@ -101,13 +101,21 @@ def matrices(draw, spectra=None, extra=st.integers(0, 8)) -> MatrixCase:
 
 
 @st.composite
-def bert_like_stacks(draw, L=st.integers(1, 64), N=st.sampled_from([8, 16, 32]), H=st.sampled_from([1, 2]),
-                     lipschitz=st.just(1.0), shared_spectra=st.booleans()) -> Stack:
+def bert_like_stacks(
+    draw,
+    L=st.integers(1, 64),
+    N=st.sampled_from([8, 16, 32]),
+    H=st.sampled_from([1, 2]),
+    lipschitz=st.just(1.0),
+    shared_spectra=st.booleans(),
+) -> Stack:
     """A random BERT-like stack (``sabounds.numerics.testbeds.random_stacks``) of depth L, width N, H heads, layer factor ``lipschitz``."""
     width, heads = draw(N), draw(H)
     if width % heads:
         heads = 1
-    return bert_like_stack(np.random.default_rng(draw(SEEDS)), draw(L), width, heads, draw(lipschitz), draw(shared_spectra))
+    return bert_like_stack(
+        np.random.default_rng(draw(SEEDS)), draw(L), width, heads, draw(lipschitz), draw(shared_spectra)
+    )
 
 
 @contextmanager
@@ -120,6 +128,7 @@ def _pinned_constant_pool():
     Hypothesis versions without a local pool are left as they are."""
     try:
         from hypothesis.internal.conjecture import providers
+
         empty, cache = providers.Constants(), providers.CONSTANTS_CACHE
         original = providers._get_local_constants
     except (ImportError, AttributeError):  # pragma: no cover - older hypothesis: nothing session-dependent to pin
@@ -145,8 +154,13 @@ def finds_counterexample(check, strategy: st.SearchStrategy, max_examples: int =
     """
     from hypothesis import Phase, example, given, settings
 
-    @settings(max_examples=max_examples, derandomize=True, database=None, deadline=None,
-              phases=(Phase.explicit, Phase.generate))
+    @settings(
+        max_examples=max_examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        phases=(Phase.explicit, Phase.generate),
+    )
     @given(strategy)
     def run(value):
         check(value)

@@ -25,17 +25,40 @@ from sabounds.proofs_check.conjecture.gelu import GeluLipschitz
 from sabounds.proofs_check.conjecture.number_text import exact_text
 from sabounds.proofs_check.conjecture.softmax import SoftmaxLinfL1
 from sabounds.proofs_check.conjecture.tail import (
-                                                   TailFrobeniusRank,
-                                                   TailFrobeniusSchatten,
-                                                   TailSingularValue,
-                                                   Thm41Tail,
-                                                   TruncationError,
+    TailFrobeniusRank,
+    TailFrobeniusSchatten,
+    TailSingularValue,
+    Thm41Tail,
+    TruncationError,
 )
 
-__all__ = ["AttentionLipschitz", "ConstantFamily", "CoveringConstant", "FAMILIES", "FreeForm", "GeluLipschitz",
-           "SoftmaxLinfL1", "TailFrobeniusRank", "TailFrobeniusSchatten", "TailSingularValue", "Thm41Tail",
-           "TruncationError", "declare", "exact_text"]
+__all__ = [
+    "AttentionLipschitz",
+    "ConstantFamily",
+    "CoveringConstant",
+    "FAMILIES",
+    "FreeForm",
+    "GeluLipschitz",
+    "SoftmaxLinfL1",
+    "TailFrobeniusRank",
+    "TailFrobeniusSchatten",
+    "TailSingularValue",
+    "Thm41Tail",
+    "TruncationError",
+    "declare",
+    "exact_text",
+]
 
-FAMILIES: dict[str, type] = {cls.name: cls for cls in (GeluLipschitz, SoftmaxLinfL1, AttentionLipschitz, TailSingularValue,
-                                                       TailFrobeniusRank, TailFrobeniusSchatten, TruncationError,
-                                                       CoveringConstant)}
+FAMILIES: dict[str, type] = {
+    cls.name: cls
+    for cls in (
+        GeluLipschitz,
+        SoftmaxLinfL1,
+        AttentionLipschitz,
+        TailSingularValue,
+        TailFrobeniusRank,
+        TailFrobeniusSchatten,
+        TruncationError,
+        CoveringConstant,
+    )
+}

@@ -41,38 +41,61 @@ class AttentionLipschitz(ConstantFamily):
     name: ClassVar[str] = "attention-lipschitz"
     engines: ClassVar[tuple[str, ...]] = ("mpmath.iv", "mpmath")
     stages: ClassVar[int] = 3
-    claim_template: ClassVar[str] = "||f(X) - f(X')||_2->inf <= (1 + {value} ||W||_2) ||X - X'||_2->inf, rows of X, X' in the unit ball"
+    claim_template: ClassVar[str] = (
+        "||f(X) - f(X')||_2->inf <= (1 + {value} ||W||_2) ||X - X'||_2->inf, rows of X, X' in the unit ball"
+    )
 
     def decide(self, settings: Settings, advance: Callable[[str], None] = quiet) -> Outcome:
         from sabounds.theory import attention_lipschitz
+
         value = sp.Rational(self.value)
-        proof = [(step.name, deciders.decide(step, settings, f"attention.{step.name}")) for step in attention_lipschitz.derivation()
-                 if type(step.check).__name__ != "Premise"]
+        proof = [
+            (step.name, deciders.decide(step, settings, f"attention.{step.name}"))
+            for step in attention_lipschitz.derivation()
+            if type(step.check).__name__ != "Premise"
+        ]
         advance("derivation decided")
         weak = [f"{name}: {o.verdict}" for name, o in proof if o.verdict not in (Verdict.PROVED,)]
         steps = ", ".join(f"{name} ({o.grounds})" for name, o in proof)
         search_best, search_evals = self._search(settings)
         advance("search done")
-        cross = (f"count-bounded search (structured candidates, {settings.samples} random starts per shape, evolution "
-                 f"strategy, seed {settings.seed}): largest empirical constant {search_best:.6f} in {search_evals} evaluations")
+        cross = (
+            f"count-bounded search (structured candidates, {settings.samples} random starts per shape, evolution "
+            f"strategy, seed {settings.seed}): largest empirical constant {search_best:.6f} in {search_evals} evaluations"
+        )
         if value >= attention_lipschitz.constant:
             if weak:
                 return Outcome.unresolved("derivation attention", f"steps not proved: {', '.join(weak)}; {cross}")
             if search_best > float(value) + 1e-9:
-                return Outcome.unresolved("derivation attention vs search", f"the search exceeds the proved constant; {cross}")
-            return Outcome(Verdict.PROVED, "derivation attention (sabounds.theory.attention_lipschitz): hand proof of c <= 2, "
-                           "every step decided", None, search_evals, relative_margin(value, attention_lipschitz.constant),
-                           None, f"steps: {steps}; premise: value_term (convex combination); {cross}",
-                           margin_error=rounding_error(relative_margin(value, attention_lipschitz.constant), 17),
-                           engines=self._deciders(proof))
+                return Outcome.unresolved(
+                    "derivation attention vs search", f"the search exceeds the proved constant; {cross}"
+                )
+            return Outcome(
+                Verdict.PROVED,
+                "derivation attention (sabounds.theory.attention_lipschitz): hand proof of c <= 2, every step decided",
+                None,
+                search_evals,
+                relative_margin(value, attention_lipschitz.constant),
+                None,
+                f"steps: {steps}; premise: value_term (convex combination); {cross}",
+                margin_error=rounding_error(relative_margin(value, attention_lipschitz.constant), 17),
+                engines=self._deciders(proof),
+            )
         witness, detail = self._tight_witness(value, settings)
         advance("witness certified")
         if witness is None:
             return Outcome.unresolved("tight family", detail + "; " + cross)
-        return Outcome(Verdict.REFUTED, "tight family (opposite tokens, tied scores, W = sigma diag(1, -1)), "
-                       "certified by interval arithmetic (mpmath.iv)", witness["certificate_digits"], 1,
-                       relative_margin(value, witness["constant"]), witness, f"{detail}; {cross}",
-                       margin_error=rounding_error(relative_margin(value, witness["constant"]), 17))
+        return Outcome(
+            Verdict.REFUTED,
+            "tight family (opposite tokens, tied scores, W = sigma diag(1, -1)), "
+            "certified by interval arithmetic (mpmath.iv)",
+            witness["certificate_digits"],
+            1,
+            relative_margin(value, witness["constant"]),
+            witness,
+            f"{detail}; {cross}",
+            margin_error=rounding_error(relative_margin(value, witness["constant"]), 17),
+        )
 
     @staticmethod
     def _deciders(proof) -> tuple[str, ...]:
@@ -84,6 +107,7 @@ class AttentionLipschitz(ConstantFamily):
     def _tight_witness(value: sp.Rational, settings: Settings):
         """The tight family's point with certified constant > value: ``(witness, detail)`` or ``(None, why)``."""
         from sabounds.proofs_check.interval_enclosure import iv, iv_digits
+
         gap = 2 - value
         digits = int(mpmath.ceil(-mpmath.log10(mpmath.mpf(gap.p) / gap.q))) if gap < 1 else 0
         dps = max(30, digits + 25)
@@ -112,27 +136,55 @@ class AttentionLipschitz(ConstantFamily):
         k_lo, k_hi = mpmath.mpf(k.a), mpmath.mpf(k.b)
         k_exp = int(math.log2(delta_q))
         shown = max(15, digits + 5)
-        witness = {"T": 2, "d": 2, "sigma": sigma, "delta": f"2^-{k_exp}", "theta": "pi/4",
-                   "X": "rows (cos theta, sin theta) and its negative", "X_prime": "rows (cos(theta - delta), sin(theta - delta)) and its negative",
-                   "W": matrix_list(w), "constant": float(k_lo), "constant_interval": [mpmath.nstr(k_lo, 20), mpmath.nstr(k_hi, 20)],
-                   "norm_W": float(sigma), "certificate_digits": dps}
-        certificate = (f"exact tight point (theta = pi/4, delta = 2^-{k_exp}, sigma = {sigma}): (ratio - 1)/||W||_2 in "
-                       f"[{mpmath.nstr(k_lo, shown)}, {mpmath.nstr(k_hi, shown)}] (mpmath.iv, {dps} digits) > {exact_text(value)}")
+        witness = {
+            "T": 2,
+            "d": 2,
+            "sigma": sigma,
+            "delta": f"2^-{k_exp}",
+            "theta": "pi/4",
+            "X": "rows (cos theta, sin theta) and its negative",
+            "X_prime": "rows (cos(theta - delta), sin(theta - delta)) and its negative",
+            "W": matrix_list(w),
+            "constant": float(k_lo),
+            "constant_interval": [mpmath.nstr(k_lo, 20), mpmath.nstr(k_hi, 20)],
+            "norm_W": float(sigma),
+            "certificate_digits": dps,
+        }
+        certificate = (
+            f"exact tight point (theta = pi/4, delta = 2^-{k_exp}, sigma = {sigma}): (ratio - 1)/||W||_2 in "
+            f"[{mpmath.nstr(k_lo, shown)}, {mpmath.nstr(k_hi, shown)}] (mpmath.iv, {dps} digits) > {exact_text(value)}"
+        )
         if np.array_equal(x, x2) or k_exp > 40:
-            return witness, (f"{certificate}; float64 cross-check skipped: at delta = 2^-{k_exp} float64 rows of X and X' "
-                             f"{'coincide' if np.array_equal(x, x2) else 'differ by a few ulps only'}, so float64 cannot "
-                             "represent the point (the certificate is on the exact point)")
+            return witness, (
+                f"{certificate}; float64 cross-check skipped: at delta = 2^-{k_exp} float64 rows of X and X' "
+                f"{'coincide' if np.array_equal(x, x2) else 'differ by a few ulps only'}, so float64 cannot "
+                "represent the point (the certificate is on the exact point)"
+            )
         try:
             ratio_mp = attention_ratio_mp(x, x2, w, settings.precision)
         except (ZeroDivisionError, ValueError, OverflowError, ArithmeticError) as exc:
-            return witness, f"{certificate}; float64 cross-check skipped: the float64 rendering cannot be evaluated ({type(exc).__name__})"
+            return (
+                witness,
+                f"{certificate}; float64 cross-check skipped: the float64 rendering cannot be evaluated ({type(exc).__name__})",
+            )
         with mpmath.workdps(settings.precision):
             k_mp = (ratio_mp - 1) / sigma
-        witness.update({"X": matrix_list(x), "X_prime": matrix_list(x2), "constant_float_witness": float(k_mp), "ratio": float(ratio_mp)})
+        witness.update(
+            {
+                "X": matrix_list(x),
+                "X_prime": matrix_list(x2),
+                "constant_float_witness": float(k_mp),
+                "ratio": float(ratio_mp),
+            }
+        )
         if not k_mp > mpmath.mpf(value.p) / value.q:
-            return None, (f"the float64 rendering of the tight point gives {mpmath.nstr(k_mp, 15)}, not above {exact_text(value)}")
-        detail = (f"{certificate}; its float64 rendering (rows scaled by 1 - 2^-50 into the unit ball) recomputed by "
-                  f"sabounds.numerics.attention at {settings.precision} digits: {mpmath.nstr(k_mp, 15)}")
+            return None, (
+                f"the float64 rendering of the tight point gives {mpmath.nstr(k_mp, 15)}, not above {exact_text(value)}"
+            )
+        detail = (
+            f"{certificate}; its float64 rendering (rows scaled by 1 - 2^-50 into the unit ball) recomputed by "
+            f"sabounds.numerics.attention at {settings.precision} digits: {mpmath.nstr(k_mp, 15)}"
+        )
         return witness, detail
 
     def _search(self, settings: Settings) -> tuple[float, int]:
@@ -159,11 +211,13 @@ class AttentionLipschitz(ConstantFamily):
 
             def draw(g, t=t, d=d):
                 v = g.standard_normal(2 * t * d + d * d + 1)
-                v[2 * t * d:-1] *= np.exp(g.uniform(-3, 3))
+                v[2 * t * d : -1] *= np.exp(g.uniform(-3, 3))
                 v[-1] = g.uniform(-10, 0)
                 return v
 
-            found = adversarial_max_vector(objective, draw, rng, max(10, settings.samples // 4), refine=2, iterations=150)
+            found = adversarial_max_vector(
+                objective, draw, rng, max(10, settings.samples // 4), refine=2, iterations=150
+            )
             evaluations += found.evaluations
             best = max(best, found.value)
         return float(best), evaluations
@@ -171,9 +225,10 @@ class AttentionLipschitz(ConstantFamily):
     @staticmethod
     def _decoder(t: int, d: int):
         def decode(v):
-            x = into_unit_rows(v[:t * d].reshape(t, d))
-            direction = v[t * d:2 * t * d].reshape(t, d)
-            w = v[2 * t * d:2 * t * d + d * d].reshape(d, d)
+            x = into_unit_rows(v[: t * d].reshape(t, d))
+            direction = v[t * d : 2 * t * d].reshape(t, d)
+            w = v[2 * t * d : 2 * t * d + d * d].reshape(d, d)
             x2 = into_unit_rows(x + np.exp(np.clip(v[-1], -16, 1)) * direction)
             return x, x2, w
+
         return decode

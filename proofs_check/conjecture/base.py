@@ -63,7 +63,7 @@ class ConstantFamily:
 def rounding_error(margin: float, digits: int) -> float:
     """Error bound of ``margin`` computed at ``digits`` significant digits and rounded to a float64:
     ``|margin| (2^-53 + 10^(1 - digits))`` (a relative error of one unit in the last digit of each)."""
-    return abs(margin) * (2.0 ** -53 + 10.0 ** (1 - digits))
+    return abs(margin) * (2.0**-53 + 10.0 ** (1 - digits))
 
 
 def relative_margin(value, constant) -> float:

@@ -52,6 +52,7 @@ class PointCheck:
 def _exact_zero(gap: sp.Expr, point: Mapping) -> bool:
     """Sympy shows ``gap == 0`` at the exact point (never through a Float)."""
     from sabounds.proofs_check.conjecture.tight import _is_zero
+
     try:
         with time_limit(1.0):
             return _is_zero(gap.xreplace(dict(point)))
@@ -122,15 +123,29 @@ def check_point(gap: sp.Expr, point: Mapping[sp.Symbol, sp.Expr], dps: int) -> P
     if ball is not None:
         middle, error, forms = centre_and_error(ball)
         ends = (float(ball.lower()), float(ball.upper()), error, middle)
-    arb_text = ("Arb not installed (" + A.PIN + ")" if not A.available() else
-                f"Arb at {bits} bits: [{ball.lower().str(6, radius=False)}, {ball.upper().str(6, radius=False)}]" if ball is not None else "Arb has no enclosure")
+    arb_text = (
+        "Arb not installed (" + A.PIN + ")"
+        if not A.available()
+        else f"Arb at {bits} bits: [{ball.lower().str(6, radius=False)}, {ball.upper().str(6, radius=False)}]"
+        if ball is not None
+        else "Arb has no enclosure"
+    )
     if zero:
         # an exact zero: both balls must contain 0 (they do, if both engines are right)
         consistent = mp_sign is None and (ball is None or ball.contains(0))
         if not consistent:
-            return PointCheck(None, *ends, (), f"sympy finds the gap exactly 0 but {arb_text}, {mp_text}", True, exact_forms=forms)
-        return PointCheck(0, 0.0, 0.0, 0.0, 0.0, ("sympy",) + (("arb",) if ball is not None else ()) + ("mpmath.iv",),
-                          f"sympy shows the gap is exactly 0 there; {arb_text} and {mp_text} contain 0")
+            return PointCheck(
+                None, *ends, (), f"sympy finds the gap exactly 0 but {arb_text}, {mp_text}", True, exact_forms=forms
+            )
+        return PointCheck(
+            0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            ("sympy",) + (("arb",) if ball is not None else ()) + ("mpmath.iv",),
+            f"sympy shows the gap is exactly 0 there; {arb_text} and {mp_text} contain 0",
+        )
     if arb_sign is not None and mp_sign is not None and arb_sign != mp_sign:
         return PointCheck(None, *ends, (), f"the engines disagree: {arb_text}, {mp_text}", True, exact_forms=forms)
     if arb_sign is not None and mp_sign == arb_sign:
@@ -138,16 +153,24 @@ def check_point(gap: sp.Expr, point: Mapping[sp.Symbol, sp.Expr], dps: int) -> P
     if arb_sign is None and mp_sign is not None and not A.available():
         return PointCheck(mp_sign, None, None, None, None, ("mpmath.iv",), f"{mp_text}; {arb_text}")
     if arb_sign is not None:
-        return PointCheck(None, *ends, ("arb",), f"{arb_text}, but {mp_text}: mpmath does not confirm the sign", exact_forms=forms)
+        return PointCheck(
+            None, *ends, ("arb",), f"{arb_text}, but {mp_text}: mpmath does not confirm the sign", exact_forms=forms
+        )
     return PointCheck(None, *ends, (), f"the gap cannot be told from 0 there: {arb_text}, {mp_text}", exact_forms=forms)
 
 
-def scale_free(gap: sp.Expr, point: Mapping[sp.Symbol, sp.Expr], domain: Mapping[sp.Symbol, Interval],
-               value: float | None, dps: int) -> float | None:
+def scale_free(
+    gap: sp.Expr,
+    point: Mapping[sp.Symbol, sp.Expr],
+    domain: Mapping[sp.Symbol, Interval],
+    value: float | None,
+    dps: int,
+) -> float | None:
     """``gap / sum_i |dgap/dx_i| w_i`` at the point, ``w_i`` the width of x_i's range (``x ln(hi/lo)`` for a log
     range): how far, in box widths, the gap's first-order change is from closing it.  Unbounded above (no saturation
     at 1); ``None`` when the gap does not vary at first order there or a derivative cannot be evaluated."""
     from sabounds.numerics.expressions.bounded import bounded_evaluate
+
     if value is None or not domain:
         return None
     try:

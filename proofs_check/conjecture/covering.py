@@ -60,11 +60,16 @@ class CoveringConstant(ConstantFamily):
         slope = sp.factor(sp.expand_log(sp.diff(sp.log(thm41.c_of_p), p), force=True))
         increasing = sp.factor(sp.expand_log(slope.subs(p, 2 / (1 + q)), force=True)).is_nonnegative
         if not (same and increasing):
-            return Outcome.unresolved("sympy", f"ratio {ratio}; equals c(p): {same}; d log c/dp = {slope}, nonnegative: {increasing}")
+            return Outcome.unresolved(
+                "sympy", f"ratio {ratio}; equals c(p): {same}; d log c/dp = {slope}, nonnegative: {increasing}"
+            )
         from sabounds.proofs_check.interval_enclosure import enclose, iv, iv_digits
+
         # c(hi) - 1 ~ hi (1 + log 2 - log hi) / 2 for small hi, so separating a value near 1 from c(hi) needs about
         # -log10(hi) digits more than the value's own: the enclosure is redone at doubling precision up to 1000 digits
-        digits = max(digits_to_separate(self.value, 2, 30), int(mpmath.ceil(-mpmath.log10(mpmath.mpf(hi.p) / hi.q))) + 30)
+        digits = max(
+            digits_to_separate(self.value, 2, 30), int(mpmath.ceil(-mpmath.log10(mpmath.mpf(hi.p) / hi.q))) + 30
+        )
         while True:
             with iv_digits(digits):
                 box = iv.mpf(int(hi.p)) / iv.mpf(int(hi.q))
@@ -77,9 +82,11 @@ class CoveringConstant(ConstantFamily):
             if below or above or digits >= 1000:
                 break
             digits = min(1000, 2 * digits)
-        detail = (f"min / (a^(2/(p+2)) b^(p/(p+2))) = {ratio} = c(p); d log c / dp = {slope} >= 0 on (0, 2], "
-                  f"so the supremum over the range is c({hi}) in [{mpmath.nstr(c_lo, 17)}, {mpmath.nstr(c_hi, 17)}] (mpmath.iv, "
-                  f"{digits} digits; c(hi) - 1 in {excess})")
+        detail = (
+            f"min / (a^(2/(p+2)) b^(p/(p+2))) = {ratio} = c(p); d log c / dp = {slope} >= 0 on (0, 2], "
+            f"so the supremum over the range is c({hi}) in [{mpmath.nstr(c_lo, 17)}, {mpmath.nstr(c_hi, 17)}] (mpmath.iv, "
+            f"{digits} digits; c(hi) - 1 in {excess})"
+        )
         witness = {"p": float(hi), "p_exact": str(hi), "a": 1.0, "b": 1.0, "c": float(c_lo)}
         with mpmath.workdps(digits):  # at the enclosure's precision: a margin of 5e-23 must not round away at 15 digits
             margin = float((mpmath.mpf(self.value.p) / self.value.q - c_lo) / c_lo)
@@ -91,8 +98,11 @@ class CoveringConstant(ConstantFamily):
                 return Outcome(Verdict.REFUTED, method, None, None, margin, witness, detail, margin_error=error)
             return Outcome(Verdict.PROVED, method, None, None, margin, witness, detail, margin_error=error)
         if hi.q > 10**6:
-            return Outcome.unresolved("interval arithmetic", "the value lies inside the enclosure of c(hi) and hi is too "
-                                      "finely specified for exact sympy evaluation; " + detail)
+            return Outcome.unresolved(
+                "interval arithmetic",
+                "the value lies inside the enclosure of c(hi) and hi is too "
+                "finely specified for exact sympy evaluation; " + detail,
+            )
         sup = thm41.c_of_p.subs(p, hi)
         gap = sp.Rational(self.value) - sup
         r_star = thm41.r_star.subs({p: hi, a: 1, b: 1})
@@ -100,7 +110,11 @@ class CoveringConstant(ConstantFamily):
         method = "sympy: closed-form minimum, d log c/dp >= 0, sign of value - c(hi)"
         margin = float(sp.N(gap / sup, 17))
         if gap.is_negative:
-            return Outcome(Verdict.REFUTED, method, None, None, margin, witness, detail, margin_error=rounding_error(margin, 17))
+            return Outcome(
+                Verdict.REFUTED, method, None, None, margin, witness, detail, margin_error=rounding_error(margin, 17)
+            )
         if gap.is_nonnegative:
-            return Outcome(Verdict.PROVED, method, None, None, margin, witness, detail, margin_error=rounding_error(margin, 17))
+            return Outcome(
+                Verdict.PROVED, method, None, None, margin, witness, detail, margin_error=rounding_error(margin, 17)
+            )
         return Outcome.unresolved(method, "sympy could not order the value and c(hi); " + detail)

@@ -60,15 +60,19 @@ class FreeForm:
 
     @property
     def claim(self) -> str:
-        ranges = ", ".join(f"{s} in [{_exact_str(sp.Rational(iv.lo))}, {_exact_str(sp.Rational(iv.hi))}]"
-                           for s, iv in self.domain.items())
+        ranges = ", ".join(
+            f"{s} in [{_exact_str(sp.Rational(iv.lo))}, {_exact_str(sp.Rational(iv.hi))}]"
+            for s, iv in self.domain.items()
+        )
         return f"{self.relation} for {ranges}" if ranges else str(self.relation)
 
     def gap(self) -> tuple[sp.Expr, bool]:
         """``(rhs - lhs, strict)`` oriented so that the relation says ``gap >= 0`` (``> 0`` when strict)."""
         rel = self.relation
         less = isinstance(rel, (sp.LessThan, sp.StrictLessThan))
-        return (rel.rhs - rel.lhs) if less else (rel.lhs - rel.rhs), isinstance(rel, (sp.StrictLessThan, sp.StrictGreaterThan))
+        return (rel.rhs - rel.lhs) if less else (rel.lhs - rel.rhs), isinstance(
+            rel, (sp.StrictLessThan, sp.StrictGreaterThan)
+        )
 
     def sides_gap(self, point: Mapping, dps: int) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
         """``(lhs, rhs, gap)`` at ``point``, ``gap`` > 0 on the true side of the relation."""
@@ -78,6 +82,7 @@ class FreeForm:
 
     def box_text(self) -> str:
         from sabounds.proofs_check.interval import describe_box
+
         return describe_box(self.domain)
 
     def exact(self, point: Mapping, dps: int) -> dict:
@@ -94,6 +99,7 @@ class FreeForm:
 
     def decide(self, settings: Settings, advance: Callable[[str], None] = _quiet) -> Outcome:
         from sabounds.proofs_check.conjecture import evidence, routes
+
         start = time.monotonic()
         early = routes.undefined(self) if self.domain else routes.closed(self)
         early = early or routes.symbolic(self)
@@ -117,14 +123,23 @@ class FreeForm:
         rng = rng_for(str(self.relation), settings)
         try:
             with time_limit(max(0.1, self.budget - (time.monotonic() - start))), mpmath.workdps(dps):
-                found = adversarial_min(lambda pt: self.sides_gap(pt, dps)[2], self.domain, settings.samples, rng,
-                                        structured=True, keep_zero=True)
+                found = adversarial_min(
+                    lambda pt: self.sides_gap(pt, dps)[2],
+                    self.domain,
+                    settings.samples,
+                    rng,
+                    structured=True,
+                    keep_zero=True,
+                )
         except ValueError as exc:
             return Outcome.unresolved("adversarial search", f"no point of the domain could be evaluated ({exc})")
         except TimeLimit:
-            return Outcome.unresolved("adversarial search", f"the count-bounded search ({settings.samples} starts) did not "
-                                      f"finish within the safety time limit of {self.budget:g} s; no verdict is given "
-                                      "from a partial search")
+            return Outcome.unresolved(
+                "adversarial search",
+                f"the count-bounded search ({settings.samples} starts) did not "
+                f"finish within the safety time limit of {self.budget:g} s; no verdict is given "
+                "from a partial search",
+            )
         return evidence.judge(self, found, settings, start, "; ".join(reasons))
 
 
@@ -133,6 +148,7 @@ def declare(name: str, lo, hi, integer: bool = False, log: bool = False) -> tupl
 
     ``lo`` and ``hi`` are exact rationals (or finite floats, taken at their exact binary value's shortest repr).
     """
+
     def exact(v):
         if isinstance(v, sp.Basic):
             if not v.is_Rational:

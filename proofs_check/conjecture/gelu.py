@@ -47,16 +47,34 @@ class GeluLipschitz(ConstantFamily):
         dps = settings.precision
         margin = float(sp.N(gap / sup, 20))
         scan = self._numeric_sup(settings)
-        detail = (f"GELU'' = {d2}; critical points {critical}; sup |GELU'| = {sup} = {sp.N(sup, 15)} at x = {where}; "
-                  f"numeric scan of |GELU'| on [-8, 8] ({scan[2]} evaluations, {dps} digits): max {mpmath.nstr(scan[0], 15)} "
-                  f"at x = {mpmath.nstr(scan[1], 12)}")
+        detail = (
+            f"GELU'' = {d2}; critical points {critical}; sup |GELU'| = {sup} = {sp.N(sup, 15)} at x = {where}; "
+            f"numeric scan of |GELU'| on [-8, 8] ({scan[2]} evaluations, {dps} digits): max {mpmath.nstr(scan[0], 15)} "
+            f"at x = {mpmath.nstr(scan[1], 12)}"
+        )
         method = "sympy: GELU'' = 0 solved exactly, limits at +-oo, sign of value - sup"
         if gap.is_negative:
-            return Outcome(Verdict.REFUTED, method, None, None, margin, {"x": num(where)}, detail,
-                           margin_error=rounding_error(margin, 20))
+            return Outcome(
+                Verdict.REFUTED,
+                method,
+                None,
+                None,
+                margin,
+                {"x": num(where)},
+                detail,
+                margin_error=rounding_error(margin, 20),
+            )
         if gap.is_nonnegative:
-            return Outcome(Verdict.PROVED, method, None, None, margin, {"x": num(where)}, detail,
-                           margin_error=rounding_error(margin, 20))
+            return Outcome(
+                Verdict.PROVED,
+                method,
+                None,
+                None,
+                margin,
+                {"x": num(where)},
+                detail,
+                margin_error=rounding_error(margin, 20),
+            )
         return Outcome.unresolved(method, "sympy could not order the value and the supremum; " + detail)
 
     @staticmethod
@@ -64,9 +82,17 @@ class GeluLipschitz(ConstantFamily):
         dps = settings.precision
         xs = sp.Symbol("x")
         with mpmath.workdps(dps):
+
             def neg_slope(pt):
                 t = pt[xs]
                 return -abs(mpmath.ncdf(t) + t * mpmath.npdf(t))
-            found = adversarial_min(neg_slope, {xs: Interval(-8, 8)}, max(20, settings.samples // 4),
-                                    rng_for("gelu-lipschitz", settings), refine=2, iterations=200)
+
+            found = adversarial_min(
+                neg_slope,
+                {xs: Interval(-8, 8)},
+                max(20, settings.samples // 4),
+                rng_for("gelu-lipschitz", settings),
+                refine=2,
+                iterations=200,
+            )
         return -found.value, found.point[xs], found.evaluations

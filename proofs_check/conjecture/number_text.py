@@ -20,7 +20,7 @@ def exact_text(value: sp.Rational) -> str:
     if len(text) <= 24 or q != 1:  # short, or not a terminating decimal: sympy's fraction is the exact form
         return text
     k = max(twos, fives)
-    n = r.p * 10 ** k // r.q
+    n = r.p * 10**k // r.q
     digits = str(n).rstrip("0")
     mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
     return ("-" if value < 0 else "") + f"{mantissa}e{len(str(n)) - 1 - k:+d}"
@@ -47,9 +47,9 @@ def _decimal_text(r: sp.Rational) -> str:
         q //= 2 if q % 2 == 0 else 5
     if q != 1:
         return str(r)
-    while (r * 10 ** k).q != 1:
+    while (r * 10**k).q != 1:
         k += 1
-    n = abs(int(r * 10 ** k))
+    n = abs(int(r * 10**k))
     digits = str(n).rjust(k + 1, "0")
     text = digits[:-k] + "." + digits[-k:] if k else digits
     if len(text) > 60:

@@ -37,6 +37,7 @@ def undefined(ff) -> Outcome | None:
     """Domain first: ``unresolved`` with an exact witness where a subexpression is undefined, or when definedness on
     the whole box cannot be certified; ``None`` when every subexpression is defined on the box."""
     from sabounds.proofs_check.domain_check import check_domain, tree_requirements
+
     g, _ = ff.gap()
     requirements = list(ff.requirements) + tree_requirements(g)
     if not requirements:
@@ -45,36 +46,64 @@ def undefined(ff) -> Outcome | None:
         with time_limit(max(0.2, ff.budget / 4)):
             result = check_domain(requirements, ff.domain)
     except TimeLimit:
-        return Outcome.unresolved("domain check (Arb balls, sympy)", "could not certify within its time share that "
-                                  "every subexpression is defined on the box; no verdict on a relation that may be "
-                                  "undefined somewhere")
+        return Outcome.unresolved(
+            "domain check (Arb balls, sympy)",
+            "could not certify within its time share that "
+            "every subexpression is defined on the box; no verdict on a relation that may be "
+            "undefined somewhere",
+        )
     if result.defined is True:
         return None
     if result.defined is False:
-        return Outcome(Verdict.UNRESOLVED, "domain check before any simplification (Arb balls, sympy)",
-                       witness=witness_text(result.witness) or None,
-                       engines=("arb", "sympy") if A.available() else ("sympy",),
-                       detail=f"the relation is undefined at the witness: {result.reason}; it cannot hold on all of its "
-                       "declared box (undefined there), so it is neither proved nor verified")
+        return Outcome(
+            Verdict.UNRESOLVED,
+            "domain check before any simplification (Arb balls, sympy)",
+            witness=witness_text(result.witness) or None,
+            engines=("arb", "sympy") if A.available() else ("sympy",),
+            detail=f"the relation is undefined at the witness: {result.reason}; it cannot hold on all of its "
+            "declared box (undefined there), so it is neither proved nor verified",
+        )
     return Outcome.unresolved("domain check before any simplification (Arb balls, sympy)", result.reason)
 
 
-def refuted_at(ff, point: Mapping, method: str, how: str, dps: int, samples: int | None = None,
-               check=None) -> Outcome:
+def refuted_at(ff, point: Mapping, method: str, how: str, dps: int, samples: int | None = None, check=None) -> Outcome:
     """``refuted`` at an exact point once both engines certify the violation there (``check``, when the caller has
     it already); otherwise ``unresolved``."""
     g, strict = ff.gap()
-    point = {**{s: (sp.Rational(d.lo) + sp.Rational(d.hi)) / 2 if not d.integer else sp.ceiling(d.lo)
-                for s, d in ff.domain.items()}, **point}
+    point = {
+        **{
+            s: (sp.Rational(d.lo) + sp.Rational(d.hi)) / 2 if not d.integer else sp.ceiling(d.lo)
+            for s, d in ff.domain.items()
+        },
+        **point,
+    }
     check = check or check_point(g, point, dps)
     witness = witness_text(point)
     if check.violated(strict) and (len(check.engines) >= 2 or not A.available()):
-        return Outcome(Verdict.REFUTED, method, dps, samples, check.middle, witness,
-                       f"{how}; re-checked at the exact witness: {check.text}", engines=check.engines,
-                       margin_error=check.error, exact_forms=check.exact_forms)
-    return Outcome(Verdict.UNRESOLVED, method, dps, samples, check.middle, witness,
-                   f"{how}, but the re-check at the exact witness does not certify a violation: {check.text}",
-                   engines=check.engines, margin_error=check.error, exact_forms=check.exact_forms)
+        return Outcome(
+            Verdict.REFUTED,
+            method,
+            dps,
+            samples,
+            check.middle,
+            witness,
+            f"{how}; re-checked at the exact witness: {check.text}",
+            engines=check.engines,
+            margin_error=check.error,
+            exact_forms=check.exact_forms,
+        )
+    return Outcome(
+        Verdict.UNRESOLVED,
+        method,
+        dps,
+        samples,
+        check.middle,
+        witness,
+        f"{how}, but the re-check at the exact witness does not certify a violation: {check.text}",
+        engines=check.engines,
+        margin_error=check.error,
+        exact_forms=check.exact_forms,
+    )
 
 
 def symbolic(ff) -> Outcome | None:
@@ -83,13 +112,20 @@ def symbolic(ff) -> Outcome | None:
     g, strict = ff.gap()
     try:
         with time_limit(ff.symbolic_seconds):
-            for how, transform in (("sign inference", None), ("factor, then sign inference", sp.factor),
-                                   ("simplify, then sign inference", sp.simplify)):
+            for how, transform in (
+                ("sign inference", None),
+                ("factor, then sign inference", sp.factor),
+                ("simplify, then sign inference", sp.simplify),
+            ):
                 form = g if transform is None else transform(g)
                 if form.is_positive if strict else form.is_nonnegative:
                     box = f" on the box {ff.box_text()}" if ff.domain else ""
-                    return Outcome(Verdict.PROVED, "sympy sign inference", engines=("sympy",),
-                                   detail=f"sympy {how} on the gap {form} under the variables' sign assumptions{box}")
+                    return Outcome(
+                        Verdict.PROVED,
+                        "sympy sign inference",
+                        engines=("sympy",),
+                        detail=f"sympy {how} on the gap {form} under the variables' sign assumptions{box}",
+                    )
     except (TimeLimit, RecursionError, MemoryError, TypeError, ValueError, ArithmeticError):
         return None
     return None
@@ -99,23 +135,35 @@ def exact_solver(ff, dps: int, seconds: float) -> Outcome | str | None:
     """z3 on a polynomial or rational gap: ``proved``, ``refuted`` at its model (re-checked by sympy exactly and by
     both engines), or the reason it decided nothing (``None`` when the gap is not polynomial or rational)."""
     from sabounds.proofs_check import exact_solver as Z
+
     g, strict = ff.gap()
     result = Z.decide(g, strict, ff.domain, seconds)
     if result is None:
         return None
     if result.holds is True:
-        return Outcome(Verdict.PROVED, "z3 nonlinear real arithmetic (exact)", engines=("z3",),
-                       detail=f"{result.reason}, on the box {ff.box_text()}")
+        return Outcome(
+            Verdict.PROVED,
+            "z3 nonlinear real arithmetic (exact)",
+            engines=("z3",),
+            detail=f"{result.reason}, on the box {ff.box_text()}",
+        )
     if result.holds is False:
         value = g.xreplace(result.witness)
         exact = sp.simplify(value) if not value.is_Number else value
         if not (exact.is_negative or (strict and exact.is_zero)):
             return f"z3's model {result.witness} does not violate the relation exactly (sympy: gap {exact}): ignored"
-        out = refuted_at(ff, result.witness, "z3 nonlinear real arithmetic (exact model)",
-                         f"z3 returns a model and sympy evaluates rhs - lhs = {exact} there exactly", dps)
+        out = refuted_at(
+            ff,
+            result.witness,
+            "z3 nonlinear real arithmetic (exact model)",
+            f"z3 returns a model and sympy evaluates rhs - lhs = {exact} there exactly",
+            dps,
+        )
         if out.verdict is not Verdict.REFUTED:
             return out.detail
-        return replace(out, engines=tuple(dict.fromkeys(("z3", "sympy", *out.engines))))  # z3 found the point, sympy signed it exactly
+        return replace(
+            out, engines=tuple(dict.fromkeys(("z3", "sympy", *out.engines)))
+        )  # z3 found the point, sympy signed it exactly
     return result.reason
 
 
@@ -125,6 +173,7 @@ def branch_and_bound(ff, settings, seconds: float) -> Outcome | str:
     violation is the exact centre of a certified sub-box, re-checked by both engines.  Without python-flint, the
     ``mpmath.iv`` branch and bound alone."""
     from sabounds.proofs_check.inequality_decider import certify_inequality
+
     g, strict = ff.gap()
     budget = max(200, 20 * settings.samples)
     start = time.monotonic()
@@ -132,7 +181,9 @@ def branch_and_bound(ff, settings, seconds: float) -> Outcome | str:
         return _mpmath_only(ff, settings, seconds, budget)
     reasons, result, best = [], None, None
     for form, gap in _forms(ff):
-        result = _bisect_raising_precision(gap, strict, ff.domain, budget, max(0.1, seconds - (time.monotonic() - start)))
+        result = _bisect_raising_precision(
+            gap, strict, ff.domain, budget, max(0.1, seconds - (time.monotonic() - start))
+        )
         if result is None:
             reasons.append(f"{form}: Arb branch and bound did not finish within its time share of {seconds:g} s")
             break
@@ -147,10 +198,23 @@ def branch_and_bound(ff, settings, seconds: float) -> Outcome | str:
     if result is None or result.holds is None:
         return "; ".join(reasons)
     if result.holds is False:
-        sub = ("; the whole sub-box " + ", ".join(f"{s} in [{lo}, {hi}]" for s, (lo, hi) in result.sub_box.items())
-               + " is certified violated (mean-value enclosure < 0)") if result.sub_box else ""
-        return refuted_at(ff, result.exact, "interval branch and bound on Arb balls (mean-value forms)",
-                          f"{result.reason}{sub}", settings.precision, result.boxes)
+        sub = (
+            (
+                "; the whole sub-box "
+                + ", ".join(f"{s} in [{lo}, {hi}]" for s, (lo, hi) in result.sub_box.items())
+                + " is certified violated (mean-value enclosure < 0)"
+            )
+            if result.sub_box
+            else ""
+        )
+        return refuted_at(
+            ff,
+            result.exact,
+            "interval branch and bound on Arb balls (mean-value forms)",
+            f"{result.reason}{sub}",
+            settings.precision,
+            result.boxes,
+        )
     left = max(0.1, seconds - (time.monotonic() - start))
     try:
         with time_limit(left):
@@ -158,20 +222,32 @@ def branch_and_bound(ff, settings, seconds: float) -> Outcome | str:
     except TimeLimit:
         other = None
     if other is not None and other.holds is False:
-        return Outcome.unresolved("interval branch and bound: Arb and mpmath.iv", "the engines disagree: Arb proves the "
-                                  f"relation on the box ({result.reason}) but mpmath.iv finds a violation ({other.reason})")
+        return Outcome.unresolved(
+            "interval branch and bound: Arb and mpmath.iv",
+            "the engines disagree: Arb proves the "
+            f"relation on the box ({result.reason}) but mpmath.iv finds a violation ({other.reason})",
+        )
     confirmed = other is not None and other.holds is True
-    return Outcome(Verdict.PROVED, "interval branch and bound on Arb balls" + (" and mpmath.iv" if confirmed else ""),
-                   int(result.bits * 0.30103), result.boxes, engines=("arb", "mpmath.iv") if confirmed else ("arb",),
-                   detail=f"{result.reason} on the box {ff.box_text()}; " + (
-                       f"mpmath.iv's own branch and bound agrees ({other.reason})" if confirmed else
-                       "mpmath.iv's branch and bound could not settle it within its budget (no disagreement)"))
+    return Outcome(
+        Verdict.PROVED,
+        "interval branch and bound on Arb balls" + (" and mpmath.iv" if confirmed else ""),
+        int(result.bits * 0.30103),
+        result.boxes,
+        engines=("arb", "mpmath.iv") if confirmed else ("arb",),
+        detail=f"{result.reason} on the box {ff.box_text()}; "
+        + (
+            f"mpmath.iv's own branch and bound agrees ({other.reason})"
+            if confirmed
+            else "mpmath.iv's branch and bound could not settle it within its budget (no disagreement)"
+        ),
+    )
 
 
 def _bisect_raising_precision(gap, strict, domain, budget, seconds):
     """The Arb branch and bound, its set-aside boxes again at higher precisions
     (``arb_branch_bound.raising_precision``); ``None`` when it does not finish within ``seconds``."""
     from sabounds.proofs_check.arb_branch_bound import raising_precision
+
     try:
         with time_limit(seconds):
             return raising_precision(gap, strict, domain, budget)
@@ -201,6 +277,7 @@ def _forms(ff):
 
 def _mpmath_only(ff, settings, seconds: float, budget: int) -> Outcome | str:
     from sabounds.proofs_check.inequality_decider import certify_inequality
+
     missing = f"Arb (python-flint, {A.PIN}) is not installed: mpmath.iv alone"
     ff.notes["aside"], ff.notes["unsettled"] = [], None
     try:
@@ -209,18 +286,31 @@ def _mpmath_only(ff, settings, seconds: float, budget: int) -> Outcome | str:
     except TimeLimit:
         return f"{missing}; its branch and bound ran out of its time share"
     if certified.holds is True:
-        return Outcome(Verdict.PROVED, "interval branch and bound on mpmath.iv", 30, certified.boxes,
-                       engines=("mpmath.iv",), detail=f"{certified.reason} on the box {ff.box_text()}; {missing}")
+        return Outcome(
+            Verdict.PROVED,
+            "interval branch and bound on mpmath.iv",
+            30,
+            certified.boxes,
+            engines=("mpmath.iv",),
+            detail=f"{certified.reason} on the box {ff.box_text()}; {missing}",
+        )
     if certified.holds is False:
         exact = {s: certified.exact[str(s)] for s in ff.domain if str(s) in certified.exact}
-        return refuted_at(ff, exact, "interval branch and bound on mpmath.iv", f"{certified.reason}; {missing}",
-                          settings.precision, certified.boxes)
+        return refuted_at(
+            ff,
+            exact,
+            "interval branch and bound on mpmath.iv",
+            f"{certified.reason}; {missing}",
+            settings.precision,
+            certified.boxes,
+        )
     return f"{certified.reason}; {missing}"
 
 
 def closed(ff) -> Outcome | None:
     """A relation without variables, decided by sympy's evaluation of the relation between the two exact numbers."""
     from sabounds.proofs_check.conjecture.number_text import exact_str
+
     rel = ff.relation
     try:
         with time_limit(ff.symbolic_seconds):
@@ -229,19 +319,34 @@ def closed(ff) -> Outcome | None:
         return None
     sides = {"lhs": exact_str(rel.lhs), "rhs": exact_str(rel.rhs)}
     if truth is sp.true:
-        return Outcome(Verdict.PROVED, "sympy: the closed relation evaluated exactly", engines=("sympy",),
-                       detail=f"lhs = {sides['lhs']}, rhs = {sides['rhs']}: sympy evaluates the relation to True")
+        return Outcome(
+            Verdict.PROVED,
+            "sympy: the closed relation evaluated exactly",
+            engines=("sympy",),
+            detail=f"lhs = {sides['lhs']}, rhs = {sides['rhs']}: sympy evaluates the relation to True",
+        )
     if truth is sp.false:
         g, strict = ff.gap()
         check = check_point(g, {}, 30)
         if not check.violated(strict) or len(check.engines) < (2 if A.available() else 1):
-            return Outcome.unresolved("sympy: the closed relation evaluated exactly", "sympy evaluates the relation "
-                                      f"to False but the engines do not certify it: {check.text}")
+            return Outcome.unresolved(
+                "sympy: the closed relation evaluated exactly",
+                f"sympy evaluates the relation to False but the engines do not certify it: {check.text}",
+            )
         engines = tuple(dict.fromkeys(("sympy",) + check.engines))
-        return Outcome(Verdict.REFUTED, "sympy: the closed relation evaluated exactly", None, None, check.middle, sides,
-                       f"lhs = {sides['lhs']}, rhs = {sides['rhs']}: sympy evaluates the relation to False; "
-                       f"re-checked: {check.text}", engines=engines, margin_error=check.error,
-                       exact_forms=check.exact_forms)
+        return Outcome(
+            Verdict.REFUTED,
+            "sympy: the closed relation evaluated exactly",
+            None,
+            None,
+            check.middle,
+            sides,
+            f"lhs = {sides['lhs']}, rhs = {sides['rhs']}: sympy evaluates the relation to False; "
+            f"re-checked: {check.text}",
+            engines=engines,
+            margin_error=check.error,
+            exact_forms=check.exact_forms,
+        )
     return None
 
 

@@ -50,41 +50,75 @@ class SoftmaxLinfL1(ConstantFamily):
         rng = rng_for(self.name, settings)
         best, best_pair, evaluations = mpmath.mpf(-1), None, 0
         for size in range(2, 7):
+
             def decode(v, size=size):
-                return v[:size], v[:size] + np.exp(np.clip(v[-1], -14, 2)) * v[size:2 * size]
+                return v[:size], v[:size] + np.exp(np.clip(v[-1], -14, 2)) * v[size : 2 * size]
 
             def draw(g, size=size):
                 v = np.concatenate([g.uniform(-4, 4, size), g.uniform(-1, 1, size), [g.uniform(-10, 1)]])
                 return v
 
-            found = adversarial_max_vector(lambda v: softmax_ratio(*decode(v)), draw, rng,
-                                           max(10, settings.samples // 5), refine=3, iterations=300)
+            found = adversarial_max_vector(
+                lambda v: softmax_ratio(*decode(v)), draw, rng, max(10, settings.samples // 5), refine=3, iterations=300
+            )
             evaluations += found.evaluations
             u, u2 = decode(found.x)
             ratio = softmax_ratio_mp(u, u2, dps)
             if ratio > best:
                 best, best_pair = ratio, (u, u2)
-        witness = {"T": len(best_pair[0]), "u": [float(a) for a in best_pair[0]], "u_prime": [float(a) for a in best_pair[1]],
-                   "ratio": float(best)}
-        detail = (f"sympy: max of 4t(1-t) on [0, 1] = {tight} (the tight constant); "
-                  f"largest ratio found by search: {mpmath.nstr(best, 15)} ({evaluations} evaluations, re-evaluated at {dps} digits)")
+        witness = {
+            "T": len(best_pair[0]),
+            "u": [float(a) for a in best_pair[0]],
+            "u_prime": [float(a) for a in best_pair[1]],
+            "ratio": float(best),
+        }
+        detail = (
+            f"sympy: max of 4t(1-t) on [0, 1] = {tight} (the tight constant); "
+            f"largest ratio found by search: {mpmath.nstr(best, 15)} ({evaluations} evaluations, re-evaluated at {dps} digits)"
+        )
         with mpmath.workdps(dps):
             margin = float((mpmath.mpf(sp.N(value, dps)) - best) / max(abs(mpmath.mpf(sp.N(value, dps))), best))
         if best > mpmath.mpf(sp.N(value, dps)) + mpmath.mpf(10) ** (-(dps // 2)):
             verdict = Verdict.UNRESOLVED if value >= tight else Verdict.REFUTED
-            return Outcome(verdict, "adversarial search (float64 evolution strategy, mpmath re-evaluation)", dps,
-                           evaluations, margin, witness, detail, margin_error=float(mpmath.mpf(10) ** (-(dps // 2))))
+            return Outcome(
+                verdict,
+                "adversarial search (float64 evolution strategy, mpmath re-evaluation)",
+                dps,
+                evaluations,
+                margin,
+                witness,
+                detail,
+                margin_error=float(mpmath.mpf(10) ** (-(dps // 2))),
+            )
         if value < tight:
             h, pair = self._explicit_witness(value, dps)
-            return Outcome(Verdict.REFUTED, "explicit witness u = (0, 0), u' = (h, -h), ratio tanh(h)/h", dps, evaluations,
-                           float((sp.N(value, dps) - pair) / sp.N(value, dps)), {"T": 2, "u": [0.0, 0.0], "u_prime": [h, -h],
-                                                                                  "ratio": float(pair), "ratio_digits": mpmath.nstr(pair, dps)},
-                           detail + f"; witness ratio tanh(h)/h = {mpmath.nstr(pair, dps)} at {dps} digits",
-                           margin_error=rounding_error(float((sp.N(value, dps) - pair) / sp.N(value, dps)), dps))
+            return Outcome(
+                Verdict.REFUTED,
+                "explicit witness u = (0, 0), u' = (h, -h), ratio tanh(h)/h",
+                dps,
+                evaluations,
+                float((sp.N(value, dps) - pair) / sp.N(value, dps)),
+                {
+                    "T": 2,
+                    "u": [0.0, 0.0],
+                    "u_prime": [h, -h],
+                    "ratio": float(pair),
+                    "ratio_digits": mpmath.nstr(pair, dps),
+                },
+                detail + f"; witness ratio tanh(h)/h = {mpmath.nstr(pair, dps)} at {dps} digits",
+                margin_error=rounding_error(float((sp.N(value, dps) - pair) / sp.N(value, dps)), dps),
+            )
         exact = relative_margin(value, tight)  # the slack at the exact supremum, not at the search's best sample
-        return Outcome(Verdict.PROVED, "sympy maximum of the Jacobian's l_inf->l_1 norm 4t(1-t); search as cross-check",
-                       dps, evaluations, exact, witness, f"{detail}; margin relative to the exact supremum {tight} (the "
-                       f"search's best sample leaves {margin:.6g})", margin_error=rounding_error(exact, 17))
+        return Outcome(
+            Verdict.PROVED,
+            "sympy maximum of the Jacobian's l_inf->l_1 norm 4t(1-t); search as cross-check",
+            dps,
+            evaluations,
+            exact,
+            witness,
+            f"{detail}; margin relative to the exact supremum {tight} (the search's best sample leaves {margin:.6g})",
+            margin_error=rounding_error(exact, 17),
+        )
 
     @staticmethod
     def _explicit_witness(value: sp.Expr, dps: int):

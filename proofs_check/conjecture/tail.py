@@ -40,7 +40,12 @@ class Thm41Tail(ConstantFamily):
         step = thm41.derivation()[self.step_name]
         rel = step.statement
         w, x, r, p = self.extremal
-        bindings = {W: np.array(w, dtype=float), X: np.array(x, dtype=float), thm41.r_split: sp.Integer(r), thm41.p: sp.Rational(p)}
+        bindings = {
+            W: np.array(w, dtype=float),
+            X: np.array(x, dtype=float),
+            thm41.r_split: sp.Integer(r),
+            thm41.p: sp.Rational(p),
+        }
         value = sp.Rational(self.value)
         dps = digits_to_separate(value, 1, 30)
         with mpmath.workdps(dps):
@@ -48,12 +53,25 @@ class Thm41Tail(ConstantFamily):
             scaled_rhs = mpmath.mpf(int(value.p)) / int(value.q) * rhs
             margin = float((scaled_rhs - lhs) / lhs)
         if lhs > scaled_rhs:
-            return Outcome(Verdict.REFUTED, f"explicit extremal matrix (diagonal: exact SVD), compared at {dps} digits", dps, 1,
-                           margin, {"W": w, "X": x, "r": r, "p": float(sp.Rational(p)), "lhs": float(lhs), "rhs": float(rhs),
-                                    "value": exact_str(value)},
-                           f"lhs = rhs = {mpmath.nstr(lhs, 15)} at the extremal matrix, so no constant below 1 holds: "
-                           f"lhs > {exact_text(value)} * rhs (mpmath, {dps} digits, enough to separate the value from 1)",
-                           margin_error=rounding_error(margin, dps))
+            return Outcome(
+                Verdict.REFUTED,
+                f"explicit extremal matrix (diagonal: exact SVD), compared at {dps} digits",
+                dps,
+                1,
+                margin,
+                {
+                    "W": w,
+                    "X": x,
+                    "r": r,
+                    "p": float(sp.Rational(p)),
+                    "lhs": float(lhs),
+                    "rhs": float(rhs),
+                    "value": exact_str(value),
+                },
+                f"lhs = rhs = {mpmath.nstr(lhs, 15)} at the extremal matrix, so no constant below 1 holds: "
+                f"lhs > {exact_text(value)} * rhs (mpmath, {dps} digits, enough to separate the value from 1)",
+                margin_error=rounding_error(margin, dps),
+            )
         scaled = replace(step, statement=sp.Le(rel.lhs, self.value * rel.rhs))
         outcome = deciders.decide(scaled, settings, key=f"conjecture.{self.name}")
         detail = f"{outcome.detail}; the extremal matrix {w} (r = {r}) attains constant 1 exactly"
@@ -64,9 +82,11 @@ class Thm41Tail(ConstantFamily):
                 tight = float((scaled_rhs - lhs) / max(abs(lhs), abs(scaled_rhs), norm_w * max(1, norm_x)))
             if not outcome.margin + (outcome.margin_error or 0.0) < tight:
                 # the exact tightest point, not a float64 sample that cannot be told from it (or is looser)
-                detail += (f"; margin: the extremal matrix's, computed at {dps} digits in the samples' scale (its sides "
-                           f"exact), {tight:.6g}; the samples' smallest float64 margin {outcome.margin:.3g} +- "
-                           f"{outcome.margin_error or 0.0:.2g} is not below it")
+                detail += (
+                    f"; margin: the extremal matrix's, computed at {dps} digits in the samples' scale (its sides "
+                    f"exact), {tight:.6g}; the samples' smallest float64 margin {outcome.margin:.3g} +- "
+                    f"{outcome.margin_error or 0.0:.2g} is not below it"
+                )
                 outcome = replace(outcome, margin=tight, margin_error=rounding_error(tight, dps))
         return replace(outcome, detail=detail)
 
@@ -74,7 +94,9 @@ class Thm41Tail(ConstantFamily):
 @dataclass(frozen=True)
 class TailSingularValue(Thm41Tail):
     name: ClassVar[str] = "tail-singular-value"
-    claim_template: ClassVar[str] = "sigma_(r+1)(W) <= {value} (S_p(W) / (r+1))^(1/p) for every matrix, r and p in (0, 2]"
+    claim_template: ClassVar[str] = (
+        "sigma_(r+1)(W) <= {value} (S_p(W) / (r+1))^(1/p) for every matrix, r and p in (0, 2]"
+    )
     step_name: ClassVar[str] = "tail_singular_value"
     extremal: ClassVar[tuple] = ([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0]], 1, "1/2")
 
@@ -90,7 +112,9 @@ class TailFrobeniusRank(Thm41Tail):
 @dataclass(frozen=True)
 class TailFrobeniusSchatten(Thm41Tail):
     name: ClassVar[str] = "tail-frobenius-schatten"
-    claim_template: ClassVar[str] = "||W_(>r)||_F^2 <= {value} sigma_(r+1)^(2-p) S_p(W) for every matrix, r and p in (0, 2]"
+    claim_template: ClassVar[str] = (
+        "||W_(>r)||_F^2 <= {value} sigma_(r+1)^(2-p) S_p(W) for every matrix, r and p in (0, 2]"
+    )
     step_name: ClassVar[str] = "tail_frobenius_schatten"
     extremal: ClassVar[tuple] = ([[1.0, 0.0], [0.0, 0.0]], [[1.0, 0.0]], 0, "1/2")
 

@@ -38,14 +38,23 @@ def _unit(x: mpmath.mpf, iv: Interval) -> mpmath.mpf:
     return mpmath.log(x / lo) / mpmath.log(hi / lo) if iv.log else (x - lo) / (hi - lo)
 
 
-def refine(objective: Callable[[dict], mpmath.mpf], start: Mapping, domain: Mapping[sp.Symbol, Interval], dps: int,
-           max_evaluations: int = 1500) -> tuple[mpmath.mpf, dict, int]:
+def refine(
+    objective: Callable[[dict], mpmath.mpf],
+    start: Mapping,
+    domain: Mapping[sp.Symbol, Interval],
+    dps: int,
+    max_evaluations: int = 1500,
+) -> tuple[mpmath.mpf, dict, int]:
     """Pattern search of ``objective`` from ``start`` in mpf unit coordinates (integer coordinates stay fixed), steps
     halved from 1/100 of the box down to ``10^-(dps/2)``: ``(smallest value, its point, evaluations)``.  Call inside
     ``mpmath.workdps(dps)``."""
     free = [s for s in domain if not domain[s].integer and domain[s].lo != domain[s].hi]
-    fixed = {s: mpmath.mpf(start[s]) if not isinstance(start[s], sp.Basic) else mpmath.mpf(sp.Rational(start[s]).p) / sp.Rational(start[s]).q
-             for s in domain}
+    fixed = {
+        s: mpmath.mpf(start[s])
+        if not isinstance(start[s], sp.Basic)
+        else mpmath.mpf(sp.Rational(start[s]).p) / sp.Rational(start[s]).q
+        for s in domain
+    }
     u = {s: _unit(fixed[s], domain[s]) for s in free}
     best_point = {**fixed, **_point(u, domain)}
     best, evaluations = objective(best_point), 1
@@ -82,8 +91,9 @@ def _inside(v: sp.Expr, iv: Interval) -> bool:
     return bool(v.is_real) and bool(sp.Ge(v, iv.lo)) and bool(sp.Le(v, iv.hi))
 
 
-def tight_point(g: sp.Expr, point: Mapping[sp.Symbol, mpmath.mpf], domain: Mapping[sp.Symbol, Interval],
-                dps: int, seconds: float) -> dict | None:
+def tight_point(
+    g: sp.Expr, point: Mapping[sp.Symbol, mpmath.mpf], domain: Mapping[sp.Symbol, Interval], dps: int, seconds: float
+) -> dict | None:
     """An exact point of the box (symbol -> sympy number) near ``point`` where sympy shows ``g == 0``, or ``None``.
 
     Tried in order: every coordinate recognised by ``nsimplify`` (``0.70710678...`` -> ``sqrt(2)/2``); then for each
@@ -94,7 +104,9 @@ def tight_point(g: sp.Expr, point: Mapping[sp.Symbol, mpmath.mpf], domain: Mappi
         text = mpmath.nstr(v, shown)
         guess = sp.nsimplify(text, [sp.pi, sp.E], tolerance=10.0 ** (-(shown - 3)), rational=False)
         exact = not guess.has(sp.Float)  # nsimplify returns a Float where it recognises nothing
-        guesses[s] = guess if exact and _inside(guess, domain[s]) else min(max(sp.Rational(text), domain[s].lo), domain[s].hi)
+        guesses[s] = (
+            guess if exact and _inside(guess, domain[s]) else min(max(sp.Rational(text), domain[s].lo), domain[s].hi)
+        )
     try:
         with time_limit(seconds):
             if _is_zero(g.xreplace(guesses)):
@@ -115,13 +127,15 @@ def tight_point(g: sp.Expr, point: Mapping[sp.Symbol, mpmath.mpf], domain: Mappi
     return None
 
 
-def enclosure_near(g: sp.Expr, point: Mapping[sp.Symbol, mpmath.mpf], domain: Mapping[sp.Symbol, Interval],
-                   dps: int) -> tuple[mpmath.mpf, mpmath.mpf] | None:
+def enclosure_near(
+    g: sp.Expr, point: Mapping[sp.Symbol, mpmath.mpf], domain: Mapping[sp.Symbol, Interval], dps: int
+) -> tuple[mpmath.mpf, mpmath.mpf] | None:
     """The interval enclosure ``(lo, hi)`` of ``g`` (mpmath.iv, ``dps`` digits) on the box of half-width
     ``10^-(dps/2)`` of each range around ``point`` (the refinement's resolution), clipped to the domain; ``None``
     when ``g`` has no interval extension.  A lower end <= 0 means the smallest gap cannot be told from 0: a zero of
     ``g`` may lie within the resolution (``(x - cos x)^2`` at the Dottie number), or rounding hides the sign."""
     from sabounds.proofs_check.interval_enclosure import NotEnclosable, enclose, iv, iv_digits
+
     radius = mpmath.mpf(10) ** (-(dps // 2))
     box = {}
     with mpmath.workdps(dps):
@@ -144,11 +158,14 @@ def enclosure_near(g: sp.Expr, point: Mapping[sp.Symbol, mpmath.mpf], domain: Ma
         return None
 
 
-def arb_enclosure_near(g: sp.Expr, point: Mapping[sp.Symbol, mpmath.mpf], domain: Mapping[sp.Symbol, Interval], dps: int):
+def arb_enclosure_near(
+    g: sp.Expr, point: Mapping[sp.Symbol, mpmath.mpf], domain: Mapping[sp.Symbol, Interval], dps: int
+):
     """The Arb enclosure (naive and mean-value forms) of ``g`` on the same box as :func:`enclosure_near`, or ``None``."""
     from sabounds.proofs_check import arb_enclosure as A
     from sabounds.proofs_check.arb_branch_bound import _Enclosures
     from sabounds.proofs_check.interval_enclosure import NotEnclosable
+
     radius = sp.Rational(1, 10 ** (dps // 2))
     box = {}
     for s, v in point.items():
@@ -165,8 +182,13 @@ def arb_enclosure_near(g: sp.Expr, point: Mapping[sp.Symbol, mpmath.mpf], domain
         return None
 
 
-def certified_minimum(g: sp.Expr, point: Mapping[sp.Symbol, sp.Expr], box: Mapping[sp.Symbol, tuple],
-                      domain: Mapping[sp.Symbol, Interval], bits: int = 256) -> bool:
+def certified_minimum(
+    g: sp.Expr,
+    point: Mapping[sp.Symbol, sp.Expr],
+    box: Mapping[sp.Symbol, tuple],
+    domain: Mapping[sp.Symbol, Interval],
+    bits: int = 256,
+) -> bool:
     """Is ``g >= 0`` on ``box`` certified, given sympy's exact zero ``g(point) = 0`` inside it?  Each coordinate where
     the point sits on the domain's edge must have Arb's enclosure of ``dg/dx`` on the box pointing into the domain
     (so ``g`` only grows inward); every other coordinate must have ``dg/dx = 0`` at the point exactly (sympy) and the
@@ -175,6 +197,7 @@ def certified_minimum(g: sp.Expr, point: Mapping[sp.Symbol, sp.Expr], box: Mappi
     critical point in the others, so its minimum on the box is ``g(point) = 0``."""
     from sabounds.proofs_check import arb_enclosure as A
     from sabounds.proofs_check.interval_enclosure import NotEnclosable
+
     flint = A.flint_module()
     symbols = list(box)
     try:
@@ -203,6 +226,6 @@ def _determinant(m: list):
         return m[0][0]
     total = 0
     for j, a in enumerate(m[0]):
-        minor = [row[:j] + row[j + 1:] for row in m[1:]]
+        minor = [row[:j] + row[j + 1 :] for row in m[1:]]
         total = total + (-1) ** j * a * _determinant(minor)
     return total

@@ -61,6 +61,7 @@ class Analysis:
         """The labelled storage-aware rank beside the published one (``numerics/proxies/storage_rank.py``)."""
         from sabounds.numerics.checkpoints.errors import CheckpointError
         from sabounds.numerics.proxies.storage_rank import storage_rank_of
+
         source, measured = self.opened
         try:
             return storage_rank_of(source, self.analysis, measured)
@@ -71,8 +72,13 @@ class Analysis:
     def totals(self) -> dict[str, float | LogReal]:
         """``ours``, ``edelman``, the two section-3 variants and the rank count ``sum sqrt(rank N) + sqrt(L)``."""
         a = self.analysis
-        return {"ours": a.ours, "edelman": a.edelman, "ours_lphi_in_gamma": a.variants.ours_lphi_in_gamma,
-                "edelman_qk_factor_2": a.variants.edelman_qk_factor_2, "rank_count": a.rank_count}
+        return {
+            "ours": a.ours,
+            "edelman": a.edelman,
+            "ours_lphi_in_gamma": a.variants.ours_lphi_in_gamma,
+            "edelman_qk_factor_2": a.variants.edelman_qk_factor_2,
+            "rank_count": a.rank_count,
+        }
 
     @property
     def proxy(self) -> str:
@@ -84,31 +90,35 @@ class Analysis:
 
     def _panels(self, title: str) -> tuple[Figure, dict[str, Axes]]:
         import matplotlib.pyplot as plt
+
         types = self.analysis.types()
-        fig, axes = plt.subplots(1, len(types), figsize=(3.2 * len(types), 3.4), constrained_layout=True,
-                                 squeeze=False)
+        fig, axes = plt.subplots(1, len(types), figsize=(3.2 * len(types), 3.4), constrained_layout=True, squeeze=False)
         fig.suptitle(title)
         return fig, dict(zip(types, axes[0]))
 
     def _colour(self, layer: int) -> Any:
         import matplotlib.pyplot as plt
+
         return plt.cm.viridis(layer / max(1, self.analysis.shape.layers - 1))
 
     def _colour_bar(self, fig: Figure, axes: dict[str, Axes]) -> None:
         import matplotlib.pyplot as plt
         from matplotlib.colors import Normalize
+
         mappable = plt.cm.ScalarMappable(norm=Normalize(0, max(1, self.analysis.shape.layers - 1)), cmap="viridis")
         fig.colorbar(mappable, ax=list(axes.values()), label="layer")
 
     def plot_spectra(self) -> Figure:
         """``sigma_i / sigma_1`` against ``i`` (log scale) for every matrix, one panel per type, colour = layer."""
         import numpy as np
+
         fig, axes = self._panels("Normalised singular values")
         for m in self.analysis.matrices:
             s = m.sigma[m.sigma > 0]
             if s.size:
-                axes[m.type].semilogy(np.arange(1, s.size + 1), s / s[0], lw=0.7, alpha=0.6,
-                                      color=self._colour(m.layer))
+                axes[m.type].semilogy(
+                    np.arange(1, s.size + 1), s / s[0], lw=0.7, alpha=0.6, color=self._colour(m.layer)
+                )
         for kind, ax in axes.items():
             ax.set(title=kind, xlabel="index i", ylabel="sigma_i / sigma_1")
         self._colour_bar(fig, axes)
@@ -129,6 +139,7 @@ class Analysis:
     def plot_p_opt(self) -> Figure:
         """p_opt of every matrix against its layer, one marker per type."""
         import matplotlib.pyplot as plt
+
         fig, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
         types = self.analysis.types()
         for i, kind in enumerate(types):
@@ -141,11 +152,22 @@ class Analysis:
 
 
 @renamed(source="model", bound="user_bound")
-def analyze(model: Any = None, *, layers: int | None = None, architecture: str | None = None,
-            mapping: dict[str, Any] | str | Path | None = None, config: dict[str, Any] | str | Path | None = None,
-            lphi: float | None = None, grid_m: int | None = None, rank_tol: float | None = None,
-            allow_pickle: bool = False, rms_floor: float | None = None, threads: int = 1,
-            progress: Callable[[str], None] | None = None, user_bound: str | Path | None = None) -> Analysis:
+def analyze(
+    model: Any = None,
+    *,
+    layers: int | None = None,
+    architecture: str | None = None,
+    mapping: dict[str, Any] | str | Path | None = None,
+    config: dict[str, Any] | str | Path | None = None,
+    lphi: float | None = None,
+    grid_m: int | None = None,
+    rank_tol: float | None = None,
+    allow_pickle: bool = False,
+    rms_floor: float | None = None,
+    threads: int = 1,
+    progress: Callable[[str], None] | None = None,
+    user_bound: str | Path | None = None,
+) -> Analysis:
     """Open -> measure -> analyse ``model`` (model folder, ``.onnx`` or ``.gguf`` file, dict of arrays with
     ``config=``, torch ``state_dict`` with ``config=`` or ``nn.Module``; None: :func:`default_model`); the first
     ``layers`` layers as an ``L = layers`` model.  ``rms_floor``: the pre-LN premise (every norm input has rms >= it;
@@ -156,26 +178,33 @@ def analyze(model: Any = None, *, layers: int | None = None, architecture: str |
     from sabounds.numerics.proxies.layer_measurement import MeasuredModel, check_depth
     from sabounds.numerics.proxies.model_analysis import analyze_measured, measure_model, open_checkpoint
     from sabounds.numerics.spectra import RANK_TOL
+
     user = load_user_bound(user_bound)
     try:
-        opened = open_checkpoint(model_or_default(model), mapping, config=config, architecture=architecture,
-                                 allow_pickle=allow_pickle)
+        opened = open_checkpoint(
+            model_or_default(model), mapping, config=config, architecture=architecture, allow_pickle=allow_pickle
+        )
         if threads > 1:
             from sabounds.numerics.proxies.certified_measure import measure_layers
+
             depth = check_depth(opened, layers)
             spectra = [s for s, _ in measure_layers(opened, depth, "certified", threads, progress or _quiet)]
             measured = MeasuredModel(opened.label, opened.shape.truncated(depth), spectra, opened.model_dir)
         else:
             measured = measure_model(opened, layers, progress)
-        result = analyze_measured(measured, lphi=lphi, grid_m=grid_m,
-                                  rank_tol=RANK_TOL if rank_tol is None else rank_tol, rms_floor=rms_floor)
+        result = analyze_measured(
+            measured, lphi=lphi, grid_m=grid_m, rank_tol=RANK_TOL if rank_tol is None else rank_tol, rms_floor=rms_floor
+        )
         if user is not None:
             from dataclasses import replace
 
             from sabounds.numerics.proxies.baselines import proxy_values
+
             try:
-                result = replace(result, baselines=result.baselines + proxy_values(result.matrices, result.raw_11,
-                                                                                   result.shape, [user]))
+                result = replace(
+                    result,
+                    baselines=result.baselines + proxy_values(result.matrices, result.raw_11, result.shape, [user]),
+                )
             except (ValueError, ArithmeticError) as exc:  # e.g. a term that is not positive on this checkpoint
                 raise InputError(f"{user_bound}: bound {user.id}: cannot evaluate on this checkpoint ({exc})") from None
         info = storage_info(opened, result.shape.layers)
@@ -185,15 +214,24 @@ def analyze(model: Any = None, *, layers: int | None = None, architecture: str |
 
 
 @renamed(source="model")
-def analysis_depth(model: Any = None, *, layers: int | None = None, architecture: str | None = None,
-                   mapping: dict[str, Any] | str | Path | None = None, allow_pickle: bool = False) -> int:
+def analysis_depth(
+    model: Any = None,
+    *,
+    layers: int | None = None,
+    architecture: str | None = None,
+    mapping: dict[str, Any] | str | Path | None = None,
+    allow_pickle: bool = False,
+) -> int:
     """How many layers :func:`analyze` reads (for a progress bar); InputError as :func:`analyze` raises it."""
     from sabounds.numerics.checkpoints.errors import CheckpointError
     from sabounds.numerics.proxies.layer_measurement import check_depth
     from sabounds.numerics.proxies.model_analysis import open_checkpoint
+
     try:
-        return check_depth(open_checkpoint(model_or_default(model), mapping, architecture=architecture,
-                                           allow_pickle=allow_pickle), layers)
+        return check_depth(
+            open_checkpoint(model_or_default(model), mapping, architecture=architecture, allow_pickle=allow_pickle),
+            layers,
+        )
     except (CheckpointError, ValueError) as exc:
         raise InputError(str(exc)) from None
 

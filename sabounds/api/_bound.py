@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # sympy and the numerics load on the first call: ``import sab
     from sabounds.numerics.bound.whole import BoundInputs, WholeBound
     from sabounds.render.figure_formats import FigureOptions
 
+
 @dataclass(frozen=True)
 class Bound:
     """``sabounds.bound``'s result.  ``analysis`` is the underlying ``BoundAnalysis``; ``primary`` the bound at the
@@ -58,6 +59,7 @@ class Bound:
     def lines(self) -> list[str]:
         """What ``sabounds bound`` prints."""
         from sabounds.render.bound_text import bound_text_lines
+
         return bound_text_lines(self.analysis)
 
     def to_json(self) -> dict[str, Any]:
@@ -67,25 +69,39 @@ class Bound:
     def to_frame(self) -> pd.DataFrame:
         """One row per term of each bound of :attr:`primary`: bound, term, value (float)."""
         from sabounds.api._common import frame
-        return frame([{"bound": name, "term": t.label, "value": float(t.value)}
-                      for name in ("ours_sum", "ours_rss", "edelman") for t in getattr(self.primary, name).terms])
+
+        return frame(
+            [
+                {"bound": name, "term": t.label, "value": float(t.value)}
+                for name in ("ours_sum", "ours_rss", "edelman")
+                for t in getattr(self.primary, name).terms
+            ]
+        )
 
     def plot(self) -> Figure:
         """The bounds against n (log-log), if the call asked for ``curve_points``."""
         if self.analysis.curve is None:
             raise InputError("no curve: call sabounds.bound with curve_points > 0")
         from sabounds.render.bound_figure import bound_axes
+
         figure: Figure = bound_axes(self.analysis)
         return figure
 
     def write(self, out: str | Path, *, figures: FigureOptions | None = None) -> list[Path]:
         """``bound.json``, ``bound.txt`` and, with a curve, ``bound_vs_n`` figures into the existing folder ``out``."""
         from sabounds.outputs.bound_files import write_files
+
         return write_files(self.analysis, out, figures)
 
 
-def _check(delta: float, margin: float, input_norm: float | None, empirical_risk: float, exact: dict[str, Any],
-           tokens: int | None) -> None:
+def _check(
+    delta: float,
+    margin: float,
+    input_norm: float | None,
+    empirical_risk: float,
+    exact: dict[str, Any],
+    tokens: int | None,
+) -> None:
     if not (0 < delta < 1):
         raise InputError(f"delta must lie in (0, 1), got {delta}")
     for name, value in (("margin", margin), ("input_norm", input_norm)):
@@ -97,14 +113,26 @@ def _check(delta: float, margin: float, input_norm: float | None, empirical_risk
         if not v > 0:
             raise InputError(f"constant {k} must be positive, got {v}")
     if tokens is not None and not 0 < tokens <= MAX_TOKENS:
-        raise InputError(f"tokens must lie in 1..{MAX_TOKENS}, got {tokens if tokens < 10 ** 30 else 'more'}")
+        raise InputError(f"tokens must lie in 1..{MAX_TOKENS}, got {tokens if tokens < 10**30 else 'more'}")
 
 
-def bound(model: Any = None, *, n: float | int | str, delta: float, margin: float, input_norm: float | None = None,
-          tokens: int | None = None, target: float = 1, empirical_risk: float = 0.0,
-          constants: dict[str, float | int | str] | None = None,
-          precision: int = 30, layers: int | None = None, curve_points: int = 0, allow_pickle: bool = False,
-          rms_floor: float | None = None) -> Bound:
+def bound(
+    model: Any = None,
+    *,
+    n: float | int | str,
+    delta: float,
+    margin: float,
+    input_norm: float | None = None,
+    tokens: int | None = None,
+    target: float = 1,
+    empirical_risk: float = 0.0,
+    constants: dict[str, float | int | str] | None = None,
+    precision: int = 30,
+    layers: int | None = None,
+    curve_points: int = 0,
+    allow_pickle: bool = False,
+    rms_floor: float | None = None,
+) -> Bound:
     """The whole bound (Theorem 3.1, sum and rss aggregation) and Edelman et al.'s on a checkpoint's weights.
 
     ``constants`` maps names of :data:`sabounds.theory.whole_bound.CONSTANTS` to exact values (numbers or decimal
@@ -125,20 +153,29 @@ def bound(model: Any = None, *, n: float | int | str, delta: float, margin: floa
     from sabounds.numerics.bound.slots import VARIANTS
     from sabounds.numerics.bound.whole import BoundInputs
     from sabounds.numerics.checkpoints.errors import CheckpointError
+
     try:
         exact = {k: sp.Rational(str(v)) for k, v in (constants or {}).items()}
     except (TypeError, ValueError, sp.SympifyError) as exc:
         raise InputError(f"constants must be numbers or decimal strings ({exc})") from None
     _check(delta, margin, input_norm, empirical_risk, exact, tokens)
     try:
-        built, info = model_from_checkpoint(model_or_default(model), layers, allow_pickle,
-                                            rms_floor=rms_floor)
+        built, info = model_from_checkpoint(model_or_default(model), layers, allow_pickle, rms_floor=rms_floor)
         t, t_source = checkpoint_tokens(info["context"], tokens)
         b = resolve_input_norm(input_norm, info["input_norm"])
         built = b.apply(built)
-        setting = BoundInputs(n=n, delta=delta, margin=margin, input_norm=b.value, input_norm_source=b.source, tokens=t,
-                              tokens_source=t_source, empirical=empirical_risk, constants=constants_key(exact),
-                              dps=precision)
+        setting = BoundInputs(
+            n=n,
+            delta=delta,
+            margin=margin,
+            input_norm=b.value,
+            input_norm_source=b.source,
+            tokens=t,
+            tokens_source=t_source,
+            empirical=empirical_risk,
+            constants=constants_key(exact),
+            dps=precision,
+        )
         return Bound(analyze_bound(built, setting, target, VARIANTS, curve_points))
     except (CheckpointError, ValueError) as exc:
         raise InputError(" ".join(str(exc).split())) from None

@@ -45,24 +45,35 @@ class Checks:
         return summary
 
 
-def verify(only: str | None = None, *, precision: int = 50, samples: int = 200, seed: int | None = None,
-           progress: Callable[[str], None] | None = None) -> Checks:
+def verify(
+    only: str | None = None,
+    *,
+    precision: int = 50,
+    samples: int = 200,
+    seed: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Checks:
     """Decide the registered checks (those whose id matches ``only``: a glob or a substring); ``progress(id)`` is
     called after each check."""
     from sabounds.proofs_check.outcome_records import failing_steps, outcome_record, summary
     from sabounds.proofs_check.registry import run_all, select
+
     settings = check_settings(precision, samples, seed)
     checks = select(only)
     if not checks:
         raise InputError(f"the pattern {only!r} matches no check id")
     results = run_all(checks, settings, progress=None if progress is None else (lambda c, o: progress(c.id)))
-    return Checks({"checks": [outcome_record(c, o) for c, o in results], "summary": summary(results)},
-                  tuple(c.id for c in failing_steps(results)), tuple(results))
+    return Checks(
+        {"checks": [outcome_record(c, o) for c, o in results], "summary": summary(results)},
+        tuple(c.id for c in failing_steps(results)),
+        tuple(results),
+    )
 
 
 def count_checks(only: str | None = None) -> int:
     """How many checks :func:`verify` decides for ``only`` (for a progress bar)."""
     from sabounds.proofs_check.registry import select
+
     return len(select(only))
 
 
@@ -86,21 +97,30 @@ class MutationAudit:
         return self.json
 
 
-def audit_mutants(only: str | None = None, *, precision: int = 50, samples: int = 200, seed: int | None = None,
-                  progress_bar: ProgressBar | None = None) -> MutationAudit:
+def audit_mutants(
+    only: str | None = None,
+    *,
+    precision: int = 50,
+    samples: int = 200,
+    seed: int | None = None,
+    progress_bar: ProgressBar | None = None,
+) -> MutationAudit:
     """Perturb every checked derivation step (constant, sign, exponent, dropped factor, fine mutants off by 1e-12)
     and decide each mutant: which check refutes it (``sabounds.proofs_check.mutants``).  ``progress_bar(total)``: a
     context manager yielding ``advance(note)``."""
     from contextlib import nullcontext
 
     from sabounds.proofs_check import mutants
+
     settings = check_settings(precision, samples, seed)
     audited = [d for d in mutants.derivations_audited() if not only or only in d.id]
     if not audited:
         from sabounds.theory.catalog import derivations as catalogued
+
         raise InputError(f"the pattern {only!r} matches no derivation ({', '.join(catalogued('audited'))})")
     total = sum(len(mutants.mutate(step)) for d in audited for step in d)
-    with (progress_bar(total) if progress_bar else nullcontext(None)) as advance:
+    with progress_bar(total) if progress_bar else nullcontext(None) as advance:
         results = mutants.audit(audited, settings, progress=advance)
-    return MutationAudit({"mutants": [mutants.record(m) for m in results],
-                          "summary": mutants.summary(results, audited)}, tuple(results))
+    return MutationAudit(
+        {"mutants": [mutants.record(m) for m in results], "summary": mutants.summary(results, audited)}, tuple(results)
+    )

@@ -23,6 +23,7 @@ R = TypeVar("R")
 def renamed(**old_to_new: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Accept each old keyword name as its new one with a DeprecationWarning (the API's one vocabulary: ``model=``
     for a checkpoint, no argument named like a function); both at once is an InputError."""
+
     def wrap(function: Callable[P, R]) -> Callable[P, R]:
         @functools.wraps(function)
         def call(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -30,23 +31,28 @@ def renamed(**old_to_new: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
                 if old in kwargs:
                     if new in kwargs:
                         raise InputError(f"{function.__name__}: give {new}= only ({old}= is its deprecated name)")
-                    warnings.warn(f"{function.__name__}({old}=...) is deprecated; use {new}=", DeprecationWarning,
-                                  stacklevel=2)
+                    warnings.warn(
+                        f"{function.__name__}({old}=...) is deprecated; use {new}=", DeprecationWarning, stacklevel=2
+                    )
                     kwargs[new] = kwargs.pop(old)
             return function(*args, **kwargs)
+
         return call
+
     return wrap
 
 
 def frame(rows: list[dict[str, Any]], columns: Sequence[str] | None = None) -> pd.DataFrame:
     """A pandas DataFrame of ``rows`` (pandas imported on first use)."""
     import pandas as pd
+
     return pd.DataFrame(rows, columns=columns)
 
 
 def check_settings(precision: int, samples: int, seed: int | None = None) -> Settings:
     """:class:`~sabounds.proofs_check.verdict.Settings` for a decision; InputError for values out of range."""
     from sabounds.proofs_check.verdict import Settings
+
     try:
         return Settings(precision=precision, samples=samples, **({} if seed is None else {"seed": seed}))
     except ValueError as exc:
@@ -58,6 +64,7 @@ def default_model() -> Path:
     of every call that takes one; InputError when its package is not installed."""
     from sabounds.numerics.checkpoints.errors import CheckpointError
     from sabounds.numerics.checkpoints.reader import default_model_dir
+
     try:
         return default_model_dir()
     except CheckpointError as exc:
@@ -74,6 +81,7 @@ def user_bound(path: str | Path | None) -> UserBound | None:
     if path is None:
         return None
     from sabounds.user_bound import load_bound
+
     try:
         return load_bound(path)
     except UserError as exc:

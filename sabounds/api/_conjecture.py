@@ -50,6 +50,7 @@ def exact_number(text: str, what: str) -> sp.Rational:
     """A finite decimal (``1.13``, ``1e-3``) or a fraction (``113/100``) as the exact rational it spells
     (``sabounds.theory.expression.exact_decimal``: the same reader and caps as a relation's literals)."""
     from sabounds.theory.expression import ExpressionError, exact_decimal
+
     try:
         return exact_decimal(text, what)
     except ExpressionError as exc:
@@ -69,6 +70,7 @@ def parse_variable(spec: str) -> tuple[sp.Symbol, Interval]:
     rationals their decimal strings spell, never routed through a float."""
     from sabounds.proofs_check.conjecture import declare
     from sabounds.theory.expression import ExpressionError, check_name
+
     parts = spec.split(":")
     if len(parts) not in (3, 4) or (len(parts) == 4 and parts[3] not in ("int", "log")):
         raise InputError(f"variable {spec!r}: expected NAME:LO:HI, optionally followed by :int or :log")
@@ -83,6 +85,7 @@ def parse_variable(spec: str) -> tuple[sp.Symbol, Interval]:
 
 def _family(target: str, value: str | None, variables: Sequence[str]) -> Any:
     from sabounds.proofs_check.conjecture import FAMILIES
+
     if value is None:
         raise InputError(f"family {target} needs a proposed value C")
     ranges = {symbol.name: interval for symbol, interval in map(parse_variable, variables)}
@@ -98,6 +101,7 @@ def _relation(target: str, variables: Sequence[str], time_limit: float) -> FreeF
     from sabounds.proofs_check.time_limit import TimeLimit
     from sabounds.proofs_check.time_limit import time_limit as limit
     from sabounds.theory.expression import ExpressionError, parse_with_requirements
+
     domain: dict[sp.Symbol, Interval] = {}
     for spec in variables:
         symbol, interval = parse_variable(spec)
@@ -119,29 +123,41 @@ def _relation(target: str, variables: Sequence[str], time_limit: float) -> FreeF
     if absent:
         print(f"note: variable(s) {', '.join(absent)} do not occur in the relation", file=sys.stderr)
     if removed:
-        print(f"note: the relation does not depend on variable(s) {', '.join(removed)}: sympy's exact simplification "
-              "under the variables' assumptions (integer, sign) removed them", file=sys.stderr)
+        print(
+            f"note: the relation does not depend on variable(s) {', '.join(removed)}: sympy's exact simplification "
+            "under the variables' assumptions (integer, sign) removed them",
+            file=sys.stderr,
+        )
     domain = {s: iv for s, iv in domain.items() if s in used}
-    return FreeForm(relation, domain, budget=max(0.5, time_limit - 0.5), symbolic_seconds=min(1.0, time_limit / 4),
-                    requirements=requirements)
+    return FreeForm(
+        relation,
+        domain,
+        budget=max(0.5, time_limit - 0.5),
+        symbolic_seconds=min(1.0, time_limit / 4),
+        requirements=requirements,
+    )
 
 
 def _names_in(text: str) -> set[str]:
     """The names written in a relation's text (the parser accepted it, so it is a Python expression)."""
     import ast
+
     return {node.id for node in ast.walk(ast.parse(text.strip(), mode="eval")) if isinstance(node, ast.Name)}
 
 
-def conjecture_from(target: str, value: str | None = None, variables: Sequence[str] = (),
-                    time_limit: float = 4.0) -> Any:
+def conjecture_from(
+    target: str, value: str | None = None, variables: Sequence[str] = (), time_limit: float = 4.0
+) -> Any:
     """The family or free-form relation ``target`` names (all validation happens here, before deciding): an object
     with ``claim`` and ``decide(settings[, progress])``."""
     from sabounds.proofs_check.conjecture import FAMILIES
+
     if target in FAMILIES:
         return _family(target, value, variables)
     if not any(op in target for op in "<>"):
-        raise InputError(f"unknown family {target!r}: choose from {', '.join(FAMILIES)}, "
-                         "or give a relation with <=, <, >= or >")
+        raise InputError(
+            f"unknown family {target!r}: choose from {', '.join(FAMILIES)}, or give a relation with <=, <, >= or >"
+        )
     if value is not None:
         raise InputError("a value applies to families; a relation states its constants itself")
     if not (0 < time_limit <= MAX_SECONDS):
@@ -158,18 +174,35 @@ def record(conjecture: Any, outcome: Outcome) -> dict[str, Any]:
         # an unresolved margin without a certified error could be taken for a finding: withheld, with the reason
         margin, error, forms = None, None, {}
         detail += "; no margin is reported: the gap found has no certified error bound"
-    return {"verdict": outcome.verdict.value, "method": outcome.method, "witness": dict(outcome.witness or {}) or None,
-            "margin": margin, "margin_error": error, "scaled_margin": outcome.scaled_margin,
-            "number_forms": {name: "decimal string (17 digits): its float64 would be 0, subnormal or infinite"
-                             for name in forms},
-            "engines": list(dict.fromkeys(outcome.engines or getattr(conjecture, "engines", ()))),
-            "precision_digits": outcome.precision_digits, "samples": outcome.samples,
-            "claim": conjecture.claim, "detail": detail}
+    return {
+        "verdict": outcome.verdict.value,
+        "method": outcome.method,
+        "witness": dict(outcome.witness or {}) or None,
+        "margin": margin,
+        "margin_error": error,
+        "scaled_margin": outcome.scaled_margin,
+        "number_forms": {
+            name: "decimal string (17 digits): its float64 would be 0, subnormal or infinite" for name in forms
+        },
+        "engines": list(dict.fromkeys(outcome.engines or getattr(conjecture, "engines", ()))),
+        "precision_digits": outcome.precision_digits,
+        "samples": outcome.samples,
+        "claim": conjecture.claim,
+        "detail": detail,
+    }
 
 
-def conjecture(target: str, value: str | float | None = None, variables: Sequence[str] = (), *,
-               precision: int = 50, samples: int = 200, seed: int | None = None, time_limit: float = 4.0,
-               progress: Callable[[str], None] | None = None) -> Conjecture:
+def conjecture(
+    target: str,
+    value: str | float | None = None,
+    variables: Sequence[str] = (),
+    *,
+    precision: int = 50,
+    samples: int = 200,
+    seed: int | None = None,
+    time_limit: float = 4.0,
+    progress: Callable[[str], None] | None = None,
+) -> Conjecture:
     """Decide a built-in family's proposed constant (``value``) or a relation ``"LHS <= RHS"`` over ``variables``
     (``"name:lo:hi"`` strings, optionally ``:int`` or ``:log``); ``progress(note)`` once per stage."""
     proposed = conjecture_from(target, None if value is None else str(value), list(variables), time_limit)
@@ -184,5 +217,6 @@ def conjecture(target: str, value: str | float | None = None, variables: Sequenc
 def stage_plan(target: str) -> tuple[str, int]:
     """The name of what ``target`` decides and how many progress stages it takes (for a progress bar)."""
     from sabounds.proofs_check.conjecture import FAMILIES, FreeForm
+
     kind: Any = FAMILIES.get(target, FreeForm)
     return str(kind.name), int(kind.stages)

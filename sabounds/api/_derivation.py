@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 def derivations() -> dict[str, Any]:
     """Every printable derivation, by id: the catalog's entries tagged printable (``sabounds.theory.catalog``)."""
     from sabounds.theory.catalog import derivations as printable
+
     return printable()
 
 
@@ -37,6 +38,7 @@ class Derivation:
     def text(self) -> str:
         """Plain text, notes last."""
         from sabounds.theory.printer import derivation_text
+
         d = self.derivation
         return derivation_text(d) + (f"\n{d.notes}" if d.notes else "")
 
@@ -45,6 +47,7 @@ class Derivation:
         from sabounds.theory.latex_text import justification_latex
         from sabounds.theory.printer import derivation_latex
         from sabounds.theory.printer import standalone as document
+
         d = self.derivation
         body = derivation_latex(d) + (f"\n\n\\noindent {{\\small {justification_latex(d.notes)}}}\n" if d.notes else "")
         return document(body) if standalone else body
@@ -52,8 +55,13 @@ class Derivation:
     def to_frame(self) -> pd.DataFrame:
         """One row per step: its name, statement (sympy's text), justification and source."""
         from sabounds.api._common import frame
-        return frame([{"step": s.name, "statement": str(s.statement), "justification": s.justification,
-                       "source": s.source} for s in self.steps])
+
+        return frame(
+            [
+                {"step": s.name, "statement": str(s.statement), "justification": s.justification, "source": s.source}
+                for s in self.steps
+            ]
+        )
 
 
 def derivation(name: str) -> Derivation:

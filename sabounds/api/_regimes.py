@@ -32,12 +32,16 @@ class Regimes:
     @cached_property
     def json(self) -> dict[str, Any]:
         from sabounds.render.regime_tables import json_data
+
         return json_data(list(self.results))
 
     @property
     def table(self) -> pd.DataFrame:
-        rows = [{"regime": r["name"], "alpha": r["alpha"], "bound": bound, **b}
-                for r in self.json["regimes"] for bound, b in r["bounds"].items()]
+        rows = [
+            {"regime": r["name"], "alpha": r["alpha"], "bound": bound, **b}
+            for r in self.json["regimes"]
+            for bound, b in r["bounds"].items()
+        ]
         return frame(rows)
 
     def to_frame(self) -> pd.DataFrame:
@@ -50,6 +54,7 @@ class Regimes:
     def latex(self) -> str:
         """The LaTeX table (``regimes --format latex``)."""
         from sabounds.render.regime_tables import latex_table
+
         return latex_table(list(self.results))
 
 
@@ -58,27 +63,33 @@ USER_ROWS_SECONDS = 120
 a term like ``exp(exp(s))`` can run without end, and a command must not hang on a file."""
 
 
-def _with_user_rows(table: Callable[..., tuple[RegimeResult, ...]], chosen: tuple[str, ...] | None, arch: Any,
-                    user: UserBound) -> tuple[RegimeResult, ...]:
+def _with_user_rows(
+    table: Callable[..., tuple[RegimeResult, ...]], chosen: tuple[str, ...] | None, arch: Any, user: UserBound
+) -> tuple[RegimeResult, ...]:
     """The tables with the user's rows (the built-in rows are cached), or a one-line error past the time limit."""
     from sabounds.proofs_check.time_limit import TimeLimit, time_limit
+
     try:
         with time_limit(USER_ROWS_SECONDS):
             rows = table(chosen, arch, (user,))
     except TimeLimit:
-        raise InputError(f"{user.id}: its growth orders in L, N and T were not found within {USER_ROWS_SECONDS} s; "
-                         "write the term in a simpler closed form") from None
+        raise InputError(
+            f"{user.id}: its growth orders in L, N and T were not found within {USER_ROWS_SECONDS} s; "
+            "write the term in a simpler closed form"
+        ) from None
     return rows
 
 
 @renamed(bound="user_bound")
-def regimes(regime: str | None = None, architecture: str = "single_head",
-            user_bound: str | Path | None = None) -> Regimes:
+def regimes(
+    regime: str | None = None, architecture: str = "single_head", user_bound: str | Path | None = None
+) -> Regimes:
     """The closed-form regime tables for one regime (by name) or all, for the named architecture description;
     ``user_bound``: a TOML file of your own bound (docs/bounds.md), one more row."""
     from sabounds.render.regime_tables import markdown
     from sabounds.theory.architecture import ARCHITECTURES
     from sabounds.theory.regimes import REGIMES, table
+
     if regime is not None and regime not in REGIMES:
         raise InputError(f"unknown regime {regime!r}; choose from {', '.join(REGIMES)}")
     if architecture not in ARCHITECTURES:

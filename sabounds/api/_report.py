@@ -29,26 +29,42 @@ class Report:
     def failing(self) -> tuple[str, ...]:
         """Derivation steps not proved or verified (the command exits 1 when there is one)."""
         from sabounds.proofs_check.outcome_records import failing_steps
+
         return tuple(c.id for c in failing_steps(self.data.checks))
 
     @property
     def summary(self) -> dict[str, Any]:
         from sabounds.proofs_check.outcome_records import summary
+
         return summary(self.data.checks)
 
     def to_json(self) -> dict[str, Any]:
         """The verdict counts, the failing steps and the headline numbers."""
-        return {"folder": str(self.folder), "summary": self.summary, "failing": list(self.failing),
-                "ours": self.data.analysis.ours, "edelman": self.data.analysis.edelman, "seconds": self.data.seconds}
+        return {
+            "folder": str(self.folder),
+            "summary": self.summary,
+            "failing": list(self.failing),
+            "ours": self.data.analysis.ours,
+            "edelman": self.data.analysis.edelman,
+            "seconds": self.data.seconds,
+        }
 
     @property
     def markdown(self) -> str:
         return (self.folder / "report.md").read_text(encoding="utf-8")
 
 
-def report(out: str | Path = "report", *, model: str | Path | None = None, force: bool = False, precision: int = 50,
-           samples: int = 200, seed: int | None = None, figures: FigureOptions | None = None,
-           progress_bar: Callable[[int], AbstractContextManager[Callable[[str], None]]] | None = None) -> Report:
+def report(
+    out: str | Path = "report",
+    *,
+    model: str | Path | None = None,
+    force: bool = False,
+    precision: int = 50,
+    samples: int = 200,
+    seed: int | None = None,
+    figures: FigureOptions | None = None,
+    progress_bar: Callable[[int], AbstractContextManager[Callable[[str], None]]] | None = None,
+) -> Report:
     """Compute everything and write the report folder ``out`` (replaced only with ``force`` and only if sabounds
     wrote it).  ``figures``: a ``FigureOptions`` (formats, PNG resolution); ``progress_bar(total)`` a context manager
     yielding ``advance(note)``.  An interrupt raises ``OutputInterrupted`` saying which report is at ``out``."""
@@ -56,13 +72,16 @@ def report(out: str | Path = "report", *, model: str | Path | None = None, force
     from sabounds.full_report.files import build_report
     from sabounds.numerics.checkpoints.errors import CheckpointError
     from sabounds.outputs.atomic import atomic_directory, check_target
+
     settings = check_settings(precision, samples, seed)
     model_dir = model_or_default(model)
     check_target(out, force, protect=[model_dir])
     try:
         sizes = stage_sizes(model_dir)
-        with atomic_directory(out, force=force, protect=[model_dir]) as folder, \
-                (progress_bar(sum(sizes.values())) if progress_bar else nullcontext(lambda note: None)) as advance:
+        with (
+            atomic_directory(out, force=force, protect=[model_dir]) as folder,
+            progress_bar(sum(sizes.values())) if progress_bar else nullcontext(lambda note: None) as advance,
+        ):
             data = build_report(folder, model_dir, settings, advance, figures)
     except (CheckpointError, ValueError) as exc:
         raise InputError(str(exc)) from None

@@ -33,31 +33,47 @@ class Scaling:
     def growths(self, quantity: str) -> list[DepthGrowth]:
         """``quantity``'s growth law in depth (``ours`` or ``edelman``), one per checkpoint with two depths or more."""
         from sabounds.numerics.proxies.growth import depth_growths
+
         return depth_growths(self.result.points, quantity)
 
-    def write(self, out: str | Path, *, force: bool = False, protect: Sequence[str | Path] = (),
-              figures: FigureOptions | None = None) -> None:
+    def write(
+        self,
+        out: str | Path,
+        *,
+        force: bool = False,
+        protect: Sequence[str | Path] = (),
+        figures: FigureOptions | None = None,
+    ) -> None:
         """scaling.csv, fits.csv, growth.csv and the figure into the new folder ``out``."""
         from sabounds.outputs.atomic import atomic_directory
         from sabounds.outputs.files import write_scaling_files
+
         with atomic_directory(out, force=force, protect=list(protect)) as work:
             write_scaling_files(self.result, work, figures=figures)
 
 
-def scaling(models: Sequence[Any] = (), *, depths: Sequence[int] | None = None, lphi: float | None = None,
-            rank_tol: float | None = None, allow_pickle: bool = False, mapping: str | Path | None = None,
-            architecture: str | None = None,
-            progress_bar: Callable[[int], AbstractContextManager[Callable[[str], None]]] | None = None) -> Scaling:
+def scaling(
+    models: Sequence[Any] = (),
+    *,
+    depths: Sequence[int] | None = None,
+    lphi: float | None = None,
+    rank_tol: float | None = None,
+    allow_pickle: bool = False,
+    mapping: str | Path | None = None,
+    architecture: str | None = None,
+    progress_bar: Callable[[int], AbstractContextManager[Callable[[str], None]]] | None = None,
+) -> Scaling:
     """ours and edelman of every checkpoint of ``models`` (none: :func:`default_model`) at each of ``depths`` (its
     full depth when None); ``progress_bar(total)``: a context manager yielding ``advance(note)``, once per layer."""
     from sabounds.numerics.checkpoints.errors import CheckpointError
     from sabounds.numerics.proxies.scaling import plan_scaling
     from sabounds.numerics.proxies.scaling import scaling as measure
     from sabounds.numerics.spectra import RANK_TOL
+
     chosen = list(models) or [model_or_default(None)]
     try:
         plan = plan_scaling(chosen, depths, allow_pickle, mapping, architecture)
-        with (progress_bar(plan.layers_to_read) if progress_bar else nullcontext(lambda note: None)) as advance:
+        with progress_bar(plan.layers_to_read) if progress_bar else nullcontext(lambda note: None) as advance:
             return Scaling(measure(plan, lphi, RANK_TOL if rank_tol is None else rank_tol, advance))
     except (CheckpointError, ValueError) as exc:
         raise InputError(str(exc)) from None

@@ -46,8 +46,12 @@ class Sweep:
     def to_json(self) -> dict[str, Any]:
         """``{"rows", "fits", "complete", "missing"}`` as ``sabounds sweep --json`` prints them (``complete`` false:
         tasks lost with their workers, named in ``missing``)."""
-        return {"rows": self.rows, "fits": [{"family": f, **vars(fit)} for f, fit in self.fits],
-                "complete": not self.missing, "missing": list(self.missing)}
+        return {
+            "rows": self.rows,
+            "fits": [{"family": f, **vars(fit)} for f, fit in self.fits],
+            "complete": not self.missing,
+            "missing": list(self.missing),
+        }
 
 
 def check_cache_dir(cache_dir: str | Path | None, inputs: Sequence[str | Path], out: str | Path | None) -> None:
@@ -61,6 +65,7 @@ def check_cache_dir(cache_dir: str | Path | None, inputs: Sequence[str | Path], 
     if os.path.lexists(cache_dir) and not os.path.isdir(cache_dir):
         raise InputError(f"the spectra cache {cache_dir} exists and is not a folder; give a folder as the cache")
     from sabounds.numerics.cache import CacheFolderError, check_cache_root
+
     try:
         check_cache_root(cache_dir)
     except CacheFolderError as exc:
@@ -71,35 +76,55 @@ def check_cache_dir(cache_dir: str | Path | None, inputs: Sequence[str | Path], 
             continue
         other = os.path.realpath(item)
         if os.path.commonpath([real, other]) in (real, other):
-            raise InputError(f"the spectra cache {cache_dir} is, contains or lies inside {what} {item}; "
-                             "choose another cache folder")
+            raise InputError(
+                f"the spectra cache {cache_dir} is, contains or lies inside {what} {item}; choose another cache folder"
+            )
 
 
-def _provenance(settings: dict[str, Any], command: list[str] | None, plan: list[PlannedCheckpoint],
-                outcomes: list[Any], seconds: float) -> dict[str, Any]:
+def _provenance(
+    settings: dict[str, Any],
+    command: list[str] | None,
+    plan: list[PlannedCheckpoint],
+    outcomes: list[Any],
+    seconds: float,
+) -> dict[str, Any]:
     from sabounds.outputs.provenance import package_versions, platform_line
+
     results = [o for o in outcomes if not isinstance(o, BaseException)]
-    return {"command": command, "settings": settings,
-            "sources": [p.source for p in plan], "packages": package_versions(), "platform": platform_line(),
-            "layers": {"total": len(outcomes), "from_cache": sum(r.cached for r in results),
-                       "measured": sum(not r.cached for r in results), "failed": len(outcomes) - len(results)},
-            "seconds": round(seconds, 3)}
+    return {
+        "command": command,
+        "settings": settings,
+        "sources": [p.source for p in plan],
+        "packages": package_versions(),
+        "platform": platform_line(),
+        "layers": {
+            "total": len(outcomes),
+            "from_cache": sum(r.cached for r in results),
+            "measured": sum(not r.cached for r in results),
+            "failed": len(outcomes) - len(results),
+        },
+        "seconds": round(seconds, 3),
+    }
 
 
-def _run(plan: list[PlannedCheckpoint], workers: int | None, scheduler: str | None,
-         progress_bar: ProgressBar | None) -> list[Any]:
+def _run(
+    plan: list[PlannedCheckpoint], workers: int | None, scheduler: str | None, progress_bar: ProgressBar | None
+) -> list[Any]:
     from sabounds.distributed import run_tasks
     from sabounds.numerics.proxies.sweep import one_line
+
     tasks = [t for p in plan for t in p.tasks]
     owner = {id(t): p.source for p in plan for t in p.tasks}
     left = {p.source: len(p.tasks) for p in plan}
     done = {"checkpoints": sum(1 for p in plan if not p.tasks)}
-    with (progress_bar(len(tasks)) if progress_bar else nullcontext(lambda note: None)) as advance:
+    with progress_bar(len(tasks)) if progress_bar else nullcontext(lambda note: None) as advance:
+
         def on_done(task: object, outcome: object) -> None:
             source = owner[id(task)]
             left[source] -= 1
             done["checkpoints"] += left[source] == 0
             advance(f"checkpoints {done['checkpoints']}/{len(plan)}")
+
         try:
             return run_tasks(tasks, workers, scheduler, on_done)
         except OSError as exc:
@@ -107,11 +132,24 @@ def _run(plan: list[PlannedCheckpoint], workers: int | None, scheduler: str | No
 
 
 @renamed(sources="models")
-def sweep(models: Sequence[str], *, method: str = "certified", depths: Sequence[int] | None = None,
-          lphi: float | None = None, grid_m: int | None = None, rank_tol: float | None = None,
-          workers: int | None = None, scheduler: str | None = None, cache_dir: str | None = None,
-          out: str | None = None, force: bool = False, figures: FigureOptions | None = None,
-          command: list[str] | None = None, progress_bar: ProgressBar | None = None, resume: bool = False) -> Sweep:
+def sweep(
+    models: Sequence[str],
+    *,
+    method: str = "certified",
+    depths: Sequence[int] | None = None,
+    lphi: float | None = None,
+    grid_m: int | None = None,
+    rank_tol: float | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    cache_dir: str | None = None,
+    out: str | None = None,
+    force: bool = False,
+    figures: FigureOptions | None = None,
+    command: list[str] | None = None,
+    progress_bar: ProgressBar | None = None,
+    resume: bool = False,
+) -> Sweep:
     """Analyse every checkpoint ``models`` names (folders, glob patterns, list files; a name that exists is read
     literally, a pattern expands only where no such path exists), ``workers`` local processes
     (0: this process) or the Dask ``scheduler``; ``cache_dir`` None: no spectra cache.  With ``out`` the table,
@@ -130,6 +168,7 @@ def sweep(models: Sequence[str], *, method: str = "certified", depths: Sequence[
     )
     from sabounds.numerics.spectra import RANK_TOL
     from sabounds.outputs.atomic import atomic_directory, check_target
+
     lphi, rank_tol = L_PHI if lphi is None else lphi, RANK_TOL if rank_tol is None else rank_tol
     if scheduler is not None and workers is not None:
         raise InputError("a worker count sizes a local cluster; it cannot be combined with a scheduler")
@@ -154,18 +193,27 @@ def sweep(models: Sequence[str], *, method: str = "certified", depths: Sequence[
         mine = [by_task[id(t)] for t in p.tasks]
         methods += method_rows(p, mine)
         failure = next((o for o in mine if isinstance(o, BaseException)), None)
-        rows += checkpoint_rows(p, None if failure else mine, one_line(failure) if failure else None,
-                                lphi, grid_m, rank_tol, method)
+        rows += checkpoint_rows(
+            p, None if failure else mine, one_line(failure) if failure else None, lphi, grid_m, rank_tol, method
+        )
     fits = family_fits(rows)
     seconds = time.perf_counter() - start
-    settings = {"method": method, "lphi": lphi, "rank_tol": rank_tol, "grid_m": grid_m,
-                "depths": list(depths) if depths else None, "workers": workers, "scheduler": scheduler,
-                "cache_dir": cache_dir}
+    settings = {
+        "method": method,
+        "lphi": lphi,
+        "rank_tol": rank_tol,
+        "grid_m": grid_m,
+        "depths": list(depths) if depths else None,
+        "workers": workers,
+        "scheduler": scheduler,
+        "cache_dir": cache_dir,
+    }
     provenance = _provenance(settings, command, plan, outcomes, seconds)
     missing = [str(o) for o in outcomes if isinstance(o, LostTask)]
     provenance.update(complete=not missing, missing=missing)
     if out:
         from sabounds.outputs.sweep_files import write_sweep_files
+
         with atomic_directory(out, force=force, protect=protect) as work:
             write_sweep_files(rows, fits, provenance, work, methods, figures)
     return Sweep(rows, fits, provenance["layers"], seconds, missing)
@@ -174,11 +222,14 @@ def sweep(models: Sequence[str], *, method: str = "certified", depths: Sequence[
 def _partial(out: str) -> bool:
     """Whether ``out`` holds a partial sweep (``provenance.json`` with ``"complete": false``); else InputError."""
     from sabounds.numerics.user_files import Limits, UserFileError, read_json
+
     try:
-        record = read_json(os.path.join(out, "provenance.json"), "provenance of the sweep", Limits(2 ** 20))
+        record = read_json(os.path.join(out, "provenance.json"), "provenance of the sweep", Limits(2**20))
     except UserFileError:
         record = None
     if not (isinstance(record, dict) and record.get("complete") is False):
-        raise InputError(f"--resume: {out} holds no partial sweep (its provenance.json does not say complete: false); "
-                         "use --force to replace it")
+        raise InputError(
+            f"--resume: {out} holds no partial sweep (its provenance.json does not say complete: false); "
+            "use --force to replace it"
+        )
     return True

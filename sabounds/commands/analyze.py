@@ -32,18 +32,34 @@ from sabounds.render.analysis_text import storage_words, summary_lines, type_tab
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model_dir", nargs="?", metavar="MODEL",
-                        help="model directory, .onnx or .gguf file (default: all-MiniLM-L6-v2)")
-    parser.add_argument("--layers", type=capped("layers"), metavar="K", help="analyse the first K layers as an L = K model")
+    parser.add_argument(
+        "model_dir", nargs="?", metavar="MODEL", help="model directory, .onnx or .gguf file (default: all-MiniLM-L6-v2)"
+    )
+    parser.add_argument(
+        "--layers", type=capped("layers"), metavar="K", help="analyse the first K layers as an L = K model"
+    )
     parser.add_argument("--grid-m", type=grid_m, metavar="M", help="p grid {0, 1/M, ..., 2} (default ceil(L + ln N))")
     parser.add_argument("--plots", action="store_true", help="with --out, also write the figures (--figure-format)")
-    parser.add_argument("--bound", metavar="FILE", help="also evaluate your own bound, described in a TOML file "
-                        "(docs/bounds.md), on the checkpoint")
-    parser.add_argument("--rms-floor", type=positive_float, default=None, metavar="RHO",
-                        help="pre-LN premise: every normalisation input has rms >= RHO, so Lip_LN = max|g| / "
-                             "sqrt(RHO^2 + eps) (default: no premise, the config's eps alone)")
-    parser.add_argument("--threads", type=threads, default=1, metavar="T",
-                        help="measure T layers at once, one BLAS thread each (default 1; T layers resident)")
+    parser.add_argument(
+        "--bound",
+        metavar="FILE",
+        help="also evaluate your own bound, described in a TOML file (docs/bounds.md), on the checkpoint",
+    )
+    parser.add_argument(
+        "--rms-floor",
+        type=positive_float,
+        default=None,
+        metavar="RHO",
+        help="pre-LN premise: every normalisation input has rms >= RHO, so Lip_LN = max|g| / "
+        "sqrt(RHO^2 + eps) (default: no premise, the config's eps alone)",
+    )
+    parser.add_argument(
+        "--threads",
+        type=threads,
+        default=1,
+        metavar="T",
+        help="measure T layers at once, one BLAS thread each (default 1; T layers resident)",
+    )
     add_common_arguments(parser)
 
 
@@ -53,16 +69,29 @@ def run(args) -> int:
     if not args.plots and (tuple(args.figure_format) != ("png",) or args.dpi != 150):
         raise UserError("--figure-format and --dpi need --plots (without it no figure is drawn)")
     model = model_dir_or_default(args.model_dir)
-    options = dict(layers=args.layers, architecture=args.architecture, mapping=args.mapping, allow_pickle=args.allow_pickle)
+    options = dict(
+        layers=args.layers, architecture=args.architecture, mapping=args.mapping, allow_pickle=args.allow_pickle
+    )
     if args.out is not None:
         from sabounds.outputs.atomic import check_target
+
         check_target(args.out, args.force, protect=[model])
     with progress_bar("reading layers", total=analysis_depth(model, **options), enabled=not args.json) as advance:
-        result = analyze(model, **options, lphi=args.lphi, grid_m=args.grid_m, rank_tol=args.rank_tol,
-                         rms_floor=args.rms_floor, threads=args.threads, progress=advance, user_bound=args.bound)
+        result = analyze(
+            model,
+            **options,
+            lphi=args.lphi,
+            grid_m=args.grid_m,
+            rank_tol=args.rank_tol,
+            rms_floor=args.rms_floor,
+            threads=args.threads,
+            progress=advance,
+            user_bound=args.bound,
+        )
     if args.out is not None:
         from sabounds.outputs.atomic import atomic_directory
         from sabounds.outputs.files import write_analysis_files
+
         with atomic_directory(args.out, force=args.force, protect=[model]) as work:
             write_analysis_files(result.analysis, work, plots=args.plots, figures=figure_options(args))
     storage = result.storage_rank()

@@ -25,24 +25,44 @@ EXIT = {"proved": 0, "verified": 0, "refuted": 0, "unresolved": 1}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("target", metavar="FAMILY_OR_RELATION",
-                        help=f"one of {', '.join(conjecture_families())}, or a relation such as \"x**2 + 1 >= 2*x\"")
+    parser.add_argument(
+        "target",
+        metavar="FAMILY_OR_RELATION",
+        help=f'one of {", ".join(conjecture_families())}, or a relation such as "x**2 + 1 >= 2*x"',
+    )
     parser.add_argument("--value", metavar="C", help="the proposed constant (families only)")
-    parser.add_argument("--var", action="append", default=[], metavar="NAME:LO:HI[:int|:log]",
-                        help="a free-form variable and its range (repeatable)")
-    parser.add_argument("--json", action="store_true",
-                        help='print {"verdict", "method", "witness", "margin", "margin_error", "scaled_margin", '
-                             '"engines", "precision_digits", "samples", ...}')
+    parser.add_argument(
+        "--var",
+        action="append",
+        default=[],
+        metavar="NAME:LO:HI[:int|:log]",
+        help="a free-form variable and its range (repeatable)",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help='print {"verdict", "method", "witness", "margin", "margin_error", "scaled_margin", '
+        '"engines", "precision_digits", "samples", ...}',
+    )
     add_settings_arguments(parser, "random starts of the search")
-    parser.add_argument("--time-limit", type=time_limit, default=4.0, metavar="S",
-                        help="seconds for a free-form decision (default 4)")
+    parser.add_argument(
+        "--time-limit", type=time_limit, default=4.0, metavar="S", help="seconds for a free-form decision (default 4)"
+    )
 
 
 def run(args) -> int:
     name, stages = stage_plan(args.target)
     with progress_bar(f"deciding {name}", total=stages, enabled=not args.json) as advance:
-        result = conjecture(args.target, args.value, args.var, precision=args.precision, samples=args.samples,
-                            seed=args.seed, time_limit=args.time_limit, progress=advance)
+        result = conjecture(
+            args.target,
+            args.value,
+            args.var,
+            precision=args.precision,
+            samples=args.samples,
+            seed=args.seed,
+            time_limit=args.time_limit,
+            progress=advance,
+        )
     rec = result.json
     if args.json:
         json.dump(rec, sys.stdout, indent=2)
@@ -56,13 +76,18 @@ def run(args) -> int:
     relative = args.value is not None
     if rec["margin"] is not None:
         error = "" if rec["margin_error"] is None else f" +- {_number(rec['margin_error'], '.2g')}"
-        what = ("relative slack at the tightest point, with its error bound" if relative else
-                "the gap rhs - lhs at the witness or tightest point, with its certified error")
+        what = (
+            "relative slack at the tightest point, with its error bound"
+            if relative
+            else "the gap rhs - lhs at the witness or tightest point, with its certified error"
+        )
         print(f"margin:  {_number(rec['margin'], '.6g')}{error}  ({what}; negative = violated)")
     if rec["scaled_margin"] is not None:
         print(f"scaled:  {rec['scaled_margin']:.6g}  (the gap over its first-order change across the box)")
     if rec["witness"]:
-        print("witness: " + ", ".join(f"{k} = {v}" for k, v in rec["witness"].items() if k not in ("W", "X", "X_prime")))
+        print(
+            "witness: " + ", ".join(f"{k} = {v}" for k, v in rec["witness"].items() if k not in ("W", "X", "X_prime"))
+        )
     if rec["engines"]:
         print("engines: " + ", ".join(rec["engines"]))
     print(f"detail:  {rec['detail']}")

@@ -14,10 +14,15 @@ from sabounds.errors import UserError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("name", choices=sorted(derivations()), help="which derivation (catalog entries tagged printable)")
+    parser.add_argument(
+        "name", choices=sorted(derivations()), help="which derivation (catalog entries tagged printable)"
+    )
     parser.add_argument("--format", choices=("text", "latex"), default="text")
-    parser.add_argument("--standalone", action="store_true",
-                        help="with --format latex: a complete document (preamble of docs/preamble.tex included)")
+    parser.add_argument(
+        "--standalone",
+        action="store_true",
+        help="with --format latex: a complete document (preamble of docs/preamble.tex included)",
+    )
 
 
 def run(args) -> int:

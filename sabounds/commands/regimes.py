@@ -15,10 +15,15 @@ from sabounds.api import architecture_names, regime_names, regimes
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("md", "latex", "json"), default="md", help="output format (default md)")
     parser.add_argument("--regime", metavar="NAME", help=f"only this regime: {', '.join(regime_names())}")
-    parser.add_argument("--architecture", default="single_head", metavar="NAME",
-                        help=f"architecture description: {', '.join(architecture_names())} (default single_head)")
-    parser.add_argument("--bound", metavar="FILE", help="add a row for your own bound, described in a TOML file "
-                        "(docs/bounds.md)")
+    parser.add_argument(
+        "--architecture",
+        default="single_head",
+        metavar="NAME",
+        help=f"architecture description: {', '.join(architecture_names())} (default single_head)",
+    )
+    parser.add_argument(
+        "--bound", metavar="FILE", help="add a row for your own bound, described in a TOML file (docs/bounds.md)"
+    )
 
 
 def run(args) -> int:

@@ -27,9 +27,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args) -> int:
     try:
-        result = report(args.out, model=args.model, force=args.force, precision=args.precision, samples=args.samples,
-                        seed=args.seed, figures=figure_options(args),
-                        progress_bar=lambda total: progress_bar("report", total=total))
+        result = report(
+            args.out,
+            model=args.model,
+            force=args.force,
+            precision=args.precision,
+            samples=args.samples,
+            seed=args.seed,
+            figures=figure_options(args),
+            progress_bar=lambda total: progress_bar("report", total=total),
+        )
     except OutputInterrupted as exc:
         print(f"sabounds report: interrupted; {exc.message}", file=sys.stderr)
         return 130
@@ -37,6 +44,9 @@ def run(args) -> int:
         print(f"sabounds report: interrupted; no report written ({args.out} unchanged)", file=sys.stderr)
         return 130
     data = result.data
-    print(f"wrote {args.out}/report.md: {len(data.checks)} checks (" + checks_summary_line(result.summary)
-          + f"); ours = {data.analysis.ours:.8g}, edelman = {data.analysis.edelman:.6g}; {data.seconds:.0f} s")
+    print(
+        f"wrote {args.out}/report.md: {len(data.checks)} checks ("
+        + checks_summary_line(result.summary)
+        + f"); ours = {data.analysis.ours:.8g}, edelman = {data.analysis.edelman:.6g}; {data.seconds:.0f} s"
+    )
     return 1 if result.failing else 0

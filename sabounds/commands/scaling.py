@@ -20,8 +20,9 @@ from sabounds.progress import progress_bar
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model_dirs", nargs="*", metavar="MODEL",
-                        help="model directories or .onnx files (default: all-MiniLM-L6-v2)")
+    parser.add_argument(
+        "model_dirs", nargs="*", metavar="MODEL", help="model directories or .onnx files (default: all-MiniLM-L6-v2)"
+    )
     parser.add_argument("--depths", type=depth_list, metavar="1,2,...", help="depth truncations of every checkpoint")
     add_common_arguments(parser)
 
@@ -30,10 +31,18 @@ def run(args) -> int:
     dirs = args.model_dirs or [model_dir_or_default(None)]
     if args.out is not None:
         from sabounds.outputs.atomic import check_target
+
         check_target(args.out, args.force, protect=dirs)
-    done = scaling(dirs, depths=args.depths, lphi=args.lphi, rank_tol=args.rank_tol, allow_pickle=args.allow_pickle,
-                   mapping=args.mapping, architecture=args.architecture,
-                   progress_bar=lambda total: progress_bar("reading layers", total=total, enabled=not args.json))
+    done = scaling(
+        dirs,
+        depths=args.depths,
+        lphi=args.lphi,
+        rank_tol=args.rank_tol,
+        allow_pickle=args.allow_pickle,
+        mapping=args.mapping,
+        architecture=args.architecture,
+        progress_bar=lambda total: progress_bar("reading layers", total=total, enabled=not args.json),
+    )
     result = done.result
     if args.out is not None:
         done.write(args.out, force=args.force, protect=dirs, figures=figure_options(args))
@@ -52,11 +61,15 @@ def run(args) -> int:
         if growth and fit.slope_N is None:
             for g in growth:
                 where = f", {checkpoint_label(g.model)}" if len(growth) > 1 else ""
-                console.print(f"{fit.quantity}{where}: {g.describe()} (depths {g.depths[0]}..{g.depths[-1]})",
-                              highlight=False)
+                console.print(
+                    f"{fit.quantity}{where}: {g.describe()} (depths {g.depths[0]}..{g.depths[-1]})", highlight=False
+                )
             continue
-        slopes = ", ".join(f"d log {fit.quantity} / d log {v} = {s:.3f}"
-                           for v, s in (("L", fit.slope_L), ("N", fit.slope_N)) if s is not None)
+        slopes = ", ".join(
+            f"d log {fit.quantity} / d log {v} = {s:.3f}"
+            for v, s in (("L", fit.slope_L), ("N", fit.slope_N))
+            if s is not None
+        )
         console.print(f"{fit.quantity}: {slopes or 'no varying L or N'}", highlight=False)
     if args.out:
         console.print(f"wrote {args.out}", highlight=False)

@@ -23,10 +23,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     add_settings_arguments(parser)
     parser.add_argument("--only", metavar="PATTERN", help="only checks whose id matches (glob, or a substring)")
-    parser.add_argument("--mutants", action="store_true",
-                        help="mutation audit instead: perturb every checked derivation step (constant, sign, exponent, "
-                             "dropped factor, and fine mutants off by 1e-12) and report which check refutes each "
-                             "mutant; exit 1 if one survives")
+    parser.add_argument(
+        "--mutants",
+        action="store_true",
+        help="mutation audit instead: perturb every checked derivation step (constant, sign, exponent, "
+        "dropped factor, and fine mutants off by 1e-12) and report which check refutes each "
+        "mutant; exit 1 if one survives",
+    )
 
 
 def _print_json(record: dict) -> None:
@@ -36,8 +39,13 @@ def _print_json(record: dict) -> None:
 
 def run_mutants(args) -> int:
     """``--mutants``: the mutation audit under the arguments' settings."""
-    audit = audit_mutants(args.only, precision=args.precision, samples=args.samples, seed=args.seed,
-                          progress_bar=lambda total: progress_bar("deciding mutants", total=total, enabled=not args.json))
+    audit = audit_mutants(
+        args.only,
+        precision=args.precision,
+        samples=args.samples,
+        seed=args.seed,
+        progress_bar=lambda total: progress_bar("deciding mutants", total=total, enabled=not args.json),
+    )
     counts = audit.summary
     if args.json:
         _print_json(audit.json)
@@ -46,12 +54,16 @@ def run_mutants(args) -> int:
     for col in ("step", "operator", "killed by", "verdict"):
         table.add_column(col, overflow="fold")
     for m in audit.results:
-        table.add_row(m.step, m.operator, m.outcome.method, f"[{'green' if m.killed else 'red'}]{m.outcome.verdict.value}[/]")
+        table.add_row(
+            m.step, m.operator, m.outcome.method, f"[{'green' if m.killed else 'red'}]{m.outcome.verdict.value}[/]"
+        )
     console = Console()  # the terminal's own width: long cells fold
     console.print(table)
-    console.print(f"{counts['mutants']} mutants of {counts['steps_mutated']} steps: {counts['killed']} killed, "
-                  f"{counts['surviving']} surviving; weak steps: {', '.join(counts['weak_steps']) or 'none'}; "
-                  f"not mutated (definitions, premises): {len(counts['counted_apart'])}")
+    console.print(
+        f"{counts['mutants']} mutants of {counts['steps_mutated']} steps: {counts['killed']} killed, "
+        f"{counts['surviving']} surviving; weak steps: {', '.join(counts['weak_steps']) or 'none'}; "
+        f"not mutated (definitions, premises): {len(counts['counted_apart'])}"
+    )
     return 1 if counts["surviving"] else 0
 
 
@@ -68,10 +80,13 @@ def run(args) -> int:
     table, dropped = fitting_table(records, console.width)
     console.print(table)
     if dropped:
-        console.print(f"({', '.join(dropped)} left out to fit {console.width} columns; --json has every field)",
-                      highlight=False)
+        console.print(
+            f"({', '.join(dropped)} left out to fit {console.width} columns; --json has every field)", highlight=False
+        )
     line = ", ".join(f"{n} {v}" for v, n in counts.items() if v != "basis")
     line += "; by basis: " + ", ".join(f"{n} {v}" for v, n in counts["basis"].items() if n)
-    console.print(f"{len(records)} checks: {line}; {sum(r['seconds'] for r in records):.1f} s"
-                  + (f"; FAILING derivation steps: {', '.join(failing)}" if failing else ""))
+    console.print(
+        f"{len(records)} checks: {line}; {sum(r['seconds'] for r in records):.1f} s"
+        + (f"; FAILING derivation steps: {', '.join(failing)}" if failing else "")
+    )
     return 1 if failing else 0

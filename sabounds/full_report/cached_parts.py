@@ -42,8 +42,11 @@ def regime_inputs() -> dict:
 
 def _compute_checks(settings: Settings, progress: Callable[[Check], None] | None):
     def run():
-        return [outcome_json(c, o) for c, o in
-                run_all(all_checks(), settings, progress=(lambda c, o: progress(c)) if progress else None)]
+        return [
+            outcome_json(c, o)
+            for c, o in run_all(all_checks(), settings, progress=(lambda c, o: progress(c)) if progress else None)
+        ]
+
     return run
 
 
@@ -51,12 +54,14 @@ def _compute_regimes():
     from sabounds.render.regime_tables import json_data, markdown
     from sabounds.theory.architecture import ARCHITECTURES
     from sabounds.theory.regimes import table
+
     results = table(None, ARCHITECTURES["single_head"]())
     return {"json": plain(json_data(results)), "markdown": markdown(results)}
 
 
-def checks(settings: Settings, progress: Callable[[Check], None] | None = None, stored=None,
-           cache: UserCache | None = None) -> tuple[list[tuple[Check, Outcome]], Record]:
+def checks(
+    settings: Settings, progress: Callable[[Check], None] | None = None, stored=None, cache: UserCache | None = None
+) -> tuple[list[tuple[Check, Outcome]], Record]:
     """Every check's outcome at ``settings`` (``progress(check)`` once per check) and the record they came from."""
     stored = read_records(STORED) if stored is None else stored
     record = current("checks", check_inputs(settings), _compute_checks(settings, progress), stored, cache)
@@ -82,8 +87,10 @@ def origin_line(part: str, record: Record) -> str:
     """``checks: stored with the package (computed 2026-12-05T04:00:00+00:00 on Linux ..., 180.2 s); ...``."""
     if record.origin == "computed":
         return f"{part}: computed in this run ({record.seconds:.0f} s)"
-    return (f"{part}: {_WORDS[record.origin]}, computed {record.created} on {record.platform} in {record.seconds:.0f} s, "
-            "current for this code (every module it may have run unchanged, same settings and library versions)")
+    return (
+        f"{part}: {_WORDS[record.origin]}, computed {record.created} on {record.platform} in {record.seconds:.0f} s, "
+        "current for this code (every module it may have run unchanged, same settings and library versions)"
+    )
 
 
 def stale(path: Path = STORED, settings: Settings | None = None) -> list[str]:
@@ -113,8 +120,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{args.out.name}: current for this code")
         return 1 if reasons else 0
     settings = Settings()
-    records = [compute_record("checks", check_inputs(settings), _compute_checks(settings, None)),
-               compute_record("regimes", regime_inputs(), _compute_regimes)]
+    records = [
+        compute_record("checks", check_inputs(settings), _compute_checks(settings, None)),
+        compute_record("regimes", regime_inputs(), _compute_regimes),
+    ]
     write_records(args.out, records)
     print(f"wrote {args.out}: " + ", ".join(f"{r.part} ({r.seconds:.0f} s)" for r in records))
     return 0
@@ -122,4 +131,5 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":  # run through the module's own name, so that its source counts among the records' modules
     from sabounds.full_report import cached_parts
+
     sys.exit(cached_parts.main())

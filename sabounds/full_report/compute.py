@@ -50,14 +50,20 @@ class ReportData:
 def stage_sizes(model_dir: Path) -> dict[str, int]:
     """How many progress steps each stage takes: one per check, one for the regimes, one per layer read."""
     second = second_trained_model(model_dir)
-    return {"checks": len(all_checks()), "regimes": 1, "bound": 1, "layers": open_checkpoint(model_dir).shape.layers
-            + (open_checkpoint(second).shape.layers if second is not None else 0)}
+    return {
+        "checks": len(all_checks()),
+        "regimes": 1,
+        "bound": 1,
+        "layers": open_checkpoint(model_dir).shape.layers
+        + (open_checkpoint(second).shape.layers if second is not None else 0),
+    }
 
 
 def second_trained_model(model_dir: Path) -> Path | None:
     """paraphrase-MiniLM-L3-v2 (ONNX) beside the bundled all-MiniLM-L6-v2, when both are the ones in use and installed:
     the scaling study then shows two models trained at different depths beside the truncations."""
     from sabounds.numerics.checkpoints.reader import CheckpointError, default_model_dir, minilm_l3_onnx
+
     try:
         if Path(model_dir).resolve() != default_model_dir().resolve():
             return None
@@ -78,8 +84,9 @@ def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData
     measured = measure_model(checkpoint, None, lambda note: advance(f"reading {note}"))
     analysis = analyze_measured(measured)
     depth = checkpoint.shape.layers
-    depth_scaling = with_fits(truncation_points(checkpoint_label(model_dir), measured.layers, checkpoint.shape,
-                                                range(1, depth + 1)))
+    depth_scaling = with_fits(
+        truncation_points(checkpoint_label(model_dir), measured.layers, checkpoint.shape, range(1, depth + 1))
+    )
     second = second_trained_model(model_dir)
     if second is not None:  # fits stay those of the main model's truncations; the second model's points sit beside
         other = open_checkpoint(second)
@@ -88,11 +95,24 @@ def compute(model_dir: Path, settings: Settings, advance: Advance) -> ReportData
         depth_scaling = ScalingResult(depth_scaling.points + extra, depth_scaling.fits)
     whole = whole_bound(measured.layers, checkpoint)
     advance("whole bound")
-    return ReportData(checks, regimes, table_md, analysis, depth_scaling, Path(model_dir), settings,
-                      checkpoint_digests(model_dir), package_versions(), time.perf_counter() - start, whole,
-                      source=storage_info(checkpoint),
-                      origins=(cached_parts.origin_line("checks", checks_record),
-                               cached_parts.origin_line("regime tables", regimes_record)))
+    return ReportData(
+        checks,
+        regimes,
+        table_md,
+        analysis,
+        depth_scaling,
+        Path(model_dir),
+        settings,
+        checkpoint_digests(model_dir),
+        package_versions(),
+        time.perf_counter() - start,
+        whole,
+        source=storage_info(checkpoint),
+        origins=(
+            cached_parts.origin_line("checks", checks_record),
+            cached_parts.origin_line("regime tables", regimes_record),
+        ),
+    )
 
 
 BOUND_SETTING = {"n": 10**9, "delta": 0.05, "margin": 1.0}
@@ -107,20 +127,38 @@ def whole_bound(spectra, checkpoint):
     from sabounds.numerics.bound.checkpoint_inputs import default_input_norm, model_from_measured
     from sabounds.numerics.bound.context_tokens import checkpoint_tokens
     from sabounds.numerics.bound.whole import BoundInputs
+
     if not checkpoint.shape.published:
         return None
     b = default_input_norm(checkpoint)
     model = b.apply(model_from_measured(checkpoint.shape, spectra))
     tokens, source = checkpoint_tokens(checkpoint.context, None)
-    return analyze_bound(model, BoundInputs(**BOUND_SETTING, input_norm=b.value, input_norm_source=b.source,
-                                            tokens=tokens, tokens_source=source), curve_points=17)
+    return analyze_bound(
+        model,
+        BoundInputs(
+            **BOUND_SETTING, input_norm=b.value, input_norm_source=b.source, tokens=tokens, tokens_source=source
+        ),
+        curve_points=17,
+    )
 
 
 def provenance(data: ReportData) -> dict:
-    return {"sabounds": installed_version(), "created": datetime.now(UTC).isoformat(timespec="seconds"),
-            "platform": platform_line(), "versions": data.versions, "model": checkpoint_label(data.model_dir),
-            "checkpoint_sha256": data.digests, "source": getattr(data, "source", None),
-            "settings": {"precision_digits": data.settings.precision, "samples": data.settings.samples,
-                         "seed": data.settings.seed, "lphi": data.analysis.lphi, "grid_m": data.analysis.grid_m,
-                         "rank_tol": data.analysis.rank_tol},
-            "seconds": round(data.seconds, 1), "parts": list(data.origins)}
+    return {
+        "sabounds": installed_version(),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "platform": platform_line(),
+        "versions": data.versions,
+        "model": checkpoint_label(data.model_dir),
+        "checkpoint_sha256": data.digests,
+        "source": getattr(data, "source", None),
+        "settings": {
+            "precision_digits": data.settings.precision,
+            "samples": data.settings.samples,
+            "seed": data.settings.seed,
+            "lphi": data.analysis.lphi,
+            "grid_m": data.analysis.grid_m,
+            "rank_tol": data.analysis.rank_tol,
+        },
+        "seconds": round(data.seconds, 1),
+        "parts": list(data.origins),
+    }

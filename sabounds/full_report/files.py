@@ -23,13 +23,30 @@ def write_tables(data: ReportData, folder: Path, figures=None) -> None:
     """Every table as CSV and JSON, and the figures (PNG unless ``figures``, a ``sabounds.render.plots.FigureOptions``, says)."""
     records = [outcome_record(c, o) for c, o in data.checks]
     _write_json(folder / "checks.json", {"checks": records, "summary": summary(data.checks)})
-    columns = ["id", "claim", "verdict", "method", "precision_digits", "samples", "margin", "seconds", "is_step", "detail"]
+    columns = [
+        "id",
+        "claim",
+        "verdict",
+        "method",
+        "precision_digits",
+        "samples",
+        "margin",
+        "seconds",
+        "is_step",
+        "detail",
+    ]
     write_csv(folder / "checks.csv", columns, [[r[c] for c in columns] for r in records])
     _write_json(folder / "regimes.json", data.regimes)
-    rows = [[reg["name"], reg["alpha"], bound, b["depth_exponent"], b["width_exponent"], b["token_dependence"], b["expr"]]
-            for reg in data.regimes["regimes"] for bound, b in reg["bounds"].items()]
-    write_csv(folder / "regimes.csv", ["regime", "alpha", "bound", "depth_exponent", "width_exponent",
-                                       "token_dependence", "expr"], rows)
+    rows = [
+        [reg["name"], reg["alpha"], bound, b["depth_exponent"], b["width_exponent"], b["token_dependence"], b["expr"]]
+        for reg in data.regimes["regimes"]
+        for bound, b in reg["bounds"].items()
+    ]
+    write_csv(
+        folder / "regimes.csv",
+        ["regime", "alpha", "bound", "depth_exponent", "width_exponent", "token_dependence", "expr"],
+        rows,
+    )
     (folder / "analysis").mkdir()
     write_analysis_files(data.analysis, folder / "analysis", plots=True, figures=_with_png(figures))
     _write_json(folder / "analysis" / "analysis.json", data.analysis.to_json())
@@ -39,6 +56,7 @@ def write_tables(data: ReportData, folder: Path, figures=None) -> None:
     _write_json(folder / "provenance.json", provenance(data))
     if data.bound is not None:
         from sabounds.outputs.bound_files import write_files
+
         (folder / "bound").mkdir()
         write_files(data.bound, folder / "bound", _with_png(figures))
 
@@ -46,6 +64,7 @@ def write_tables(data: ReportData, folder: Path, figures=None) -> None:
 def _with_png(figures):
     """The report's pages show PNG: it is always written, beside any other format asked for."""
     from sabounds.render.plots import FigureOptions
+
     figures = figures or FigureOptions()
     return FigureOptions(tuple(dict.fromkeys(("png", *figures.formats))), figures.dpi)
 

@@ -13,6 +13,7 @@ def code_block(text: str) -> list[str]:
     """A fenced code block holding ``text`` verbatim (a user path in it may hold backticks and newlines): the
     fence is longer than any run of backticks inside, so nothing in ``text`` can close it."""
     import re
+
     fence = "`" * max(3, 1 + max((len(run) for run in re.findall("`+", text)), default=0))
     return [fence, text, fence]
 
@@ -27,8 +28,11 @@ def html(text: str) -> str:
     import re
 
     from markdown_it import MarkdownIt
+
     renderer = MarkdownIt("commonmark", {"html": False}).enable("table")
     renderer.validateLink = lambda url: re.fullmatch(_OWN_FIGURE, url) is not None
     body = renderer.render(text)
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<title>sabounds report</title><style>" + _HTML_STYLE + "</style></head><body>\n" + body + "</body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        "<title>sabounds report</title><style>" + _HTML_STYLE + "</style></head><body>\n" + body + "</body></html>\n"
+    )

@@ -7,8 +7,10 @@ from sabounds.proofs_check.verdict import Outcome
 from sabounds.render.plain_text import plain
 
 _COORDINATES = ("regime", "alpha", "aggregation")
-_VALUE_WORDS = {"alpha": {"bounded": "bounded alpha", "exponential": "exponential alpha (alpha^(l) = C^(L-l))"},
-                "aggregation": {"rss": "rss aggregation", "sum": "sum aggregation", "edelman": "Edelman's bound"}}
+_VALUE_WORDS = {
+    "alpha": {"bounded": "bounded alpha", "exponential": "exponential alpha (alpha^(l) = C^(L-l))"},
+    "aggregation": {"rss": "rss aggregation", "sum": "sum aggregation", "edelman": "Edelman's bound"},
+}
 
 
 def _keys(conditions: list[str]) -> list[tuple[str, ...]] | None:
@@ -25,8 +27,9 @@ def _keys(conditions: list[str]) -> list[tuple[str, ...]] | None:
 def _value_words(i: int, values: set[str]) -> str:
     words = [_VALUE_WORDS.get(_COORDINATES[i], {}).get(v, v.replace("_", " ")) for v in sorted(values)]
     if _COORDINATES[i] == "regime":
-        return ("the " + ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "the " + words[0]) + \
-            (" regimes" if len(words) > 1 else " regime")
+        return ("the " + ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "the " + words[0]) + (
+            " regimes" if len(words) > 1 else " regime"
+        )
     return " or ".join(words)
 
 
@@ -52,9 +55,14 @@ def describe_conditions(subset: list[tuple[str, ...]], universe: list[tuple[str,
     return ", ".join(x for x in ("with " + " and ".join(words) if words else "", regime) if x)
 
 
-_AGGREGATION_WORDS = {"best": "the better aggregation", "sum": "sum aggregation", "rss": "rss aggregation",
-                      "sum, sharp": "sum aggregation with the sharp tail", "rss, sharp": "rss aggregation with the sharp tail",
-                      "edelman": "Edelman's bound"}
+_AGGREGATION_WORDS = {
+    "best": "the better aggregation",
+    "sum": "sum aggregation",
+    "rss": "rss aggregation",
+    "sum, sharp": "sum aggregation with the sharp tail",
+    "rss, sharp": "rss aggregation with the sharp tail",
+    "edelman": "Edelman's bound",
+}
 
 
 def _law_words(var: str, power: str, log_power: str | None) -> str:
@@ -65,15 +73,19 @@ def condition_words(condition: str, var: str | None = None) -> str:
     """``frobenius/bounded/sum: ...`` as ``Frobenius regime, bounded alpha, sum aggregation: ...``; other text as is.
     With ``var`` (the claim's variable), growth orders such as ``ours 1/2 log^1/2`` read ``ours L^(1/2) (log L)^(1/2)``."""
     import re
+
     if var is not None:
-        condition = re.sub(r"\b(edelman|ours) (\d+(?:/\d+)?|exponential)(?:[ *]log\^(\d+(?:/\d+)?))?(?=[ ,;(]|$)",
-                           lambda g: f"{g.group(1)} {_law_words(var, g.group(2), g.group(3))}", condition)
+        condition = re.sub(
+            r"\b(edelman|ours) (\d+(?:/\d+)?|exponential)(?:[ *]log\^(\d+(?:/\d+)?))?(?=[ ,;(]|$)",
+            lambda g: f"{g.group(1)} {_law_words(var, g.group(2), g.group(3))}",
+            condition,
+        )
     m = re.match(r"^(\w+)/(\w+)/([\w, ]+): ", condition)
     if not m:
         return condition
     regime, alpha, agg = m.groups()
     words = f"{regime.replace('_', ' ')} regime, {_VALUE_WORDS['alpha'].get(alpha, alpha)}, {_AGGREGATION_WORDS.get(agg, agg)}"
-    return words[:1].upper() + words[1:] + ": " + condition[m.end():]
+    return words[:1].upper() + words[1:] + ": " + condition[m.end() :]
 
 
 CLAIM_VARIABLE = {"claims.1_depth": "L"}

@@ -53,8 +53,17 @@ from sabounds.outputs.recovery import recover, remove_stale_partials
 from sabounds.outputs.signals import SIGNALS, Interrupts, OutputInterrupted, arm_fault, fault_point
 from sabounds.outputs.swap import old_name, partial_name, remove_old, swap
 
-__all__ = ["MARKER", "OutputInterrupted", "arm_fault", "atomic_directory", "check_target", "ownership", "read_marker",
-           "recover", "remove_stale_partials"]
+__all__ = [
+    "MARKER",
+    "OutputInterrupted",
+    "arm_fault",
+    "atomic_directory",
+    "check_target",
+    "ownership",
+    "read_marker",
+    "recover",
+    "remove_stale_partials",
+]
 
 
 # --- checks before any work --------------------------------------------------------------------------------
@@ -75,8 +84,10 @@ def _check_creatable(path: Path) -> None:
         raise UserError(f"cannot write {path}: {ancestor} is not a folder")
     special = special_file_system(ancestor)
     if special:
-        raise UserError(f"cannot write {path}: {ancestor} is on the kernel's {special} file system, not storage; "
-                        "choose a folder on a disk")
+        raise UserError(
+            f"cannot write {path}: {ancestor} is on the kernel's {special} file system, not storage; "
+            "choose a folder on a disk"
+        )
     if not os.access(ancestor, os.W_OK | os.X_OK):
         raise UserError(f"cannot write {path}: no permission to create anything in {ancestor}")
 
@@ -130,10 +141,16 @@ def _new_record(path: Path, old_marker: dict | None) -> dict:
     """The marker of this run's folder for ``path`` (state ``writing``); refuses names of this pid already taken."""
     for taken in (partial_name(path, os.getpid()), old_name(path, os.getpid())):
         if os.path.lexists(taken):
-            raise UserError(f"{taken} exists (not made by this run); sabounds will not touch it: "
-                            "move it away or retry")
-    return {"sabounds_output": 1, "token": uuid.uuid4().hex, "pid": os.getpid(), "target": path.name,
-            "state": "writing", "replaces": old_marker.get("token") if old_marker else None, "files": []}
+            raise UserError(f"{taken} exists (not made by this run); sabounds will not touch it: move it away or retry")
+    return {
+        "sabounds_output": 1,
+        "token": uuid.uuid4().hex,
+        "pid": os.getpid(),
+        "target": path.name,
+        "state": "writing",
+        "replaces": old_marker.get("token") if old_marker else None,
+        "files": [],
+    }
 
 
 def _make_partial(path: Path, record: dict) -> Path:
@@ -152,8 +169,9 @@ def _make_partial(path: Path, record: dict) -> Path:
 
 
 @contextmanager
-def atomic_directory(target: str | os.PathLike, force: bool = False,
-                     protect: Iterable[str | os.PathLike] = ()) -> Iterator[Path]:
+def atomic_directory(
+    target: str | os.PathLike, force: bool = False, protect: Iterable[str | os.PathLike] = ()
+) -> Iterator[Path]:
     """Yield a partial folder; swap it into ``target`` when the block succeeds, remove it otherwise.
 
     Refusals (UserError, before any work): see :func:`check_target`; the lock is held until the swap is done.
@@ -219,8 +237,9 @@ def _failure(exc: BaseException, path: Path, swapped: bool, existed: bool) -> Ba
     if isinstance(exc, KeyboardInterrupt):
         if swapped:
             cleanup = _cleanup_after(path)
-            return OutputInterrupted(f"{path} holds the new, complete report (the interrupt came after it was "
-                                     f"in place){cleanup}")
+            return OutputInterrupted(
+                f"{path} holds the new, complete report (the interrupt came after it was in place){cleanup}"
+            )
         return OutputInterrupted(f"no report written ({path} unchanged" + ("" if existed else ", not created") + ")")
     if isinstance(exc, OSError):
         return UserError(f"cannot write {path}: {exc.strerror or exc}; nothing written")

@@ -16,5 +16,6 @@ def write_files(analysis, directory, figures=None) -> list:
     written = [directory / "bound.json", directory / "bound.txt"]
     if analysis.curve is not None:
         from sabounds.render.bound_figure import bound_figure
+
         written += bound_figure(analysis, directory, figures)
     return written

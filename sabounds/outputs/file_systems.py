@@ -11,9 +11,30 @@ from __future__ import annotations
 
 import os
 
-SPECIAL = frozenset({"proc", "sysfs", "devtmpfs", "devpts", "cgroup", "cgroup2", "debugfs", "tracefs", "securityfs",
-                     "configfs", "bpf", "pstore", "efivarfs", "fusectl", "binfmt_misc", "mqueue", "hugetlbfs", "nsfs",
-                     "rpc_pipefs", "selinuxfs"})
+SPECIAL = frozenset(
+    {
+        "proc",
+        "sysfs",
+        "devtmpfs",
+        "devpts",
+        "cgroup",
+        "cgroup2",
+        "debugfs",
+        "tracefs",
+        "securityfs",
+        "configfs",
+        "bpf",
+        "pstore",
+        "efivarfs",
+        "fusectl",
+        "binfmt_misc",
+        "mqueue",
+        "hugetlbfs",
+        "nsfs",
+        "rpc_pipefs",
+        "selinuxfs",
+    }
+)
 """Kernel interfaces by their mount type; tmpfs (``/dev/shm``, ``/tmp`` on many systems) is storage and is not here,
 nor is autofs (a folder an automounter has not mounted yet becomes storage when it is entered)."""
 

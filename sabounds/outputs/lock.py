@@ -74,8 +74,10 @@ def _special_file(path: Path, st: os.stat_result) -> str | None:
     """Why ``path`` (lstat ``st``) cannot be a sabounds lock: a symbolic link or not a regular file; else None."""
     if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
         kind = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a regular file"
-        return (f"{path} is {kind}, not a sabounds lock; refusing to use or remove it "
-                "(move it away or choose another --out)")
+        return (
+            f"{path} is {kind}, not a sabounds lock; refusing to use or remove it "
+            "(move it away or choose another --out)"
+        )
     return None
 
 
@@ -98,8 +100,10 @@ def foreign_lock(path: Path) -> str | None:
     finally:
         os.close(fd)
     if content and not LOCK_SIGNATURE.startswith(content):
-        return (f"{path} is not a sabounds lock (it holds other content); refusing to use or remove it "
-                "(move it away or choose another --out)")
+        return (
+            f"{path} is not a sabounds lock (it holds other content); refusing to use or remove it "
+            "(move it away or choose another --out)"
+        )
     return None
 
 
@@ -125,15 +129,21 @@ def _adopt_lock(path: Path, target: Path) -> int | None:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            raise UserError(f"another sabounds run is writing {target} (lock {path.name} is held); "
-                            "wait for it or choose another --out") from None
+            raise UserError(
+                f"another sabounds run is writing {target} (lock {path.name} is held); "
+                "wait for it or choose another --out"
+            ) from None
         content = os.read(fd, 4096)
         if not content:
-            raise UserError(f"another sabounds run may be starting to write {target} (its lock {path.name} is "
-                            "still empty); retry, or remove that file if it is not a sabounds lock")
+            raise UserError(
+                f"another sabounds run may be starting to write {target} (its lock {path.name} is "
+                "still empty); retry, or remove that file if it is not a sabounds lock"
+            )
         if not content.startswith(LOCK_SIGNATURE):
-            raise UserError(f"{path} is not a sabounds lock (it holds other content); refusing to use or remove "
-                            "it (move it away or choose another --out)")
+            raise UserError(
+                f"{path} is not a sabounds lock (it holds other content); refusing to use or remove "
+                "it (move it away or choose another --out)"
+            )
         try:
             same = os.path.samestat(os.fstat(fd), os.stat(path, follow_symlinks=False))
         except FileNotFoundError:

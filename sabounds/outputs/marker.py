@@ -58,8 +58,11 @@ def hashes(folder: Path, names: Iterable[str]) -> dict[str, dict]:
         if not name.endswith("/"):
             path = folder / name
             st = os.lstat(path)
-            out[name] = ({"sha256": sha256(path), "size": st.st_size} if stat.S_ISREG(st.st_mode)
-                         else {"kind": "not a regular file"})
+            out[name] = (
+                {"sha256": sha256(path), "size": st.st_size}
+                if stat.S_ISREG(st.st_mode)
+                else {"kind": "not a regular file"}
+            )
     return out
 
 
@@ -79,8 +82,12 @@ def first_changed(folder: Path, marker: dict) -> str | None:
                 return name
             continue
         want = recorded.get(name)
-        if not stat.S_ISREG(st.st_mode) or not isinstance(want, dict) or st.st_size != want.get("size") \
-                or sha256(path) != want.get("sha256"):
+        if (
+            not stat.S_ISREG(st.st_mode)
+            or not isinstance(want, dict)
+            or st.st_size != want.get("size")
+            or sha256(path) != want.get("sha256")
+        ):
             return name
     return None
 
@@ -93,17 +100,25 @@ def ownership(folder: Path) -> str | None:
         return None
     marker = read_marker(folder)
     if marker is None:
-        return (f"{folder} is not a sabounds output folder (no {MARKER} marker) and is not empty; "
-                "refusing to replace it, even with --force")
+        return (
+            f"{folder} is not a sabounds output folder (no {MARKER} marker) and is not empty; "
+            "refusing to replace it, even with --force"
+        )
     foreign = sorted(set(present) - set(marker["files"]))
     if foreign:
-        return (f"{folder} holds {len(foreign)} file(s) sabounds did not write (e.g. {foreign[0]!r}); "
-                "refusing to replace it, even with --force")
+        return (
+            f"{folder} holds {len(foreign)} file(s) sabounds did not write (e.g. {foreign[0]!r}); "
+            "refusing to replace it, even with --force"
+        )
     if not isinstance(marker.get("hashes"), dict):
-        return (f"{folder} has a marker without content hashes (an older sabounds, or unfinished), so edits to its "
-                "files cannot be ruled out; refusing to replace it, even with --force (remove it yourself)")
+        return (
+            f"{folder} has a marker without content hashes (an older sabounds, or unfinished), so edits to its "
+            "files cannot be ruled out; refusing to replace it, even with --force (remove it yourself)"
+        )
     changed = first_changed(folder, marker)
     if changed:
-        return (f"{folder / changed.rstrip('/')} was changed after sabounds wrote it; refusing to replace "
-                f"{folder}, even with --force")
+        return (
+            f"{folder / changed.rstrip('/')} was changed after sabounds wrote it; refusing to replace "
+            f"{folder}, even with --force"
+        )
     return None

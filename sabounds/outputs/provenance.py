@@ -34,8 +34,13 @@ def checkpoint_digests(model_dir: Path) -> dict[str, str]:
     """sha256 of every weight and config file of a checkpoint folder (or of one .onnx/.gguf file), by file name."""
     if Path(model_dir).is_file():
         return {Path(model_dir).name: sha256_of(Path(model_dir))}
-    names = sorted(p for p in Path(model_dir).iterdir()
-                   if p.suffix in (".safetensors", ".json", ".bin") and p.is_file() and p.name == p.name.strip())
-    return {p.name: sha256_of(p) for p in names if p.name in ("config.json", "model.safetensors.index.json")
-            or p.suffix in (".safetensors", ".bin")}
-
+    names = sorted(
+        p
+        for p in Path(model_dir).iterdir()
+        if p.suffix in (".safetensors", ".json", ".bin") and p.is_file() and p.name == p.name.strip()
+    )
+    return {
+        p.name: sha256_of(p)
+        for p in names
+        if p.name in ("config.json", "model.safetensors.index.json") or p.suffix in (".safetensors", ".bin")
+    }

@@ -31,7 +31,7 @@ def _named_leftovers(target: Path) -> list[tuple[Path, str, int]]:
         return []
     found = []
     for name in names:
-        kind, _, pid = name[len(prefix):].rpartition("-")
+        kind, _, pid = name[len(prefix) :].rpartition("-")
         if kind in ("partial", "old") and pid.isdigit() and pid == str(int(pid)):
             found.append((target.parent / name, kind, int(pid)))
     return found
@@ -57,7 +57,9 @@ def find_leftovers(target: Path) -> list[tuple[Path, dict]]:
             candidates.append((path, kind, pid, marker))
     current = read_marker(target) if os.path.lexists(target) else None
     replaced = {(current.get("replaces"), None)} if current else set()
-    replaced |= {(m.get("replaces"), pid) for _, kind, pid, m in candidates if kind == "partial" and _made_for(m, target, pid)}
+    replaced |= {
+        (m.get("replaces"), pid) for _, kind, pid, m in candidates if kind == "partial" and _made_for(m, target, pid)
+    }
     found = []
     for path, kind, pid, marker in candidates:
         state, token = marker.get("state"), marker.get("token")
@@ -83,7 +85,9 @@ def recover(target: str | os.PathLike) -> list[str]:
     done = []
     leftovers = find_leftovers(target)
     if not os.path.lexists(target):
-        olds = [(p, m) for p, m in leftovers if m.get("state") == "complete" and p.name.startswith(f".{target.name}.old-")]
+        olds = [
+            (p, m) for p, m in leftovers if m.get("state") == "complete" and p.name.startswith(f".{target.name}.old-")
+        ]
         if olds:
             path, _ = olds[0]
             os.rename(path, target)

@@ -7,8 +7,18 @@ import os
 import signal
 from contextlib import contextmanager
 
-STAGES = ("locked", "partial-created", "writing", "written", "completed", "in-swap", "renamed-away", "swapped",
-          "old-half-deleted", "done")
+STAGES = (
+    "locked",
+    "partial-created",
+    "writing",
+    "written",
+    "completed",
+    "in-swap",
+    "renamed-away",
+    "swapped",
+    "old-half-deleted",
+    "done",
+)
 _fault: tuple[str, str] | None = None
 
 

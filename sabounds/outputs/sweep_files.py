@@ -25,6 +25,7 @@ def _write_csv(path: Path, columns: Sequence[str], rows: Sequence[dict]) -> None
 def _write_parquet(path: Path, columns: Sequence[str], rows: Sequence[dict]) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
+
     table = pa.Table.from_pylist([{c: r[c] for c in columns} for r in rows], schema=_schema(columns, rows))
     pq.write_table(table, path)
 
@@ -33,6 +34,7 @@ def _schema(columns: Sequence[str], rows: Sequence[dict]):
     """Column types from the values present (all-None columns are strings), so error rows keep the schema."""
     import numpy as np
     import pyarrow as pa
+
     fields = []
     for c in columns:
         values = [r[c] for r in rows if r[c] is not None]
@@ -49,19 +51,32 @@ def _schema(columns: Sequence[str], rows: Sequence[dict]):
 
 
 def fit_rows(fits) -> list[dict]:
-    return [{"family": family, "quantity": f.quantity, "slope_L": f.slope_L, "slope_N": f.slope_N,
-             "intercept": f.intercept, "points": None} for family, f in fits]
+    return [
+        {
+            "family": family,
+            "quantity": f.quantity,
+            "slope_L": f.slope_L,
+            "slope_N": f.slope_N,
+            "intercept": f.intercept,
+            "points": None,
+        }
+        for family, f in fits
+    ]
 
 
-def write_sweep_files(rows: Sequence[dict], fits, provenance: dict, directory: Path,
-                      methods: Sequence[dict] = (), figures=None) -> list[Path]:
+def write_sweep_files(
+    rows: Sequence[dict], fits, provenance: dict, directory: Path, methods: Sequence[dict] = (), figures=None
+) -> list[Path]:
     """``sweep``, ``fits`` and ``spectrum_methods`` (how each feed-forward spectrum was computed) as ``.parquet``
     and ``.csv``, ``sweep_scaling.{png,pdf,svg}`` and ``provenance.json`` in ``directory``.  Figures are always drawn
     from the rows, never copied from the spectra cache (a figure file from a cache folder could carry anything)."""
     directory = Path(directory)
     written = []
-    for name, columns, table in (("sweep", ROW_COLUMNS, rows), ("fits", FIT_COLUMNS, fit_rows(fits)),
-                                 ("spectrum_methods", METHOD_COLUMNS, methods)):
+    for name, columns, table in (
+        ("sweep", ROW_COLUMNS, rows),
+        ("fits", FIT_COLUMNS, fit_rows(fits)),
+        ("spectrum_methods", METHOD_COLUMNS, methods),
+    ):
         _write_parquet(directory / f"{name}.parquet", columns, table)
         _write_csv(directory / f"{name}.csv", columns, table)
         written += [directory / f"{name}.parquet", directory / f"{name}.csv"]
@@ -74,6 +89,7 @@ def write_sweep_files(rows: Sequence[dict], fits, provenance: dict, directory: P
 def _options(figures):
     """The figure options asked for (a ``sabounds.render.plots.FigureOptions``); by default PNG, PDF and SVG."""
     from sabounds.render.plots import FigureOptions
+
     return figures or FigureOptions(FIGURE_FORMATS)
 
 
@@ -81,6 +97,7 @@ def sweep_figure(rows: Sequence[dict], fits, directory: Path, figures=None) -> l
     """Per family: ``ours`` (left) and ``edelman`` (right) against depth L, log-log, one line per width N (its
     checkpoints and depth truncations, by L), coloured by N (colour bar), fitted slopes in the titles."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import matplotlib.ticker
@@ -101,14 +118,29 @@ def sweep_figure(rows: Sequence[dict], fits, directory: Path, figures=None) -> l
             beyond = any(r[quantity] is None for r in mine)  # beyond float64: log10 on a linear axis, none dropped
             for width in sorted({r["N"] for r in mine}):
                 pts = sorted((r for r in mine if r["N"] == width), key=lambda r: r["L"])
-                ax.plot([r["L"] for r in pts], [r[f"{quantity}_log10"] if beyond else r[quantity] for r in pts], "o-",
-                        ms=4, lw=1, color=cmap(norm(width)))
+                ax.plot(
+                    [r["L"] for r in pts],
+                    [r[f"{quantity}_log10"] if beyond else r[quantity] for r in pts],
+                    "o-",
+                    ms=4,
+                    lw=1,
+                    color=cmap(norm(width)),
+                )
             fit = slopes.get((family, quantity))
-            slope = ", ".join(f"slope in ${v}$ {s:.2f}" for v, s in (("L", fit.slope_L), ("N", fit.slope_N))
-                              if s is not None) if fit else "no fit"
-            ax.set(xscale="log", yscale="linear" if beyond else "log", xlabel=r"depth $L$ (layers)",
-                   ylabel=f"log10 {quantity} (proxy value)" if beyond else f"{quantity} (proxy value)",
-                   title=f"{plot_text(family) if family else 'no family'}: {quantity} ({slope})")
+            slope = (
+                ", ".join(
+                    f"slope in ${v}$ {s:.2f}" for v, s in (("L", fit.slope_L), ("N", fit.slope_N)) if s is not None
+                )
+                if fit
+                else "no fit"
+            )
+            ax.set(
+                xscale="log",
+                yscale="linear" if beyond else "log",
+                xlabel=r"depth $L$ (layers)",
+                ylabel=f"log10 {quantity} (proxy value)" if beyond else f"{quantity} (proxy value)",
+                title=f"{plot_text(family) if family else 'no family'}: {quantity} ({slope})",
+            )
             ax.set_xticks(depths, [str(d) for d in depths])
             ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
             ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
@@ -120,8 +152,12 @@ def sweep_figure(rows: Sequence[dict], fits, directory: Path, figures=None) -> l
     try:
         for fmt in options.formats:
             path = Path(directory) / f"sweep_scaling.{fmt}"
-            fig.savefig(path, dpi=options.dpi if fmt == "png" else None, format=fmt,
-                        metadata={"CreationDate": None} if fmt == "pdf" else None)
+            fig.savefig(
+                path,
+                dpi=options.dpi if fmt == "png" else None,
+                format=fmt,
+                metadata={"CreationDate": None} if fmt == "pdf" else None,
+            )
             paths.append(path)
     finally:
         plt.close(fig)

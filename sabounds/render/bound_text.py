@@ -71,70 +71,114 @@ def _input_source(s, m) -> str:
         return ""
     if m.input_radius is None:
         return f" ({s.input_norm_source})"
-    return (f" ({s.input_norm_source}: sqrt(N) max|g| + ||b|| = {m.input_radius:.6g}, rounded up to its dyadic shell "
-            "and priced)")
+    return (
+        f" ({s.input_norm_source}: sqrt(N) max|g| + ||b|| = {m.input_radius:.6g}, rounded up to its dyadic shell "
+        "and priced)"
+    )
 
 
 def bound_text_lines(a) -> list[str]:
     """The lines ``sabounds bound`` prints for the analysis ``a`` (a ``BoundAnalysis``), in plain words."""
     s, m = a.setting, a.model
     consts = ", ".join(f"{k} = {v}" for k, v in s.constants)
-    lines = [] if a.sound else [
-        f"not a bound: the {m.family.name} layer has maps the bookkeeping leaves out, so the totals below do not bound "
-        "this network and no n is solved for; not modelled:", *(f"  - {u.describe()}" for u in a.unmodelled), ""]
+    lines = (
+        []
+        if a.sound
+        else [
+            f"not a bound: the {m.family.name} layer has maps the bookkeeping leaves out, so the totals below do not bound "
+            "this network and no n is solved for; not modelled:",
+            *(f"  - {u.describe()}" for u in a.unmodelled),
+            "",
+        ]
+    )
     if a.sound and a.assumed_not_derived:
-        lines += [f"a bound only if these steps hold: they are assumed, not derived: {', '.join(a.assumed_not_derived)} "
-                  "(see the premises below)", ""]
-    lines += [f"Whole bound [reconstructed Theorem 3.1 and Edelman et al. (2022), same margin bound] on L = {m.layers}, "
-             f"N = {m.hidden}, H = {m.heads} ({m.K} matrices, grid m = {m.grid_m})",
-             f"n = {sci(s.n, 6)}, delta = {s.delta}, margin = {s.margin}, input norm B = {s.input_norm:g}{_input_source(s, m)}, tokens T = {s.tokens}"
-             f"{' (' + s.tokens_source + ')' if s.tokens_source else ''}, "
-             f"empirical margin risk = {s.empirical}; constants: {consts}; mpmath {s.dps} digits",
-             f"each total printed to {SIG} significant digits and its terms to {GUARD} more decimals (half-even); "
-             "p chosen per matrix on P_m to minimise the whole bound", ""]
+        lines += [
+            f"a bound only if these steps hold: they are assumed, not derived: {', '.join(a.assumed_not_derived)} "
+            "(see the premises below)",
+            "",
+        ]
+    lines += [
+        f"Whole bound [reconstructed Theorem 3.1 and Edelman et al. (2022), same margin bound] on L = {m.layers}, "
+        f"N = {m.hidden}, H = {m.heads} ({m.K} matrices, grid m = {m.grid_m})",
+        f"n = {sci(s.n, 6)}, delta = {s.delta}, margin = {s.margin}, input norm B = {s.input_norm:g}{_input_source(s, m)}, tokens T = {s.tokens}"
+        f"{' (' + s.tokens_source + ')' if s.tokens_source else ''}, "
+        f"empirical margin risk = {s.empirical}; constants: {consts}; mpmath {s.dps} digits",
+        f"each total printed to {SIG} significant digits and its terms to {GUARD} more decimals (half-even); "
+        "p chosen per matrix on P_m to minimise the whole bound",
+        "",
+    ]
     if m.family is not None:
-        lines += [f"Family {m.family.name}: the layer departs from BERT's; bound under these premises "
-                  "(derivation whole_bound.families):", *(f"  - {x}" for x in m.family.premises), ""]
+        lines += [
+            f"Family {m.family.name}: the layer departs from BERT's; bound under these premises "
+            "(derivation whole_bound.families):",
+            *(f"  - {x}" for x in m.family.premises),
+            "",
+        ]
     tokens = token_norm_record(m, s.input_norm)
     if tokens is not None:
         shown_norms = ", ".join(f"{b:.4g}" for b in tokens["layer_token_norm"])
-        lines += [f"Token norms B_l per layer: {shown_norms}" + ("" if tokens["capped_by_norms"] else
-                  " (no LayerNorm weights read: propagated only)"), f"  - {tokens['premise']}", ""]
+        lines += [
+            f"Token norms B_l per layer: {shown_norms}"
+            + ("" if tokens["capped_by_norms"] else " (no LayerNorm weights read: propagated only)"),
+            f"  - {tokens['premise']}",
+            "",
+        ]
     primary = a.primary
     lines.append(f"Variant: {a.label(primary.variant)}")
     for name in ("ours_sum", "ours_rss", "edelman"):
         b = getattr(primary, name)
         body, printed_sum, total, top = bound_lines(b)
-        lines += [f"{b.label}:", *body,
-                  f"  (sum of the printed terms, rounded to the total's {SIG} digits: {show(printed_sum, resolution(b.total), top)}, "
-                  + ("equal to the printed total" if printed_sum == total else
-                     f"NOT equal to the printed total (rounding of {len(b.terms)} terms)") + ")"]
+        lines += [
+            f"{b.label}:",
+            *body,
+            f"  (sum of the printed terms, rounded to the total's {SIG} digits: {show(printed_sum, resolution(b.total), top)}, "
+            + (
+                "equal to the printed total"
+                if printed_sum == total
+                else f"NOT equal to the printed total (rounding of {len(b.terms)} terms)"
+            )
+            + ")",
+        ]
         if b.p_opt is not None:
             zero = int((b.p_opt == 0).sum())
-            lines.append(f"  p_opt = 0 for {zero} of {m.K} matrices; post hoc price {sum(b.cost_parts.values()):.2f} nats "
-                         f"({', '.join(f'{k} {v:.2f}' for k, v in b.cost_parts.items())})")
+            lines.append(
+                f"  p_opt = 0 for {zero} of {m.K} matrices; post hoc price {sum(b.cost_parts.values()):.2f} nats "
+                f"({', '.join(f'{k} {v:.2f}' for k, v in b.cost_parts.items())})"
+            )
     lines += ["", f"Verdicts (target {sci(a.target)}; a [0, 1]-bounded loss makes any bound >= 1 vacuous):"]
     for name in ("ours_sum", "ours_rss", "edelman"):
         b, need = getattr(primary, name), a.needed[name]
         if not a.sound:
             lines.append(f"  {b.label}: not a bound ({need.note.removeprefix('not solved: ')})")
             continue
-        lines.append(f"  {b.label}: {'vacuous' if b.vacuous else 'not vacuous'} at n = {sci(s.n)}; "
-                     + (f"below the target from n = {sci_up(need.n)}" if need.n is not None else need.note))
+        lines.append(
+            f"  {b.label}: {'vacuous' if b.vacuous else 'not vacuous'} at n = {sci(s.n)}; "
+            + (f"below the target from n = {sci_up(need.n)}" if need.n is not None else need.note)
+        )
     pb, wb = a.proxy_break_even, a.whole_break_even
     lines += ["", "Break-even: the factor by which a matrix's scale must shrink before some p > 0 beats p = 0"]
-    for be, what in ((pb, "published proxy (gamma alpha L)"), (wb, f"whole bound, sum aggregation, n = {sci(s.n)} (rho_k)")):
+    for be, what in (
+        (pb, "published proxy (gamma alpha L)"),
+        (wb, f"whole bound, sum aggregation, n = {sci(s.n)} (rho_k)"),
+    ):
         known = sorted(f for f in be.per_slot if f is not None)
         if be.model_factor is None:
             lines.append(f"  {what}: no matrix can break even")
             continue
-        lines.append(f"  {what}: model {sci(be.model_factor)} (set by {slot_name(m, be.model_slot)}); per matrix median "
-                     f"{sci(known[len(known) // 2])}, largest {sci(known[-1])}")
+        lines.append(
+            f"  {what}: model {sci(be.model_factor)} (set by {slot_name(m, be.model_slot)}); per matrix median "
+            f"{sci(known[len(known) // 2])}, largest {sci(known[-1])}"
+        )
     lines += ["", "Variants (tighter constants, same weights):"]
     for key, wbv in a.bounds.items():
         need = a.needed_by_variant[key]
         lines.append(f"  {a.label(wbv.variant)} [{wbv.variant.status}]:")
-        lines.append("    " + "; ".join(f"{name.replace('_', ' ')} {sci(getattr(wbv, name).total, 6)} (n needed "
-                                        f"{sci_up(need[name].n) if need[name].n is not None else need[name].note})"
-                                        for name in ("ours_sum", "ours_rss", "edelman")))
+        lines.append(
+            "    "
+            + "; ".join(
+                f"{name.replace('_', ' ')} {sci(getattr(wbv, name).total, 6)} (n needed "
+                f"{sci_up(need[name].n) if need[name].n is not None else need[name].note})"
+                for name in ("ours_sum", "ours_rss", "edelman")
+            )
+        )
     return [plain(line) for line in lines]

@@ -20,9 +20,14 @@ _RIGHT_EDGES = "┓┃┩│┘"
 
 
 def _table(records: list[dict], columns: tuple[str, ...]) -> Table:
-    cells = {"id": lambda r: r["id"], "claim": lambda r: r["claim"],
-             "verdict": lambda r: f"[{_COLOURS[r['verdict']]}]{r['verdict']}[/]", "method": lambda r: r["method"],
-             "precision, samples": _precision_samples, "s": lambda r: f"{r['seconds']:.2f}"}
+    cells = {
+        "id": lambda r: r["id"],
+        "claim": lambda r: r["claim"],
+        "verdict": lambda r: f"[{_COLOURS[r['verdict']]}]{r['verdict']}[/]",
+        "method": lambda r: r["method"],
+        "precision, samples": _precision_samples,
+        "s": lambda r: f"{r['seconds']:.2f}",
+    }
     table = Table(show_lines=False, header_style="bold")
     for col in columns:
         table.add_column(col, overflow="fold", no_wrap=col in ("id", "verdict", "s"))
@@ -37,6 +42,7 @@ MIN_WIDTH = 12
 
 def _plain_len(cell: str) -> int:
     from rich.text import Text
+
     return Text.from_markup(cell).cell_len
 
 
@@ -50,6 +56,7 @@ def fitting_table(records: list[dict], width: int) -> tuple[Table, list[str]]:
     right until every line ends with the table's border and every column is at least :data:`MIN_WIDTH` wide (or as
     wide as its longest cell); the columns left out."""
     import io
+
     for n in range(len(_COLUMNS), 1, -1):
         table = _table(records, _COLUMNS[:n])
         probe = Console(width=width, file=io.StringIO(), color_system=None, record=True)
@@ -57,8 +64,9 @@ def fitting_table(records: list[dict], width: int) -> tuple[Table, list[str]]:
         lines = [line for line in probe.export_text().splitlines() if line]
         if not all(line[-1:] in _RIGHT_EDGES for line in lines):
             continue
-        natural = [max([len(c)] + [_plain_len(str(cell)) for cell in col.cells]) for c, col in
-                   zip(_COLUMNS[:n], table.columns)]
+        natural = [
+            max([len(c)] + [_plain_len(str(cell)) for cell in col.cells]) for c, col in zip(_COLUMNS[:n], table.columns)
+        ]
         if all(w >= min(MIN_WIDTH, want) for w, want in zip(_column_widths(lines[0]), natural)):
             break
     return _table(records, _COLUMNS[:n]), list(_COLUMNS[n:])

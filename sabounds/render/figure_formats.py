@@ -21,8 +21,11 @@ class FigureOptions:
     def __post_init__(self):
         bad = [f for f in self.formats if f not in FORMATS]
         if bad or not self.formats:
-            raise ValueError(f"figure formats must be among {', '.join(FORMATS)}, got {', '.join(self.formats) or 'none'}")
+            raise ValueError(
+                f"figure formats must be among {', '.join(FORMATS)}, got {', '.join(self.formats) or 'none'}"
+            )
         from sabounds.limits import CAPS
+
         cap = CAPS["dpi"]  # the one limit, also checked on the command line before any work
         if not cap.low <= self.dpi <= cap.high:
             raise ValueError(f"--dpi {self.dpi} is outside {cap.low:g}..{cap.high:g} ({cap.why})")

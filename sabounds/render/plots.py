@@ -23,8 +23,13 @@ from sabounds.numerics.proxies.growth import depth_growths
 from sabounds.numerics.proxies.scaling import ScalingResult
 from sabounds.render.figure_formats import FORMATS, FigureOptions, parse_formats  # noqa: F401
 
-TYPE_LABELS = {"QK": r"$QK_h$", "V_tilde": r"$\tilde V_h$", "M_in": r"$M_{\mathrm{in}}$", "M_out": r"$M_{\mathrm{out}}$",
-               "M_gate": r"$M_{\mathrm{gate}}$"}
+TYPE_LABELS = {
+    "QK": r"$QK_h$",
+    "V_tilde": r"$\tilde V_h$",
+    "M_in": r"$M_{\mathrm{in}}$",
+    "M_out": r"$M_{\mathrm{out}}$",
+    "M_gate": r"$M_{\mathrm{gate}}$",
+}
 QUANTITY_LABELS = {"ours": r"$\mathrm{ours}$", "edelman": r"$\mathrm{edelman}$"}
 
 
@@ -48,8 +53,11 @@ def _layer_colourbar(fig, axes, analysis: ModelAnalysis, cmap):
     mappable = matplotlib.cm.ScalarMappable(norm=_layer_norm(analysis), cmap=cmap)
     bar = fig.colorbar(mappable, ax=list(axes), shrink=0.85)
     bar.set_label(r"layer $l$")
-    bar.set_ticks(range(analysis.shape.layers) if analysis.shape.layers <= 12 else
-                  np.linspace(0, analysis.shape.layers - 1, 7).round())
+    bar.set_ticks(
+        range(analysis.shape.layers)
+        if analysis.shape.layers <= 12
+        else np.linspace(0, analysis.shape.layers - 1, 7).round()
+    )
     return bar
 
 
@@ -58,7 +66,7 @@ def _per_type_axes(title: str, types: tuple[str, ...] = TYPES):
     cols = 2 if len(types) <= 4 else 3
     fig, axes = plt.subplots(2, cols, figsize=(5 * cols, 7.5), constrained_layout=True)
     fig.suptitle(title)
-    for ax in axes.ravel()[len(types):]:
+    for ax in axes.ravel()[len(types) :]:
         fig.delaxes(ax)
     return fig, dict(zip(types, axes.ravel()))
 
@@ -79,8 +87,9 @@ def singular_value_decay_figure(analysis: ModelAnalysis):
 
 def contribution_figure(analysis: ModelAnalysis):
     """``contribution(p)`` over the grid for every matrix, its minimum marked, one panel per type, colour = layer."""
-    fig, axes = _per_type_axes(rf"Contribution against $p$ (grid $m = {analysis.grid_m}$; dot: $p_{{\mathrm{{opt}}}}$)",
-                               analysis.types())
+    fig, axes = _per_type_axes(
+        rf"Contribution against $p$ (grid $m = {analysis.grid_m}$; dot: $p_{{\mathrm{{opt}}}}$)", analysis.types()
+    )
     cmap, norm = plt.get_cmap("viridis"), _layer_norm(analysis)
     beyond = any(not np.all(np.isfinite(m.contributions)) for m in analysis.matrices)
     for m in analysis.matrices:  # beyond float64 somewhere: every curve as log10 on a linear axis, none dropped
@@ -102,8 +111,11 @@ def p_opt_grid(analysis: ModelAnalysis) -> dict[str, np.ndarray]:
     """``p_opt`` as layer x head arrays for QK and V_tilde, and layer x (M_in, M_out[, M_gate]) for the MLP."""
     layers, heads = analysis.shape.layers, analysis.shape.heads
     mlp = [t for t in analysis.types() if t.startswith("M_")]
-    grids = {"QK": np.full((layers, heads), np.nan), "V_tilde": np.full((layers, heads), np.nan),
-             "feed-forward": np.full((layers, len(mlp)), np.nan)}
+    grids = {
+        "QK": np.full((layers, heads), np.nan),
+        "V_tilde": np.full((layers, heads), np.nan),
+        "feed-forward": np.full((layers, len(mlp)), np.nan),
+    }
     for m in analysis.matrices:
         if m.type in ("QK", "V_tilde"):
             grids[m.type][m.layer, m.head] = m.p_opt
@@ -117,8 +129,13 @@ def p_opt_figure(analysis: ModelAnalysis):
     grids = p_opt_grid(analysis)
     mlp = [TYPE_LABELS[t] for t in analysis.types() if t.startswith("M_")]
     heads = analysis.shape.heads
-    fig, axes = plt.subplots(1, 3, figsize=(4 + 0.5 * heads, 1.5 + 0.45 * analysis.shape.layers),
-                             gridspec_kw={"width_ratios": [heads, heads, 1.25 * len(mlp)]}, constrained_layout=True)
+    fig, axes = plt.subplots(
+        1,
+        3,
+        figsize=(4 + 0.5 * heads, 1.5 + 0.45 * analysis.shape.layers),
+        gridspec_kw={"width_ratios": [heads, heads, 1.25 * len(mlp)]},
+        constrained_layout=True,
+    )
     fig.suptitle(r"Post hoc optimal Schatten index $p_{\mathrm{opt}}$ per matrix")
     cmap = plt.get_cmap("cividis")
     image = None
@@ -127,23 +144,29 @@ def p_opt_figure(analysis: ModelAnalysis):
         cols = grid.shape[1]
         ax.set_xticks(range(cols), mlp if name == "feed-forward" else [str(h) for h in range(cols)])
         ax.set_yticks(range(grid.shape[0]))
-        ax.set(xlabel="matrix" if name == "feed-forward" else r"head $h$", ylabel=r"layer $l$",
-               title=TYPE_LABELS.get(name, name))
+        ax.set(
+            xlabel="matrix" if name == "feed-forward" else r"head $h$",
+            ylabel=r"layer $l$",
+            title=TYPE_LABELS.get(name, name),
+        )
         if grid.size <= 400:
             for (i, j), v in np.ndenumerate(grid):
                 if np.isfinite(v):
-                    ax.text(j, i, f"{v:.2g}", ha="center", va="center", fontsize=7,
-                            color="white" if v < 1 else "black")
+                    ax.text(j, i, f"{v:.2g}", ha="center", va="center", fontsize=7, color="white" if v < 1 else "black")
     bar = fig.colorbar(image, ax=list(axes), shrink=0.9)
     bar.set_label(r"$p_{\mathrm{opt}}$")
     return fig
 
 
-def singular_value_decay(analysis: ModelAnalysis, directory: Path, options: FigureOptions = FigureOptions()) -> list[Path]:
+def singular_value_decay(
+    analysis: ModelAnalysis, directory: Path, options: FigureOptions = FigureOptions()
+) -> list[Path]:
     return _save(singular_value_decay_figure(analysis), directory, "singular_value_decay", options)
 
 
-def contribution_curves(analysis: ModelAnalysis, directory: Path, options: FigureOptions = FigureOptions()) -> list[Path]:
+def contribution_curves(
+    analysis: ModelAnalysis, directory: Path, options: FigureOptions = FigureOptions()
+) -> list[Path]:
     return _save(contribution_figure(analysis), directory, "contribution_vs_p", options)
 
 
@@ -153,12 +176,16 @@ def p_opt_per_layer(analysis: ModelAnalysis, directory: Path, options: FigureOpt
 
 def analysis_figures(analysis: ModelAnalysis, directory: Path, options: FigureOptions = FigureOptions()) -> list[Path]:
     """The three analysis figures, each in every format of ``options``."""
-    return [*singular_value_decay(analysis, directory, options), *contribution_curves(analysis, directory, options),
-            *p_opt_per_layer(analysis, directory, options)]
+    return [
+        *singular_value_decay(analysis, directory, options),
+        *contribution_curves(analysis, directory, options),
+        *p_opt_per_layer(analysis, directory, options),
+    ]
 
 
 def _short(model: str) -> str:
     from sabounds.render.user_text import plot_text
+
     return plot_text(Path(model).name or model)
 
 
@@ -180,8 +207,9 @@ def scaling_figure_object(result: ScalingResult):
     widths differ, against width N (one labelled line per depth, log-log)."""
     points = result.points
     by_width = len({p.hidden for p in points}) > 1
-    fig, axes = plt.subplots(1, 2 if by_width else 1, figsize=(11 if by_width else 6.5, 4.8),
-                             constrained_layout=True, squeeze=False)
+    fig, axes = plt.subplots(
+        1, 2 if by_width else 1, figsize=(11 if by_width else 6.5, 4.8), constrained_layout=True, squeeze=False
+    )
     ax = axes[0][0]
     styles = {"ours": ("o-", "C0"), "edelman": ("s--", "C1")}
     models = sorted({p.model for p in points})
@@ -192,20 +220,44 @@ def scaling_figure_object(result: ScalingResult):
             label = QUANTITY_LABELS[quantity] + (f", {_short(model)}" if len(models) > 1 else "")
             if model in growth:
                 label += f": {_growth_label(growth[model])}"
-            ax.semilogy([p.layers for p in pts], finite_or_log([getattr(p, quantity) for p in pts]), style, color=colour,
-                        mfc="none", alpha=1 - 0.5 * i / max(1, len(models)), label=label)
+            ax.semilogy(
+                [p.layers for p in pts],
+                finite_or_log([getattr(p, quantity) for p in pts]),
+                style,
+                color=colour,
+                mfc="none",
+                alpha=1 - 0.5 * i / max(1, len(models)),
+                label=label,
+            )
             trained = [p for p in pts if getattr(p, "kind", "trained") == "trained"]
-            ax.scatter([p.layers for p in trained], finite_or_log([getattr(p, quantity) for p in trained]), marker=style[0],
-                       color=colour, s=49, zorder=3)
+            ax.scatter(
+                [p.layers for p in trained],
+                finite_or_log([getattr(p, quantity) for p in trained]),
+                marker=style[0],
+                color=colour,
+                s=49,
+                zorder=3,
+            )
     depths = sorted({p.layers for p in points})
     ax.set_xticks(depths)
     ax.set(xlabel=r"depth $L$", ylabel="proxy value (log scale)", title=r"against depth $L$")
     handles, _ = ax.get_legend_handles_labels()
     if any(getattr(p, "kind", "trained") == "truncation" for p in points):
         from matplotlib.lines import Line2D
-        handles += [Line2D([], [], marker="o", color="k", ls="none", ms=7, label="filled: a model trained at this depth"),
-                    Line2D([], [], marker="o", color="k", mfc="none", ls="none", ms=7,
-                           label="hollow: depth truncation (first L layers)")]
+
+        handles += [
+            Line2D([], [], marker="o", color="k", ls="none", ms=7, label="filled: a model trained at this depth"),
+            Line2D(
+                [],
+                [],
+                marker="o",
+                color="k",
+                mfc="none",
+                ls="none",
+                ms=7,
+                label="hollow: depth truncation (first L layers)",
+            ),
+        ]
     ax.legend(handles=handles, fontsize=8)
     if by_width:
         ax = axes[0][1]
@@ -216,10 +268,19 @@ def scaling_figure_object(result: ScalingResult):
                 if len(pts) < 2:
                     continue
                 slope = getattr(fits.get(quantity), "slope_N", None)
-                label = QUANTITY_LABELS[quantity] + f", $L = {depth}$" + (
-                    f" (fit: $N^{{{slope:.2f}}}$)" if slope is not None and i == 0 else "")
-                ax.loglog([p.hidden for p in pts], finite_or_log([getattr(p, quantity) for p in pts]), style, color=colour,
-                          alpha=1 - 0.5 * i / max(1, len(depths)), label=label)
+                label = (
+                    QUANTITY_LABELS[quantity]
+                    + f", $L = {depth}$"
+                    + (f" (fit: $N^{{{slope:.2f}}}$)" if slope is not None and i == 0 else "")
+                )
+                ax.loglog(
+                    [p.hidden for p in pts],
+                    finite_or_log([getattr(p, quantity) for p in pts]),
+                    style,
+                    color=colour,
+                    alpha=1 - 0.5 * i / max(1, len(depths)),
+                    label=label,
+                )
         widths = sorted({p.hidden for p in points})
         ax.set_xticks(widths, [str(w) for w in widths])
         ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())

@@ -27,15 +27,20 @@ def slim(result: dict, measured: dict) -> dict:
 def block(result: dict, page: str) -> str:
     """The rendered block of ``page`` (``readme`` or ``guide``)."""
     from sabounds.training_study.outputs import EVERY, SHOWN, legend, task_summary
+
     s, m = result["settings"], result["measured"]
-    cost = (f"{s['runs']} runs, {m['cpu_seconds'] / 60:.1f} CPU-minutes ({m['note']})")
+    cost = f"{s['runs']} runs, {m['cpu_seconds'] / 60:.1f} CPU-minutes ({m['note']})"
     stored = f"[`docs/study/default.json`]({'docs/study' if page == 'readme' else '../study'}/default.json)"
-    lines = [BEGIN, "", f"`sabounds study` (grid `{s['grid']}`: {s['grid_note']}), measured {m['date']} on {m['machine']}; "
-             f"{cost}. Rendered by `python -m sabounds.render.study_pages` from the stored result {stored}.", ""]
+    lines = [
+        BEGIN,
+        "",
+        f"`sabounds study` (grid `{s['grid']}`: {s['grid_note']}), measured {m['date']} on {m['machine']}; "
+        f"{cost}. Rendered by `python -m sabounds.render.study_pages` from the stored result {stored}.",
+        "",
+    ]
     full = f"the [guide's full table](docs/guide/study.md#the-default-study) and {stored}"
     for task, t in result["tasks"].items():
-        lines += [*(task_summary(task, t, s, SHOWN, full) if page == "readme" else task_summary(task, t, s, EVERY)),
-                  ""]
+        lines += [*(task_summary(task, t, s, SHOWN, full) if page == "readme" else task_summary(task, t, s, EVERY)), ""]
         if page == "guide":
             lines += [*(f"- excluded: {e['label']}: {e['status']}" for e in t["excluded"]), ""]
     lines += [legend(s), "", END]
@@ -47,7 +52,7 @@ def rendered_page(text: str, new_block: str) -> str:
     start, stop = text.find(BEGIN), text.find(END)
     if start < 0 or stop < start:
         raise ValueError("the page has no study block markers")
-    return text[:start] + new_block + text[stop + len(END):]
+    return text[:start] + new_block + text[stop + len(END) :]
 
 
 def sync(root: Path, check: bool) -> list[str]:
@@ -76,18 +81,24 @@ def store(root: Path, workers: int = 2) -> None:
     import time
 
     from sabounds.training_study.pipeline import run_study
+
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as cache:
         result = run_study("default", workers=workers, cache_dir=cache)
     wall = time.perf_counter() - start
-    cpu = sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
-                                                  resource.getrusage(resource.RUSAGE_CHILDREN)))
+    cpu = sum(
+        r.ru_utime + r.ru_stime
+        for r in (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
+    )
     load = os.getloadavg()[0]
-    measured = {"cpu_seconds": round(cpu, 1), "date": datetime.date.today().isoformat(),
-                "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores, load average {load:.1f}",
-                "note": f"user + system time of the whole study from an empty cache with {workers} Dask workers "
-                        f"(getrusage of the process and its workers); wall {wall:.0f} s",
-                "wall_seconds": round(wall, 1)}
+    measured = {
+        "cpu_seconds": round(cpu, 1),
+        "date": datetime.date.today().isoformat(),
+        "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores, load average {load:.1f}",
+        "note": f"user + system time of the whole study from an empty cache with {workers} Dask workers "
+        f"(getrusage of the process and its workers); wall {wall:.0f} s",
+        "wall_seconds": round(wall, 1),
+    }
     text = json.dumps(slim(result, measured), indent=1, sort_keys=True, allow_nan=False) + "\n"
     (root / STORED).write_text(text, encoding="utf-8")
 

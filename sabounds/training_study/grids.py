@@ -43,23 +43,77 @@ class RunSpec:
         return asdict(self)
 
     def label(self) -> str:
-        return (f"{self.task} {self.layout}-LN L={self.depth} N={self.width} H={self.heads} n={self.size} "
-                f"T={self.tokens} wd={self.weight_decay:g} lr={self.lr:g} noise={self.noise:g} seed={self.seed}")
+        return (
+            f"{self.task} {self.layout}-LN L={self.depth} N={self.width} H={self.heads} n={self.size} "
+            f"T={self.tokens} wd={self.weight_decay:g} lr={self.lr:g} noise={self.noise:g} seed={self.seed}"
+        )
 
 
 BASE = {
-    "digits": RunSpec("digits", size=200, tokens=8, noise=0.0, layout="post", depth=1, width=16, heads=2,
-                      weight_decay=0.0, lr=3e-3, epochs=100, seed=0),
-    "parity": RunSpec("parity", size=300, tokens=10, noise=0.0, layout="post", depth=1, width=16, heads=2,
-                      weight_decay=0.0, lr=3e-3, epochs=100, seed=0),
-    "modadd": RunSpec("modadd", size=300, tokens=2, noise=0.0, layout="post", depth=1, width=16, heads=2,
-                      weight_decay=0.0, lr=3e-3, epochs=120, seed=0),
+    "digits": RunSpec(
+        "digits",
+        size=200,
+        tokens=8,
+        noise=0.0,
+        layout="post",
+        depth=1,
+        width=16,
+        heads=2,
+        weight_decay=0.0,
+        lr=3e-3,
+        epochs=100,
+        seed=0,
+    ),
+    "parity": RunSpec(
+        "parity",
+        size=300,
+        tokens=10,
+        noise=0.0,
+        layout="post",
+        depth=1,
+        width=16,
+        heads=2,
+        weight_decay=0.0,
+        lr=3e-3,
+        epochs=100,
+        seed=0,
+    ),
+    "modadd": RunSpec(
+        "modadd",
+        size=300,
+        tokens=2,
+        noise=0.0,
+        layout="post",
+        depth=1,
+        width=16,
+        heads=2,
+        weight_decay=0.0,
+        lr=3e-3,
+        epochs=120,
+        seed=0,
+    ),
 }
 
-_TWO = {"tokens": (14,), "layout": ("pre",), "depth": (2,), "width": (32,), "heads": (1,), "weight_decay": (0.1,), "lr": (1e-2,),
-        "noise": (0.1,)}
-_THREE = {"tokens": (6, 14), "layout": ("pre",), "depth": (2, 3), "width": (8, 32), "heads": (1, 4), "weight_decay": (0.01, 0.1),
-          "lr": (1e-3, 1e-2), "noise": (0.05, 0.2)}
+_TWO = {
+    "tokens": (14,),
+    "layout": ("pre",),
+    "depth": (2,),
+    "width": (32,),
+    "heads": (1,),
+    "weight_decay": (0.1,),
+    "lr": (1e-2,),
+    "noise": (0.1,),
+}
+_THREE = {
+    "tokens": (6, 14),
+    "layout": ("pre",),
+    "depth": (2, 3),
+    "width": (8, 32),
+    "heads": (1, 4),
+    "weight_decay": (0.01, 0.1),
+    "lr": (1e-3, 1e-2),
+    "noise": (0.05, 0.2),
+}
 SIZES = {"digits": (100, 400), "parity": (150, 600), "modadd": (200, 400)}
 """The other training-set sizes per task (``star5`` uses both, ``default`` the first)."""
 
@@ -69,8 +123,11 @@ def seeded(spec: RunSpec, seed: int) -> RunSpec:
     return replace(spec, seed=seed, data_seed=seed)
 
 
-FACTORIAL_SIZES = {"digits": (50, 100, 200, 400, 800), "parity": (100, 200, 400, 800, 1600),
-                   "modadd": (100, 175, 250, 325, 400)}
+FACTORIAL_SIZES = {
+    "digits": (50, 100, 200, 400, 800),
+    "parity": (100, 200, 400, 800, 1600),
+    "modadd": (100, 175, 250, 325, 400),
+}
 NOISES = (0.0, 0.1, 0.2)
 WIDTHS = (16, 32)
 EPOCH_CAP = 400
@@ -131,17 +188,24 @@ def _tiny(tasks) -> list[RunSpec]:
     """Two seeds x sizes {40, 80} x noise {0, 0.2}, width 8, post-LN, at most 300 epochs: reaches the stopping loss
     in seconds per run (tests)."""
     base = {t: replace(BASE[t], epochs=300, width=8, lr=1e-2) for t in TASKS}
-    return [seeded(replace(base[t], size=size, noise=noise), seed) for t in tasks
-            for size, noise in itertools.product((40, 80), (0.0, 0.2)) for seed in range(2)]
+    return [
+        seeded(replace(base[t], size=size, noise=noise), seed)
+        for t in tasks
+        for size, noise in itertools.product((40, 80), (0.0, 0.2))
+        for seed in range(2)
+    ]
 
 
-GRID_NOTES = {"default": "digits, post-LN: size (50..800) x noise {0, 0.1, 0.2} x width {16, 32}, 2 seeds (60 runs)",
-              "parity": "the default design on parity (sizes 100..1600; untuned: at noise 0.2 the two runs tried "
-                        "did not reach the stopping loss in 400 epochs and are excluded)",
-              "modadd": "the default design on modadd (sizes 100..400)",
-              "star": "star design over every axis, 2 values per axis, 3 seeds, all tasks", "star5": "star design, 3 values per axis, 5 seeds",
-              "factorial": "full product of 2 values per axis, 3 seeds (for a cluster)",
-              "tiny": "digits, size {40, 80} x noise {0, 0.2}, width 8, 2 seeds (tests)"}
+GRID_NOTES = {
+    "default": "digits, post-LN: size (50..800) x noise {0, 0.1, 0.2} x width {16, 32}, 2 seeds (60 runs)",
+    "parity": "the default design on parity (sizes 100..1600; untuned: at noise 0.2 the two runs tried "
+    "did not reach the stopping loss in 400 epochs and are excluded)",
+    "modadd": "the default design on modadd (sizes 100..400)",
+    "star": "star design over every axis, 2 values per axis, 3 seeds, all tasks",
+    "star5": "star design, 3 values per axis, 5 seeds",
+    "factorial": "full product of 2 values per axis, 3 seeds (for a cluster)",
+    "tiny": "digits, size {40, 80} x noise {0, 0.2}, width 8, 2 seeds (tests)",
+}
 
 
 def grid(name: str, tasks=None) -> list[RunSpec]:

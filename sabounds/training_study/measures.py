@@ -32,12 +32,32 @@ import numpy as np
 DELTA = 0.05
 MARGIN = 1.0
 MARGIN_QUANTILE = 0.1
-MEASURES = ("ours_sum", "ours_rss", "edelman", "bound_ours_sum", "bound_ours_rss", "bound_edelman",
-            "spectral_product", "frobenius_sum", "dist_init_frobenius", "dist_init_spectral", "bartlett",
-            "inverse_margin", "params")
+MEASURES = (
+    "ours_sum",
+    "ours_rss",
+    "edelman",
+    "bound_ours_sum",
+    "bound_ours_rss",
+    "bound_edelman",
+    "spectral_product",
+    "frobenius_sum",
+    "dist_init_frobenius",
+    "dist_init_spectral",
+    "bartlett",
+    "inverse_margin",
+    "params",
+)
 BASELINES = ("spectral_product", "frobenius_sum", "dist_init_frobenius", "dist_init_spectral", "params")
-WEIGHTS_ONLY = ("ours_sum", "ours_rss", "edelman", "spectral_product", "frobenius_sum", "dist_init_frobenius",
-                "dist_init_spectral", "params")
+WEIGHTS_ONLY = (
+    "ours_sum",
+    "ours_rss",
+    "edelman",
+    "spectral_product",
+    "frobenius_sum",
+    "dist_init_frobenius",
+    "dist_init_spectral",
+    "params",
+)
 """Measures of the weights alone (no n, no margin): along the training size they can only track n through the weights."""
 
 
@@ -45,15 +65,23 @@ def proxy_measures(weights: dict[str, np.ndarray], config: dict):
     """``(measures, p profile, analysis, measured)`` of the package's proxies on the exported weights."""
     from sabounds.numerics.log_real import ln_of
     from sabounds.numerics.proxies.model_analysis import analyze_measured, measure_model, open_checkpoint
+
     measured = measure_model(open_checkpoint(weights, config=config))
     analysis = analyze_measured(measured)
     minima = np.array([m.min_contribution for m in analysis.matrices])
     root_l = math.sqrt(analysis.shape.layers)
-    out = {"ours_sum": math.log(analysis.ours), "ours_rss": math.log(float(np.sqrt(np.sum(minima ** 2))) + root_l),
-           "edelman": ln_of(analysis.edelman)}
+    out = {
+        "ours_sum": math.log(analysis.ours),
+        "ours_rss": math.log(float(np.sqrt(np.sum(minima**2))) + root_l),
+        "edelman": ln_of(analysis.edelman),
+    }
     positive = [m for m in analysis.matrices if m.p_opt > 0]
-    profile = {"matrices": len(analysis.matrices), "p_positive": len(positive),
-               "p_positive_types": sorted({m.type for m in positive}), "proxy": analysis.proxy}
+    profile = {
+        "matrices": len(analysis.matrices),
+        "p_positive": len(positive),
+        "p_positive_types": sorted({m.type for m in positive}),
+        "proxy": analysis.proxy,
+    }
     return out, profile, analysis, measured
 
 
@@ -64,6 +92,7 @@ def bound_measures(measured, tokens: int, n: int, input_norm: float, empirical: 
     from sabounds.numerics.bound.checkpoint_inputs import model_from_measured
     from sabounds.numerics.bound.slots import PUBLISHED
     from sabounds.numerics.bound.whole import BoundInputs, evaluate_model
+
     shape = measured.shape
     if not shape.published:
         return {k: None for k in ("bound_ours_sum", "bound_ours_rss", "bound_edelman")}
@@ -71,13 +100,16 @@ def bound_measures(measured, tokens: int, n: int, input_norm: float, empirical: 
     setting = BoundInputs(n=n, delta=DELTA, margin=MARGIN, input_norm=input_norm, tokens=tokens, empirical=empirical)
     with mpmath.workdps(setting.dps):
         wb = evaluate_model(model, PUBLISHED, setting)
-        return {"bound_ours_sum": float(mpmath.log(wb.ours_sum.total)),
-                "bound_ours_rss": float(mpmath.log(wb.ours_rss.total)),
-                "bound_edelman": float(mpmath.log(wb.edelman.total))}
+        return {
+            "bound_ours_sum": float(mpmath.log(wb.ours_sum.total)),
+            "bound_ours_rss": float(mpmath.log(wb.ours_rss.total)),
+            "bound_edelman": float(mpmath.log(wb.edelman.total)),
+        }
 
 
 def _spectral(w: np.ndarray) -> float:
     from sabounds.numerics.spectra import singular_values
+
     return float(singular_values(w)[0])
 
 
@@ -85,20 +117,25 @@ def margin_measures(final: list[np.ndarray], initial: list[np.ndarray], margin: 
     """``inverse_margin`` = ln(1/gamma) and Bartlett's ln(R_A / gamma) with references at initialisation (torch
     weights are (out, in), so ``||A^T - M^T||_{2,1}`` is ``norm_21`` of ``(A - M)^T``)."""
     from sabounds.numerics.norms import norm_21
+
     if not margin > 0:
         return {"inverse_margin": None, "bartlett": None}
     spectral = [_spectral(w) for w in final]
     ratios = [(float(norm_21((w - w0).T)) / s) ** (2 / 3) for w, w0, s in zip(final, initial, spectral)]
-    return {"inverse_margin": -math.log(margin),
-            "bartlett": sum(math.log(s) for s in spectral) + 1.5 * math.log(sum(ratios)) - math.log(margin)}
+    return {
+        "inverse_margin": -math.log(margin),
+        "bartlett": sum(math.log(s) for s in spectral) + 1.5 * math.log(sum(ratios)) - math.log(margin),
+    }
 
 
 def baseline_measures(final: list[np.ndarray], initial: list[np.ndarray], params: int) -> dict:
     """ln of the norm-based baselines over the paper's matrices, and of the parameter count."""
     spectral = _spectral
     diffs = [w - w0 for w, w0 in zip(final, initial)]
-    return {"spectral_product": sum(math.log(spectral(w)) for w in final),
-            "frobenius_sum": math.log(sum(float(np.linalg.norm(w)) for w in final)),
-            "dist_init_frobenius": 0.5 * math.log(sum(float(np.sum(d * d)) for d in diffs)),
-            "dist_init_spectral": math.log(sum(spectral(d) for d in diffs)),
-            "params": math.log(params)}
+    return {
+        "spectral_product": sum(math.log(spectral(w)) for w in final),
+        "frobenius_sum": math.log(sum(float(np.linalg.norm(w)) for w in final)),
+        "dist_init_frobenius": 0.5 * math.log(sum(float(np.sum(d * d)) for d in diffs)),
+        "dist_init_spectral": math.log(sum(spectral(d) for d in diffs)),
+        "params": math.log(params),
+    }

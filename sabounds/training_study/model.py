@@ -77,9 +77,12 @@ class Encoder(nn.Module):
     def __init__(self, features: int, tokens: int, classes: int, depth: int, width: int, heads: int, layout: str):
         super().__init__()
         if layout not in LAYOUTS or width % heads:
-            raise ValueError(f"layout must be one of {LAYOUTS} and heads must divide width, got {layout}, {width}/{heads}")
-        self.shape = dict(features=features, tokens=tokens, classes=classes, depth=depth, width=width, heads=heads,
-                          layout=layout)
+            raise ValueError(
+                f"layout must be one of {LAYOUTS} and heads must divide width, got {layout}, {width}/{heads}"
+            )
+        self.shape = dict(
+            features=features, tokens=tokens, classes=classes, depth=depth, width=width, heads=heads, layout=layout
+        )
         self.embed = nn.Linear(features, width)
         self.position = nn.Parameter(0.02 * torch.randn(tokens, width))
         self.encoder = nn.Module()
@@ -95,10 +98,16 @@ class Encoder(nn.Module):
 
     def config(self) -> dict:
         s = self.shape
-        return {"model_type": "bert" if s["layout"] == "post" else "vit", "hidden_size": s["width"],
-                "num_hidden_layers": s["depth"], "num_attention_heads": s["heads"],
-                "intermediate_size": MLP_RATIO * s["width"], "hidden_act": "gelu",
-                "max_position_embeddings": s["tokens"], "num_labels": s["classes"]}
+        return {
+            "model_type": "bert" if s["layout"] == "post" else "vit",
+            "hidden_size": s["width"],
+            "num_hidden_layers": s["depth"],
+            "num_attention_heads": s["heads"],
+            "intermediate_size": MLP_RATIO * s["width"],
+            "hidden_act": "gelu",
+            "max_position_embeddings": s["tokens"],
+            "num_labels": s["classes"],
+        }
 
 
 def export(model: Encoder) -> dict[str, np.ndarray]:
@@ -115,7 +124,14 @@ def export(model: Encoder) -> dict[str, np.ndarray]:
 def matrices(weights: dict[str, np.ndarray], depth: int, layout: str) -> list[np.ndarray]:
     """The paper's weight matrices of every layer (query, key, value, output, M_in, M_out), for norms and distances."""
     attn = "attention.attention." if layout == "pre" else "attention.self."
-    names = [f"{attn}query", f"{attn}key", f"{attn}value", "attention.output.dense", "intermediate.dense", "output.dense"]
+    names = [
+        f"{attn}query",
+        f"{attn}key",
+        f"{attn}value",
+        "attention.output.dense",
+        "intermediate.dense",
+        "output.dense",
+    ]
     return [weights[f"encoder.layer.{i}.{n}.weight"] for i in range(depth) for n in names]
 
 
@@ -125,6 +141,7 @@ def save_checkpoint(model: Encoder, folder) -> None:
     from pathlib import Path
 
     from safetensors.numpy import save_file
+
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=False)
     save_file({k: v.astype(np.float32) for k, v in export(model).items()}, str(folder / "model.safetensors"))

@@ -16,8 +16,17 @@ import numpy as np
 from sabounds.training_study.measures import MEASURES, WEIGHTS_ONLY
 from sabounds.training_study.statistics import TAU
 
-SHOWN = ("ours_sum", "edelman", "spectral_product", "frobenius_sum", "params", "bound_ours_sum", "bound_edelman",
-         "bartlett", "inverse_margin")
+SHOWN = (
+    "ours_sum",
+    "edelman",
+    "spectral_product",
+    "frobenius_sum",
+    "params",
+    "bound_ours_sum",
+    "bound_edelman",
+    "bartlett",
+    "inverse_margin",
+)
 """The measures of the verdict table (every measure is in ``study.json``)."""
 AXIS_NAMES = {"size": "training size n", "noise": "label noise", "width": "width N"}
 
@@ -39,8 +48,15 @@ def left_out(t: dict, measures, where: str) -> list[str]:
     """The line (and a blank) naming the ranked measures a table of ``measures`` leaves out, and ``where`` they are."""
     names = [r["measure"] for r in t["rankings"]["gap_error"] if r["measure"] not in measures]
     total = len(t["rankings"]["gap_error"])
-    return [f"Not shown here: {', '.join(f'`{m}`' for m in names)} ({len(names)} of {total} measures); "
-            f"every measure's ranking is in {where}.", ""] if names else []
+    return (
+        [
+            f"Not shown here: {', '.join(f'`{m}`' for m in names)} ({len(names)} of {total} measures); "
+            f"every measure's ranking is in {where}.",
+            "",
+        ]
+        if names
+        else []
+    )
 
 
 def fmt_p(p) -> str:
@@ -55,13 +71,23 @@ def _cell(a: dict) -> str:
 
 def _sign_cell(se: dict) -> str:
     """Worst sign-error per axis with the environments kept by the noise filter out of all."""
-    return "; ".join(f"{a} {'n/a' if c['worst'] is None else format(c['worst'], '.2f')} ({c['kept']}/{c['environments']})"
-                     for a, c in se["per_axis"].items())
+    return "; ".join(
+        f"{a} {'n/a' if c['worst'] is None else format(c['worst'], '.2f')} ({c['kept']}/{c['environments']})"
+        for a, c in se["per_axis"].items()
+    )
 
 
 def verdict_header(axes) -> list[str]:
-    return (["measure", "kind"] + [f"along {AXIS_NAMES.get(a, a)}: psi [95% CI] p" for a in axes]
-            + ["overall tau [95% CI] p", "sign-error worst per axis (kept/all)", "range (ln): all / one architecture", "tau with n"])
+    return (
+        ["measure", "kind"]
+        + [f"along {AXIS_NAMES.get(a, a)}: psi [95% CI] p" for a in axes]
+        + [
+            "overall tau [95% CI] p",
+            "sign-error worst per axis (kept/all)",
+            "range (ln): all / one architecture",
+            "tau with n",
+        ]
+    )
 
 
 def verdict_rows(t: dict, measures=SHOWN) -> list[list[str]]:
@@ -74,11 +100,18 @@ def verdict_rows(t: dict, measures=SHOWN) -> list[list[str]]:
         if r is None:
             continue
         o, d = r["overall"], r["describe"]
-        rows.append([f"`{m}`", kind(m)] + [_cell(r["granulated"]["per_axis"][a]) for a in t["axes"]]
-                    + [f"{fmt(o['tau'])} [{fmt(o['low'])}, {fmt(o['high'])}] {fmt_p(o['p'])}" if o["tau"] is not None
-                       else "n/a", _sign_cell(r["sign_error"]),
-                       "n/a" if d["range"] is None else f"{d['range']:.2f} / {d['range_within_architecture']:.2f}",
-                       fmt(d["tau_with_size"])])
+        rows.append(
+            [f"`{m}`", kind(m)]
+            + [_cell(r["granulated"]["per_axis"][a]) for a in t["axes"]]
+            + [
+                f"{fmt(o['tau'])} [{fmt(o['low'])}, {fmt(o['high'])}] {fmt_p(o['p'])}"
+                if o["tau"] is not None
+                else "n/a",
+                _sign_cell(r["sign_error"]),
+                "n/a" if d["range"] is None else f"{d['range']:.2f} / {d['range_within_architecture']:.2f}",
+                fmt(d["tau_with_size"]),
+            ]
+        )
     return rows
 
 
@@ -92,9 +125,15 @@ def axis_rows(t: dict, axis: str, measures=SHOWN) -> list[list[str]]:
     for r in (r for m in measures for r in t["rankings"]["gap_error"] if r["measure"] == m):
         a, se = r["granulated"]["per_axis"][axis], r["sign_error"]["per_axis"][axis]
         worst = "n/a" if se["worst"] is None else f"{se['worst']:.2f}"
-        out.append([r["measure"] + ("*" if r["measure"] in WEIGHTS_ONLY else ""), "n/a" if a["psi"] is None else
-                    f"{fmt(a['psi'])} [{fmt(a['low'])}, {fmt(a['high'])}]", fmt_p(a["p"]), a["verdict"],
-                    f"{worst} ({se['kept']}/{se['environments']})"])
+        out.append(
+            [
+                r["measure"] + ("*" if r["measure"] in WEIGHTS_ONLY else ""),
+                "n/a" if a["psi"] is None else f"{fmt(a['psi'])} [{fmt(a['low'])}, {fmt(a['high'])}]",
+                fmt_p(a["p"]),
+                a["verdict"],
+                f"{worst} ({se['kept']}/{se['environments']})",
+            ]
+        )
     return out
 
 
@@ -102,9 +141,15 @@ def overall_rows(t: dict, measures=SHOWN) -> list[list[str]]:
     out = []
     for r in (r for m in measures for r in t["rankings"]["gap_error"] if r["measure"] == m):
         o, d = r["overall"], r["describe"]
-        out.append([r["measure"], "n/a" if o["tau"] is None else f"{fmt(o['tau'])} [{fmt(o['low'])}, {fmt(o['high'])}]",
-                    fmt_p(o["p"]), "n/a" if d["range"] is None else
-                    f"{d['range']:.2f} / {d['range_within_architecture']:.2f}", fmt(d["tau_with_size"])])
+        out.append(
+            [
+                r["measure"],
+                "n/a" if o["tau"] is None else f"{fmt(o['tau'])} [{fmt(o['low'])}, {fmt(o['high'])}]",
+                fmt_p(o["p"]),
+                "n/a" if d["range"] is None else f"{d['range']:.2f} / {d['range_within_architecture']:.2f}",
+                fmt(d["tau_with_size"]),
+            ]
+        )
     return out
 
 
@@ -119,11 +164,14 @@ def conclusion(task: str, t: dict, measures=SHOWN) -> list[str]:
     for axis in t["axes"]:
         parts = []
         for verdict in ("tracks", "anti-tracks", "inconclusive"):
-            names = [m for m in measures if m in by_name
-                     and by_name[m]["granulated"]["per_axis"][axis]["verdict"] == verdict]
+            names = [
+                m for m in measures if m in by_name and by_name[m]["granulated"]["per_axis"][axis]["verdict"] == verdict
+            ]
             if names:
-                parts.append(f"{verdict}: " + ", ".join(f"`{m}`" + (" (weights only)" if m in WEIGHTS_ONLY else "")
-                                                        for m in names))
+                parts.append(
+                    f"{verdict}: "
+                    + ", ".join(f"`{m}`" + (" (weights only)" if m in WEIGHTS_ONLY else "") for m in names)
+                )
         lines.append(f"- along {AXIS_NAMES.get(axis, axis)}: " + "; ".join(parts) + ".")
     return lines
 
@@ -131,21 +179,28 @@ def conclusion(task: str, t: dict, measures=SHOWN) -> list[str]:
 def task_summary(task: str, t: dict, settings: dict, measures=SHOWN, where: str = "`study.json`") -> list[str]:
     """The counts line, the verdict table of ``measures`` (naming those left out and ``where`` they are) and the
     conclusion of one task."""
-    return [f"{task}: {t['used']} of {t['runs']} runs used ({len(t['excluded'])} excluded: did not reach training "
-            f"cross-entropy {settings['stop_loss']:g} within the epoch cap, or failed); gap = test - train error "
-            f"at that point; axes: {', '.join(t['axes'])}.", "",
-            *markdown_table(verdict_header(t["axes"]), verdict_rows(t, measures)), "", *left_out(t, measures, where),
-            *conclusion(task, t, measures)]
+    return [
+        f"{task}: {t['used']} of {t['runs']} runs used ({len(t['excluded'])} excluded: did not reach training "
+        f"cross-entropy {settings['stop_loss']:g} within the epoch cap, or failed); gap = test - train error "
+        f"at that point; axes: {', '.join(t['axes'])}.",
+        "",
+        *markdown_table(verdict_header(t["axes"]), verdict_rows(t, measures)),
+        "",
+        *left_out(t, measures, where),
+        *conclusion(task, t, measures),
+    ]
 
 
 def legend(settings: dict) -> str:
-    return (f"Tau: {TAU}. psi: granulated tau along one axis (mean over blocks of one seed at one setting of the "
-            f"other axes), its {settings['level']:.0%} block-bootstrap interval (expanded percentile) and two-sided "
-            f"permutation p ({settings['permutations']} shuffles within blocks); a verdict is `tracks`/`anti-tracks` "
-            f"only when the interval excludes 0 on that side and p < {settings['alpha']:g}. Sign-error: worst, per axis, over "
-            "one-axis environments kept by Dziugaite et al.'s noise filter (|mean gap difference| > "
-            f"{settings['z']:g} seed standard errors), kept/all. Range: max - min of the ln measure over all runs and the "
-            "largest within one architecture (layout, depth, width, heads, T).")
+    return (
+        f"Tau: {TAU}. psi: granulated tau along one axis (mean over blocks of one seed at one setting of the "
+        f"other axes), its {settings['level']:.0%} block-bootstrap interval (expanded percentile) and two-sided "
+        f"permutation p ({settings['permutations']} shuffles within blocks); a verdict is `tracks`/`anti-tracks` "
+        f"only when the interval excludes 0 on that side and p < {settings['alpha']:g}. Sign-error: worst, per axis, over "
+        "one-axis environments kept by Dziugaite et al.'s noise filter (|mean gap difference| > "
+        f"{settings['z']:g} seed standard errors), kept/all. Range: max - min of the ln measure over all runs and the "
+        "largest within one architecture (layout, depth, width, heads, T)."
+    )
 
 
 def markdown(result: dict) -> str:
@@ -159,6 +214,7 @@ def markdown(result: dict) -> str:
 
 def write_csv(rows: list[dict], path: Path) -> None:
     import pandas as pd
+
     flat = []
     for r in rows:
         item = {"label": r["label"], "status": r["status"], **r["spec"]}
@@ -176,6 +232,7 @@ def scatter_figure(task: str, rows: list[dict], t: dict):
     from collections import defaultdict
 
     import matplotlib.pyplot as plt
+
     used = [r for r in rows if r["status"] == "ok" and r["spec"]["task"] == task]
     sizes = sorted({r["spec"]["size"] for r in used}) or [1]
     cmap = plt.get_cmap("viridis")
@@ -190,11 +247,19 @@ def scatter_figure(task: str, rows: list[dict], t: dict):
                 groups[key].append((r["measures"][m], r["record"]["gap_error"], r["spec"]["size"]))
         for pts in groups.values():
             x, y, n = np.array([p[0] for p in pts]), np.array([p[1] for p in pts]), pts[0][2]
-            ax.errorbar(x.mean(), y.mean(), xerr=[[x.mean() - x.min()], [x.max() - x.mean()]],
-                        yerr=[[y.mean() - y.min()], [y.max() - y.mean()]], fmt="o", ms=3, color=colour[n], lw=0.8)
+            ax.errorbar(
+                x.mean(),
+                y.mean(),
+                xerr=[[x.mean() - x.min()], [x.max() - x.mean()]],
+                yerr=[[y.mean() - y.min()], [y.max() - y.mean()]],
+                fmt="o",
+                ms=3,
+                color=colour[n],
+                lw=0.8,
+            )
         ax.set_xlabel(f"ln {m}")
         ax.set_ylabel("test - train error")
-    for ax in list(axes.flat)[len(MEASURES):]:
+    for ax in list(axes.flat)[len(MEASURES) :]:
         ax.axis("off")
     handles = [plt.Line2D([], [], marker="o", ls="", color=colour[n], label=f"n = {n}") for n in sizes]
     fig.legend(handles=handles, loc="lower right", fontsize=8)
@@ -206,6 +271,7 @@ def scatter_figure(task: str, rows: list[dict], t: dict):
 def forest_figure(task: str, t: dict):
     """Granulated tau per measure and axis with its interval (filled: a verdict other than inconclusive)."""
     import matplotlib.pyplot as plt
+
     ranking, axes = t["rankings"]["gap_error"], t["axes"]
     fig, ax = plt.subplots(figsize=(7, 0.35 * len(ranking) * max(1, len(axes)) + 1.5))
     colours = plt.get_cmap("tab10")
@@ -217,8 +283,15 @@ def forest_figure(task: str, t: dict):
                 low = cell["psi"] if cell["low"] is None else cell["low"]
                 high = cell["psi"] if cell["high"] is None else cell["high"]
                 filled = cell["verdict"] != "inconclusive"
-                ax.errorbar(cell["psi"], y, xerr=[[cell["psi"] - low], [high - cell["psi"]]], fmt="o",
-                            color=colours(k), mfc=colours(k) if filled else "white", label=a if r is ranking[0] else None)
+                ax.errorbar(
+                    cell["psi"],
+                    y,
+                    xerr=[[cell["psi"] - low], [high - cell["psi"]]],
+                    fmt="o",
+                    color=colours(k),
+                    mfc=colours(k) if filled else "white",
+                    label=a if r is ranking[0] else None,
+                )
             labels.append(f"{r['measure']} / {a}")
             y -= 1
     ax.axvline(0, color="grey", lw=0.8)

@@ -17,6 +17,7 @@ def _margin_facts(trained) -> tuple[float, float, float]:
     import torch
 
     from sabounds.training_study.measures import MARGIN, MARGIN_QUANTILE
+
     model, data = trained.model, trained.data
     x = torch.from_numpy(data.x_train)
     y = torch.from_numpy(data.y_train).long()
@@ -27,8 +28,11 @@ def _margin_facts(trained) -> tuple[float, float, float]:
     true = logits.gather(1, y[:, None])[:, 0]
     other = logits.scatter(1, y[:, None], -math.inf).max(dim=1).values
     margins = (true - other).double().numpy()
-    return (float(tokens.norm(dim=-1).max()), float((margins < MARGIN).mean()),
-            float(np.quantile(margins, MARGIN_QUANTILE)))
+    return (
+        float(tokens.norm(dim=-1).max()),
+        float((margins < MARGIN).mean()),
+        float(np.quantile(margins, MARGIN_QUANTILE)),
+    )
 
 
 def run_point(spec: RunSpec | dict, checkpoint: str | Path | None = None) -> dict:
@@ -37,6 +41,7 @@ def run_point(spec: RunSpec | dict, checkpoint: str | Path | None = None) -> dic
     there as a safetensors folder ``sabounds analyze`` reads."""
     from sabounds.training_study.model import export, matrices, save_checkpoint
     from sabounds.training_study.training import train
+
     spec = spec if isinstance(spec, RunSpec) else RunSpec(**spec)
     trained = train(spec)
     weights = export(trained.model)
@@ -50,5 +55,10 @@ def run_point(spec: RunSpec | dict, checkpoint: str | Path | None = None) -> dic
     measures.update(margin_measures(final, initial, margin))
     if checkpoint is not None:
         save_checkpoint(trained.model, checkpoint)
-    return {"spec": spec.to_json(), "record": trained.record, "measures": measures, "p_profile": profile,
-            "settings": {"input_norm": input_norm, "empirical_margin_risk": empirical, "margin_quantile": margin}}
+    return {
+        "spec": spec.to_json(),
+        "record": trained.record,
+        "measures": measures,
+        "p_profile": profile,
+        "settings": {"input_norm": input_norm, "empirical_margin_risk": empirical, "margin_quantile": margin},
+    }

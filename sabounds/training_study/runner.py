@@ -31,6 +31,7 @@ def code_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     from sabounds.numerics.cache import code_digest, digest
+
     root = Path(__file__).resolve().parent
     parts = [code_digest()]
     for name in RESULT_MODULES:
@@ -46,14 +47,17 @@ def code_version() -> str:
 @functools.lru_cache(maxsize=256)
 def _data_parts(task: str, size: int, noise: float, tokens: int, data_seed: int) -> tuple[bytes, ...]:
     from sabounds.training_study.tasks import make_data
+
     data = make_data(task, size, noise, tokens, data_seed)
-    return tuple(a.tobytes() + str((a.dtype, a.shape)).encode()
-                 for a in (data.x_train, data.y_train, data.x_test, data.y_test))
+    return tuple(
+        a.tobytes() + str((a.dtype, a.shape)).encode() for a in (data.x_train, data.y_train, data.x_test, data.y_test)
+    )
 
 
 def run_key(spec: RunSpec) -> str:
     """The content key of a run: data arrays, configuration and seed, code."""
     from sabounds.numerics.cache import digest
+
     arrays = _data_parts(spec.task, spec.size, spec.noise, spec.tokens, spec.data_seed)
     return digest("sabounds-study-1", json.dumps(spec.to_json(), sort_keys=True), *arrays, code_version())
 
@@ -80,6 +84,7 @@ class RunCache:
 
     def put(self, key: str, result: dict) -> None:
         from sabounds.numerics.cache import private_write
+
         body = json.dumps(result, sort_keys=True).encode()
         entry = json.dumps({"key": key, "sha256": hashlib.sha256(body).hexdigest(), "result": result}, sort_keys=True)
         private_write(self.root, (CACHE_FOLDER, key[:2]), f"{key}.json", entry.encode())  # 0700/0600, no link followed
@@ -88,14 +93,20 @@ class RunCache:
 def _task(spec_json: dict) -> dict:
     """The Dask task: one run (imports torch in the worker)."""
     from sabounds.training_study.run import run_point
+
     return run_point(spec_json)
 
 
-def run_grid(specs: Sequence[RunSpec], cache: RunCache | None, workers: int | None = None,
-             scheduler: str | None = None, on_done: Callable[[RunSpec, dict | BaseException, bool], None] | None = None
-             ) -> list[dict | BaseException]:
+def run_grid(
+    specs: Sequence[RunSpec],
+    cache: RunCache | None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    on_done: Callable[[RunSpec, dict | BaseException, bool], None] | None = None,
+) -> list[dict | BaseException]:
     """Results in grid order (a failed run: its exception); ``workers = 0``: in this process, serially."""
     from sabounds.distributed import run_cached
+
     keys = [run_key(s) for s in specs]
 
     def finish(i: int, outcome, cached: bool) -> None:

@@ -74,6 +74,7 @@ def _p_value(observed: float, null: np.ndarray) -> float:
 def expanded_quantiles(blocks: int, level: float = LEVEL) -> tuple[float, float]:
     """Hesterberg (2015)'s expanded percentile levels for ``blocks`` resampled units."""
     from scipy.stats import norm, t
+
     tail = norm.cdf(-math.sqrt(blocks / (blocks - 1)) * t.ppf(1 - (1 - level) / 2, blocks - 1))
     return float(tail), float(1 - tail)
 
@@ -85,11 +86,13 @@ def verdict(low, high, p) -> str:
     return "tracks" if low > 0 else "anti-tracks" if high < 0 else "inconclusive"
 
 
-def block_interval(block_taus: np.ndarray, draws: int = BOOTSTRAP, rng=None, level: float = LEVEL,
-                   null_sd: float = 0.0):
+def block_interval(
+    block_taus: np.ndarray, draws: int = BOOTSTRAP, rng=None, level: float = LEVEL, null_sd: float = 0.0
+):
     """Expanded percentile interval of the mean of ``block_taus`` over ``draws`` block resamples, widened to at least
     mean -+ z sd_0 (``null_sd``) and clipped to tau's range [-1, 1]; None below 3 blocks."""
     from scipy.stats import norm
+
     b = len(block_taus)
     if b < 3:
         return None, None
@@ -97,8 +100,10 @@ def block_interval(block_taus: np.ndarray, draws: int = BOOTSTRAP, rng=None, lev
     means = block_taus[rng.integers(0, b, (draws, b))].mean(axis=1)
     lo, hi = expanded_quantiles(b, level)
     centre, half = float(block_taus.mean()), float(norm.ppf(1 - (1 - level) / 2)) * null_sd
-    return (max(-1.0, min(float(np.quantile(means, lo)), centre - half)),
-            min(1.0, max(float(np.quantile(means, hi)), centre + half)))
+    return (
+        max(-1.0, min(float(np.quantile(means, lo)), centre - half)),
+        min(1.0, max(float(np.quantile(means, hi)), centre + half)),
+    )
 
 
 def _usable(rows, measure: str) -> list[dict]:
@@ -124,8 +129,10 @@ def granulated(rows, measure: str, axes, draws: int = PERMUTATIONS, boot: int = 
     rows = _usable(rows, measure)
     per_axis = {}
     for axis in axes:
-        blocks = [(np.array([r["values"][measure] for r in g], float), np.array([r["gap"] for r in g], float))
-                  for g in _groups(rows, axis)]
+        blocks = [
+            (np.array([r["values"][measure] for r in g], float), np.array([r["gap"] for r in g], float))
+            for g in _groups(rows, axis)
+        ]
         if not blocks:
             per_axis[axis] = {"psi": None, "low": None, "high": None, "p": None, "blocks": 0, "verdict": "inconclusive"}
             continue
@@ -135,8 +142,14 @@ def granulated(rows, measure: str, axes, draws: int = PERMUTATIONS, boot: int = 
         null = np.mean([_block_taus_null(x, y, draws, rng) for x, y in blocks], axis=0)
         p = _p_value(psi, null)
         low, high = block_interval(taus, boot, rng, null_sd=float(np.std(null)))
-        per_axis[axis] = {"psi": psi, "low": low, "high": high, "p": p, "blocks": len(blocks),
-                          "verdict": verdict(low, high, p)}
+        per_axis[axis] = {
+            "psi": psi,
+            "low": low,
+            "high": high,
+            "p": p,
+            "blocks": len(blocks),
+            "verdict": verdict(low, high, p),
+        }
     known = [v["psi"] for v in per_axis.values() if v["psi"] is not None]
     return {"per_axis": per_axis, "Psi": float(np.mean(known)) if known else None}
 
@@ -164,7 +177,7 @@ def overall(rows, measure: str, draws: int = PERMUTATIONS, boot: int = BOOTSTRAP
             member[b, idx] = 1.0
         picked = rng.integers(0, len(blocks), (boot, len(blocks)))
         weight = np.stack([np.bincount(row, minlength=len(blocks)) for row in picked]) @ member
-        pairs = weight.sum(axis=1) ** 2 - np.sum(weight ** 2, axis=1)
+        pairs = weight.sum(axis=1) ** 2 - np.sum(weight**2, axis=1)
         stats = np.einsum("bi,ij,bj->b", weight, product, weight) / np.where(pairs > 0, pairs, 1.0)
         lo, hi = expanded_quantiles(len(blocks))
         low, high = float(np.quantile(stats, lo)), float(np.quantile(stats, hi))
@@ -192,14 +205,19 @@ def _environments(rows, measure: str, axes) -> dict:
     for axis in axes:
         for group in _groups(rows, axis):
             for i, a in enumerate(group):
-                for b in group[i + 1:]:
+                for b in group[i + 1 :]:
                     if a["config"][axis] == b["config"][axis]:
                         continue
                     a_, b_ = sorted((a, b), key=lambda r: r["config"][axis])
-                    env = (axis, repr(a_["config"][axis]), repr(b_["config"][axis]),
-                           tuple(sorted((k, repr(v)) for k, v in a_["config"].items() if k != axis)))
-                    environments[env].append((a["seed"], b_["values"][measure] - a_["values"][measure],
-                                              b_["gap"] - a_["gap"]))
+                    env = (
+                        axis,
+                        repr(a_["config"][axis]),
+                        repr(b_["config"][axis]),
+                        tuple(sorted((k, repr(v)) for k, v in a_["config"].items() if k != axis)),
+                    )
+                    environments[env].append(
+                        (a["seed"], b_["values"][measure] - a_["values"][measure], b_["gap"] - a_["gap"])
+                    )
     return environments
 
 
@@ -214,12 +232,18 @@ def sign_error(rows, measure: str, axes, z: float = Z, sigma: float | None = Non
         dg = float(np.mean([g for _, _, g in items]))
         if sigma is None or abs(dg) <= z * sigma * math.sqrt(2 / len(items)):
             continue
-        errors[env[0]].append(float(np.mean([0.5 if _sign(c) == 0 else (1 - _sign(c) * _sign(dg)) / 2
-                                             for _, c, _ in items])))
+        errors[env[0]].append(
+            float(np.mean([0.5 if _sign(c) == 0 else (1 - _sign(c) * _sign(dg)) / 2 for _, c, _ in items]))
+        )
 
     def summary(errs, total):
-        return {"worst": max(errs) if errs else None, "mean": float(np.mean(errs)) if errs else None,
-                "kept": len(errs), "environments": total}
+        return {
+            "worst": max(errs) if errs else None,
+            "mean": float(np.mean(errs)) if errs else None,
+            "kept": len(errs),
+            "environments": total,
+        }
+
     out = summary([e for v in errors.values() for e in v], sum(totals.values()))
     out["per_axis"] = {a: summary(errors.get(a, []), totals.get(a, 0)) for a in axes}
     out["seed_noise"], out["z"] = sigma, z
@@ -236,13 +260,21 @@ def describe(rows, measure: str) -> dict:
     for r, v in zip(rows, values):
         arch[tuple(repr(r["config"].get(a)) for a in ARCHITECTURE)].append(v)
     sizes = [r["config"].get("size") for r in rows]
-    return {"range": float(np.ptp(values)), "range_within_architecture": max(float(np.ptp(v)) for v in arch.values()),
-            "tau_with_size": None if None in sizes or len(set(sizes)) < 2 else tau_a(values, sizes)}
+    return {
+        "range": float(np.ptp(values)),
+        "range_within_architecture": max(float(np.ptp(v)) for v in arch.values()),
+        "tau_with_size": None if None in sizes or len(set(sizes)) < 2 else tau_a(values, sizes),
+    }
 
 
 def rank_measure(rows, measure: str, axes) -> dict:
     """Everything above for one measure against the rows' gap."""
     usable = _usable(rows, measure)
-    return {"measure": measure, "runs": len(usable), "overall": overall(usable, measure),
-            "granulated": granulated(usable, measure, axes), "sign_error": sign_error(usable, measure, axes),
-            "describe": describe(usable, measure)}
+    return {
+        "measure": measure,
+        "runs": len(usable),
+        "overall": overall(usable, measure),
+        "granulated": granulated(usable, measure, axes),
+        "sign_error": sign_error(usable, measure, axes),
+        "describe": describe(usable, measure),
+    }

@@ -28,8 +28,16 @@ def run_rows(specs: list[RunSpec], outcomes: list) -> list[dict]:
     rows = []
     for spec, outcome in zip(specs, outcomes):
         if isinstance(outcome, BaseException):
-            rows.append({"spec": spec.to_json(), "label": spec.label(), "status": f"error: {_one_line(outcome)}",
-                         "record": None, "measures": None, "p_profile": None})
+            rows.append(
+                {
+                    "spec": spec.to_json(),
+                    "label": spec.label(),
+                    "status": f"error: {_one_line(outcome)}",
+                    "record": None,
+                    "measures": None,
+                    "p_profile": None,
+                }
+            )
             continue
         status = "ok" if outcome["record"]["converged"] else "not converged"
         rows.append({"label": spec.label(), "status": status, **outcome})
@@ -37,8 +45,16 @@ def run_rows(specs: list[RunSpec], outcomes: list) -> list[dict]:
 
 
 def _stat_rows(rows: list[dict], gap: str) -> list[dict]:
-    return [{"config": {a: r["spec"][a] for a in AXES}, "seed": r["spec"]["seed"], "values": r["measures"],
-             "gap": r["record"][gap]} for r in rows if r["status"] == "ok"]
+    return [
+        {
+            "config": {a: r["spec"][a] for a in AXES},
+            "seed": r["spec"]["seed"],
+            "values": r["measures"],
+            "gap": r["record"][gap],
+        }
+        for r in rows
+        if r["status"] == "ok"
+    ]
 
 
 def rank_tasks(rows: list[dict]) -> dict:
@@ -50,9 +66,13 @@ def rank_tasks(rows: list[dict]) -> dict:
             continue
         axes = [a for a in AXES if len({repr(r["spec"][a]) for r in mine}) > 1]
         rankings = {gap: [rank_measure(_stat_rows(mine, gap), m, axes) for m in MEASURES] for gap in GAPS}
-        out[task] = {"runs": len(mine), "used": sum(r["status"] == "ok" for r in mine), "axes": axes,
-                     "excluded": [{"label": r["label"], "status": r["status"]} for r in mine if r["status"] != "ok"],
-                     "rankings": rankings}
+        out[task] = {
+            "runs": len(mine),
+            "used": sum(r["status"] == "ok" for r in mine),
+            "axes": axes,
+            "excluded": [{"label": r["label"], "status": r["status"]} for r in mine if r["status"] != "ok"],
+            "rankings": rankings,
+        }
     return out
 
 

@@ -66,6 +66,7 @@ def _noisy(y: np.ndarray, noise: float, classes: int, rng: np.random.Generator) 
 
 def _digits(size: int, tokens: int, rng):
     from sklearn.datasets import load_digits
+
     images, labels = load_digits(return_X_y=True)
     if not 1 <= size <= len(labels) - DIGITS_TEST:
         raise ValueError(f"digits: training size must lie in 1..{len(labels) - DIGITS_TEST}, got {size}")

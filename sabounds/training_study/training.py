@@ -63,7 +63,7 @@ def train(spec: RunSpec) -> Trained:
     for epochs in range(1, spec.epochs + 1):  # noqa: B007  (read after the loop: the epochs run)
         order = torch.randperm(len(y_tr), generator=generator)
         for i in range(0, len(order), BATCH):
-            batch = order[i:i + BATCH]
+            batch = order[i : i + BATCH]
             optimiser.zero_grad()
             nn.functional.cross_entropy(model(x_tr[batch]), y_tr[batch]).backward()
             optimiser.step()
@@ -71,8 +71,18 @@ def train(spec: RunSpec) -> Trained:
             break
     train_error, train_loss = _evaluate(model, x_tr, y_tr)
     test_error, test_loss = _evaluate(model, x_te, y_te)
-    record = {"train_error": train_error, "test_error": test_error, "train_loss": train_loss, "test_loss": test_loss,
-              "gap_error": test_error - train_error, "gap_loss": test_loss - train_loss, "epochs_run": epochs,
-              "converged": train_loss <= STOP_LOSS, "stop_loss": STOP_LOSS, "n_train": len(y_tr), "n_test": len(y_te),
-              "train_seconds": round(time.perf_counter() - start, 3)}
+    record = {
+        "train_error": train_error,
+        "test_error": test_error,
+        "train_loss": train_loss,
+        "test_loss": test_loss,
+        "gap_error": test_error - train_error,
+        "gap_loss": test_loss - train_loss,
+        "epochs_run": epochs,
+        "converged": train_loss <= STOP_LOSS,
+        "stop_loss": STOP_LOSS,
+        "n_train": len(y_tr),
+        "n_test": len(y_te),
+        "train_seconds": round(time.perf_counter() - start, 3),
+    }
     return Trained(model, initial, data, record)

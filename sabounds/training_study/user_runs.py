@@ -35,13 +35,32 @@ def rank_table(frame, axes=None, task: str = "user") -> dict:
     rows = []
     for r in used:
         numbers = [r["train_error"], r["test_error"], *(r[f"ln_{m}"] for m in measures)]
-        if not all(isinstance(v, (int, float)) and (math.isfinite(v) or math.isnan(v)) for v in numbers) \
-                or math.isnan(r["train_error"]) or math.isnan(r["test_error"]):
-            raise ValueError(f"run {len(rows) + 1}: errors and measures must be finite numbers (a missing measure: empty)")
+        if (
+            not all(isinstance(v, (int, float)) and (math.isfinite(v) or math.isnan(v)) for v in numbers)
+            or math.isnan(r["train_error"])
+            or math.isnan(r["test_error"])
+        ):
+            raise ValueError(
+                f"run {len(rows) + 1}: errors and measures must be finite numbers (a missing measure: empty)"
+            )
         values = {m: None if math.isnan(r[f"ln_{m}"]) else float(r[f"ln_{m}"]) for m in measures}
-        rows.append({"config": {a: r[a] for a in axes}, "seed": r["seed"], "values": values,
-                     "gap": float(r["test_error"] - r["train_error"])})
-    return {"runs": len(records), "used": len(rows), "axes": list(axes),
-            "excluded": [{"label": f"row {i + 1}", "status": str(r["status"])}
-                         for i, r in enumerate(records) if str(r.get("status", "ok")) != "ok"],
-            "rankings": {"gap_error": [rank_measure(rows, m, axes) for m in measures]}, "task": task}
+        rows.append(
+            {
+                "config": {a: r[a] for a in axes},
+                "seed": r["seed"],
+                "values": values,
+                "gap": float(r["test_error"] - r["train_error"]),
+            }
+        )
+    return {
+        "runs": len(records),
+        "used": len(rows),
+        "axes": list(axes),
+        "excluded": [
+            {"label": f"row {i + 1}", "status": str(r["status"])}
+            for i, r in enumerate(records)
+            if str(r.get("status", "ok")) != "ok"
+        ],
+        "rankings": {"gap_error": [rank_measure(rows, m, axes) for m in measures]},
+        "task": task,
+    }

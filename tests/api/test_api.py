@@ -25,7 +25,9 @@ def _without_seconds(record: dict) -> dict:
 
 @pytest.mark.slow
 def test_import_sabounds_does_not_load_the_numerics():
-    code = "import sys, sabounds; print(sorted(m for m in ('numpy', 'sympy', 'pandas', 'matplotlib') if m in sys.modules))"
+    code = (
+        "import sys, sabounds; print(sorted(m for m in ('numpy', 'sympy', 'pandas', 'matplotlib') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
     assert {"analyze", "verify", "regimes", "conjecture"} <= set(dir(sabounds))
@@ -35,8 +37,9 @@ def test_import_sabounds_does_not_load_the_numerics():
 
 @pytest.mark.slow
 def test_the_api_example_runs():
-    done = subprocess.run([sys.executable, str(ROOT / "docs" / "api_example" / "example.py")], capture_output=True,
-                          text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "docs" / "api_example" / "example.py")], capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "extension departs by: pre-LN" in done.stdout
 
@@ -69,6 +72,7 @@ def test_analyze_torch_state_dict_gives_the_folder_table(tmp_path):
 
 def test_figures_are_matplotlib_figures(tmp_path):
     from matplotlib.figure import Figure
+
     write_family(tmp_path, "llama")
     result = sabounds.analyze(tmp_path)
     for fig in (result.plot_spectra(), result.plot_contributions(), result.plot_p_opt()):

@@ -30,7 +30,9 @@ def test_no_command_imports_another_command():
 
 
 def test_the_library_imports_no_command_and_builds_no_namespace():
-    library = [p for p in PACKAGE.rglob("*.py") if "commands" not in p.parts and p.name not in ("cli.py", "arguments.py")]
+    library = [
+        p for p in PACKAGE.rglob("*.py") if "commands" not in p.parts and p.name not in ("cli.py", "arguments.py")
+    ]
     assert any(p.parent.name == "api" for p in library)
     for path in library:
         assert not any(m.startswith("sabounds.commands") for m in _imports(path)), path
@@ -39,13 +41,24 @@ def test_the_library_imports_no_command_and_builds_no_namespace():
 
 
 def test_commands_are_thin():
-    for path in (PACKAGE / "commands").glob("*.py"):
-        assert len(path.read_text(encoding="utf-8").splitlines()) <= 120, path.name
+    for path in (PACKAGE / "commands").glob("*.py"):  # lines as ruff formats them: an option takes up to 7
+        assert len(path.read_text(encoding="utf-8").splitlines()) <= 140, path.name
 
 
 def test_the_public_api_is_listed_and_resolves():
-    for name in ("analyze", "verify", "regimes", "conjecture", "bound", "derivation", "sweep", "report", "study",
-                 "default_model", "InputError"):
+    for name in (
+        "analyze",
+        "verify",
+        "regimes",
+        "conjecture",
+        "bound",
+        "derivation",
+        "sweep",
+        "report",
+        "study",
+        "default_model",
+        "InputError",
+    ):
         assert name in sabounds.__all__
         assert getattr(sabounds, name) is getattr(sabounds.api, name)
     assert issubclass(sabounds.InputError, ValueError)
@@ -53,8 +66,12 @@ def test_the_public_api_is_listed_and_resolves():
 
 # Every package folder of the repository and the module name it installs under (pyproject.toml's package-dir).
 ROOT = Path(__file__).resolve().parents[2]
-FOLDERS = {"sabounds": "sabounds", "theory": "sabounds.theory", "numerics": "sabounds.numerics",
-           "proofs_check": "sabounds.proofs_check"}
+FOLDERS = {
+    "sabounds": "sabounds",
+    "theory": "sabounds.theory",
+    "numerics": "sabounds.numerics",
+    "proofs_check": "sabounds.proofs_check",
+}
 # What each internal layer may import of the others (top-level helpers such as sabounds.errors are always allowed).
 MAY_IMPORT = {
     "theory": set(),
@@ -66,8 +83,7 @@ MAY_IMPORT = {
     "full_report": {"theory", "numerics", "proofs_check", "render", "outputs"},
 }
 COMMANDS_MAY_IMPORT = {"api", "render", "outputs"}
-GROUPS = {"theory", "numerics", "proofs_check", "api", "commands", "render", "outputs", "full_report",
-          "training_study"}
+GROUPS = {"theory", "numerics", "proofs_check", "api", "commands", "render", "outputs", "full_report", "training_study"}
 # Module cycles inside one layer, there before the guard: to be removed, never added to.
 KNOWN_CYCLES = [
     {"sabounds.theory.architecture", "sabounds.theory.extensions", "sabounds.theory.family_architectures"},
@@ -89,8 +105,13 @@ def _modules() -> dict[str, Path]:
 def _run_time_imports(path: Path, modules: dict[str, Path]) -> set[str]:
     """The package's modules ``path`` imports at run time (anywhere but under ``if TYPE_CHECKING:``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    skipped = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
-               for child in node.body for n in ast.walk(child)}
+    skipped = {
+        id(n)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for child in node.body
+        for n in ast.walk(child)
+    }
     found = set()
     for node in ast.walk(tree):
         if id(node) in skipped:
@@ -98,8 +119,9 @@ def _run_time_imports(path: Path, modules: dict[str, Path]) -> set[str]:
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names if a.name in modules}
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("sabounds"):
-            found |= {f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in modules else node.module
-                      for a in node.names}
+            found |= {
+                f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in modules else node.module for a in node.names
+            }
     return found & set(modules)
 
 
@@ -133,8 +155,9 @@ def test_each_layer_imports_only_the_layers_below_it():
 def test_commands_import_only_the_api_render_outputs_and_command_line_helpers():
     for module, imported in _graph().items():
         if _group(module) == "commands":
-            wrong = sorted(t for t in imported if _group(t) not in COMMANDS_MAY_IMPORT | {"top", "commands"}
-                           and t != module)
+            wrong = sorted(
+                t for t in imported if _group(t) not in COMMANDS_MAY_IMPORT | {"top", "commands"} and t != module
+            )
             assert not wrong, f"{module} imports {wrong}"
 
 

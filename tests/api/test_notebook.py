@@ -15,8 +15,11 @@ nbformat = pytest.importorskip("nbformat")
 
 def _code() -> str:
     cells = nbformat.read(NOTEBOOK, as_version=4).cells
-    return "\n".join("\n".join(line for line in c.source.splitlines() if not line.startswith("%"))
-                     for c in cells if c.cell_type == "code")
+    return "\n".join(
+        "\n".join(line for line in c.source.splitlines() if not line.startswith("%"))
+        for c in cells
+        if c.cell_type == "code"
+    )
 
 
 def _public(name: str) -> bool:
@@ -47,8 +50,9 @@ def test_the_notebook_runs(tmp_path):
     nbclient = pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
     nb = nbformat.read(NOTEBOOK, as_version=4)
-    nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
-                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    nbclient.NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     assert sum("image/png" in o.get("data", {}) for o in outputs) == 3, "three figures"
@@ -57,6 +61,7 @@ def test_the_notebook_runs(tmp_path):
     assert {"proved", "verified", "refuted", "unresolved"} & set(text.split()), "the conjecture's verdict"
     assert "depth_exponent" in text
     from tests.support.notebook_outputs import COMMAND, text_outputs
+
     stored = nbformat.read(NOTEBOOK, as_version=4)
     assert text_outputs(stored) == text_outputs(nb), f"the stored outputs are stale: run `{COMMAND}` and commit"
 

@@ -40,10 +40,14 @@ def test_every_term_printed_and_summing_to_the_total(run):
         bound = record["variants"]["published"][key]
         lines = blocks[bound["label"]]
         from sabounds.render.plain_text import plain  # the text speaks words (Vt), the JSON keeps identifiers (V_tilde)
+
         for term in bound["terms"]:
             assert any(line.strip().startswith(plain(term["label"])) for line in lines), term["label"]
-        values = [Decimal(line.split()[-1]) for line in lines
-                  if any(line.strip().startswith(plain(t["label"])) for t in bound["terms"])]
+        values = [
+            Decimal(line.split()[-1])
+            for line in lines
+            if any(line.strip().startswith(plain(t["label"])) for t in bound["terms"])
+        ]
         total_line = next(line for line in lines if line.strip().startswith("total"))
         total = Decimal(total_line.split()[1])
         assert len(values) == len(bound["terms"])
@@ -67,14 +71,17 @@ def test_verdicts_and_break_even_printed(run):
         assert (run / f"bound_vs_n.{fmt}").stat().st_size > 1000
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--n", "1e9", "--delta", "1.5", "--margin", "1"], "delta"),
-    (["--n", "many", "--delta", "0.05", "--margin", "1"], "--n"),
-    (["--n", "1e9", "--delta", "0.05", "--margin", "-1"], "margin"),
-    (["--n", "1e9", "--delta", "0.05", "--margin", "1", "--constant", "c_X=2"], "constant"),
-    (["--n", "1e9", "--delta", "0.05", "--margin", "1", "--constant", "c_D=-2"], "constant"),
-    (["--n", "1e9", "--delta", "0.05", "--margin", "1", "--constant", "c_D=nan"], "constant"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--n", "1e9", "--delta", "1.5", "--margin", "1"], "delta"),
+        (["--n", "many", "--delta", "0.05", "--margin", "1"], "--n"),
+        (["--n", "1e9", "--delta", "0.05", "--margin", "-1"], "margin"),
+        (["--n", "1e9", "--delta", "0.05", "--margin", "1", "--constant", "c_X=2"], "constant"),
+        (["--n", "1e9", "--delta", "0.05", "--margin", "1", "--constant", "c_D=-2"], "constant"),
+        (["--n", "1e9", "--delta", "0.05", "--margin", "1", "--constant", "c_D=nan"], "constant"),
+    ],
+)
 def test_bad_arguments_are_one_line_errors(argv, message, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["bound", *argv])
@@ -104,7 +111,12 @@ def test_api_equals_cli_json_and_matches_analyze(tmp_path, capsys):
 
     directory = write_model(tmp_path / "m", random_weights(seed=3), config(max_position_embeddings=64))
     api = sabounds.bound(directory, n=10**6, delta=0.05, margin=0.5, precision=20)
-    assert main(["bound", str(directory), "--n", "1e6", "--delta", "0.05", "--margin", "0.5", "--precision", "20", "--json"]) == 0
+    assert (
+        main(
+            ["bound", str(directory), "--n", "1e6", "--delta", "0.05", "--margin", "0.5", "--precision", "20", "--json"]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(api.to_json()))
     assert api.setting.tokens == 64
     assert api.setting.input_norm == 1 and api.setting.input_norm_source.startswith("assumed 1: the checkpoint has no ")
@@ -118,6 +130,7 @@ def test_api_equals_cli_json_and_matches_analyze(tmp_path, capsys):
 
 def test_distilbert_is_the_bert_layer_and_is_bounded(tmp_path, capsys):
     from tests.support.family_files import write_family
+
     directory = tmp_path / "distilbert"
     write_family(directory, "distilbert")
     assert main(["bound", str(directory), "--n", "1e6", "--delta", "0.05", "--margin", "1", "--json"]) == 0
@@ -131,6 +144,7 @@ def test_readme_and_docs_figures_are_the_commands_output(run):
     """Issue 29: the MiniLM totals and n needed in README, docs/guide/bound.md and docs/guide/report.md are the ones
     this command computes (README to its printed 4 and 2 digits, the table to 10 and 4), so they cannot go stale."""
     import re
+
     record = json.loads((run / "bound.json").read_text())
     published = record["variants"]["published"]
     total = {k: published[k]["total"] for k in ("ours_sum", "ours_rss", "edelman")}
@@ -139,10 +153,14 @@ def test_readme_and_docs_figures_are_the_commands_output(run):
     match = re.search(r"vacuous at n = 1e9 \(([\d.]+) with sum aggregation\), below 1 from n = ([\d.e]+)", readme)
     assert match and float(match.group(1)) == round(total["ours_sum"], 1)
     from sabounds.render.bound_text import sci_up  # an n needed is printed rounded up
+
     assert float(match.group(2)) == float(sci_up(needed["ours_sum"], 2))
     table = (ROOT / "docs" / "guide" / "bound.md").read_text()
-    for label, key in (("ours, sum aggregation", "ours_sum"), ("ours, rss aggregation (unequal p, Cauchy-Schwarz)", "ours_rss"),
-                       ("Edelman et al. (2022)", "edelman")):
+    for label, key in (
+        ("ours, sum aggregation", "ours_sum"),
+        ("ours, rss aggregation (unequal p, Cauchy-Schwarz)", "ours_rss"),
+        ("Edelman et al. (2022)", "edelman"),
+    ):
         row = next(line for line in table.splitlines() if line.startswith(f"| {label} |"))
         cells = [c.strip() for c in row.strip("|").split("|")]
         assert float(cells[1]) == float(f"{total[key]:.10g}"), (label, cells[1], total[key])
@@ -180,6 +198,7 @@ def test_default_input_norm_is_the_embedding_layernorm_bound(run):
     from safetensors.numpy import load_file
 
     import sabounds
+
     weights = load_file(str(Path(sabounds.default_model()) / "model.safetensors"))
     g = weights["embeddings.LayerNorm.weight"].astype(np.float64)
     b = weights["embeddings.LayerNorm.bias"].astype(np.float64)
@@ -190,7 +209,10 @@ def test_default_input_norm_is_the_embedding_layernorm_bound(run):
     assert setting["input_norm_radius"] == pytest.approx(radius, rel=1e-12) and radius > 10
     assert setting["input_norm"] == 2.0 ** math.ceil(math.log2(radius))
     assert record["model"]["token_norms"]["layer_token_norm"][0] == setting["input_norm"]
-    assert "input norm B = 32 (embedding LayerNorm output bound: sqrt(N) max|g| + ||b|| = " in (run / "bound.txt").read_text()
+    assert (
+        "input norm B = 32 (embedding LayerNorm output bound: sqrt(N) max|g| + ||b|| = "
+        in (run / "bound.txt").read_text()
+    )
     unit = sabounds.bound(n=10**9, delta=0.05, margin=1.0, input_norm=1)
     assert (unit.setting.input_norm, unit.setting.input_norm_source) == (1, "given (--input-norm)")
     assert unit.to_json()["setting"]["input_norm_radius"] is None
@@ -204,11 +226,15 @@ def test_report_whole_bound_is_the_commands(run):
     import sabounds
     from sabounds.full_report.compute import whole_bound
     from sabounds.numerics.proxies.model_analysis import measure_model, open_checkpoint
+
     checkpoint = open_checkpoint(sabounds.default_model())
     report = whole_bound(measure_model(checkpoint).layers, checkpoint)
     record = json.loads((run / "bound.json").read_text())
     assert report.setting.input_norm_source == record["setting"]["input_norm_source"]
-    assert report.setting.tokens_source == record["setting"]["tokens_source"] == \
-        "the checkpoint's context length (config.json: field max_position_embeddings)"  # the file, not its path
+    assert (
+        report.setting.tokens_source
+        == record["setting"]["tokens_source"]
+        == "the checkpoint's context length (config.json: field max_position_embeddings)"
+    )  # the file, not its path
     for name in ("ours_sum", "ours_rss", "edelman"):
         assert float(getattr(report.primary, name).total) == record["variants"]["published"][name]["total"]

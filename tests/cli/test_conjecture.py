@@ -65,7 +65,9 @@ def test_attention_constant_2_is_proved_and_every_smaller_constant_refuted():
 def test_attention_refutation_is_identical_across_runs(capsys):
     first = _json(["attention-lipschitz", "--value", "1.99", "--samples", "20"], capsys)[1]
     second = _json(["attention-lipschitz", "--value", "1.99", "--samples", "20"], capsys)[1]
-    assert first["verdict"] == "refuted" and first["witness"] == second["witness"] and first["detail"] == second["detail"]
+    assert (
+        first["verdict"] == "refuted" and first["witness"] == second["witness"] and first["detail"] == second["detail"]
+    )
 
 
 def test_attention_proof_is_not_fooled_by_a_mutated_step():
@@ -74,6 +76,7 @@ def test_attention_proof_is_not_fooled_by_a_mutated_step():
 
     from sabounds.proofs_check.deciders import decide
     from sabounds.theory import attention_lipschitz as AL
+
     step = AL.derivation()["softmax_jacobian"]
     mutant = _replace(step, statement=sp.Le(AL.softmax_jacobian_norm, sp.Rational(1, 2)))
     assert decide(mutant, Settings(samples=20)).verdict is Verdict.REFUTED
@@ -102,18 +105,21 @@ def test_unresolved_exits_1(capsys):
     assert code == 1 and rec["verdict"] == "unresolved"
 
 
-@pytest.mark.parametrize("argv", [
-    ["nonsense-family", "--value", "1"],
-    ["gelu-lipschitz"],
-    ["gelu-lipschitz", "--value", "nan"],
-    ["gelu-lipschitz", "--value", "1e999"],
-    ["x <= 1", "--var", "x:2:1"],
-    ["x <= 1", "--var", "x:0"],
-    ["x <= 1", "--var", "__x:0:1"],
-    ["x <= 1", "--var", "sqrt:0:1"],
-    ["x <= 1", "--var", "x:0:inf"],
-    ["x <= 1", "--var", "x:0:1", "--value", "3"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["nonsense-family", "--value", "1"],
+        ["gelu-lipschitz"],
+        ["gelu-lipschitz", "--value", "nan"],
+        ["gelu-lipschitz", "--value", "1e999"],
+        ["x <= 1", "--var", "x:2:1"],
+        ["x <= 1", "--var", "x:0"],
+        ["x <= 1", "--var", "__x:0:1"],
+        ["x <= 1", "--var", "sqrt:0:1"],
+        ["x <= 1", "--var", "x:0:inf"],
+        ["x <= 1", "--var", "x:0:1", "--value", "3"],
+    ],
+)
 def test_bad_arguments_exit_2(argv, capsys):
     assert main(["conjecture", *argv]) == 2
     assert capsys.readouterr().err.count("\n") == 1
@@ -127,14 +133,32 @@ def test_parser_builds_the_sympy_relation_it_reads():
     assert sp.simplify(rel.rhs - sp.Max(x, 1) / sp.gamma(p + 1)) == 0
 
 
-@pytest.mark.parametrize("text", ["x == 1", "x != 1", "x", "x <= y", "1e401 <= x", "1e-401 <= x", "True <= x", "x <= 'a'",
-                                  "x // 2 <= 1", "x ^ 2 <= 1", "x @ x <= 1", "log(x, 2, 3) <= 1", "sqrt <= 1"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x == 1",
+        "x != 1",
+        "x",
+        "x <= y",
+        "1e401 <= x",
+        "1e-401 <= x",
+        "True <= x",
+        "x <= 'a'",
+        "x // 2 <= 1",
+        "x ^ 2 <= 1",
+        "x @ x <= 1",
+        "log(x, 2, 3) <= 1",
+        "sqrt <= 1",
+    ],
+)
 def test_parser_refuses(text):
     with pytest.raises(ExpressionError):
         parse_relation(text, {"x": sp.Symbol("x")})
 
 
-@pytest.mark.parametrize("family", ["tail-singular-value", "tail-frobenius-rank", "tail-frobenius-schatten", "truncation-error"])
+@pytest.mark.parametrize(
+    "family", ["tail-singular-value", "tail-frobenius-rank", "tail-frobenius-schatten", "truncation-error"]
+)
 def test_theorem_41_tail_steps_hold_with_constant_1_and_no_smaller(family, capsys):
     code, rec = _json([family, "--value", "0.999", "--samples", "40"], capsys)
     assert code == 0 and rec["verdict"] == "refuted" and rec["witness"]["lhs"] == pytest.approx(rec["witness"]["rhs"])
@@ -161,7 +185,10 @@ def test_family_rejects_foreign_variables(capsys):
 def test_value_is_taken_exactly_not_rounded_or_simplified(capsys):
     """1.99999999999999999 is below c(2) = 2 (float would round it to 2); 5e-16 below c(1) must not snap to it."""
     assert _json(["covering-constant", "--value", "1.99999999999999999"], capsys)[1]["verdict"] == "refuted"
-    assert _json(["covering-constant", "--value", "1.8898815748423092", "--var", "p:0:1"], capsys)[1]["verdict"] == "refuted"
+    assert (
+        _json(["covering-constant", "--value", "1.8898815748423092", "--var", "p:0:1"], capsys)[1]["verdict"]
+        == "refuted"
+    )
     assert _json(["softmax-linf-l1", "--value", "0.99999999999999999"], capsys)[1]["verdict"] == "refuted"
 
 
@@ -173,6 +200,7 @@ def test_negative_constant_has_a_negative_margin(capsys):
 def test_a_z3_refutation_names_z3_and_sympy_among_its_engines(capsys):
     """The point comes from z3's model and its sign from sympy's exact value: both certify the verdict."""
     import json
+
     assert main(["conjecture", "--json", "x**2 >= 2*x - 1 + 1/10**400", "--var", "x:0:2"]) == 0
     record = json.loads(capsys.readouterr().out)
     assert record["verdict"] == "refuted" and record["method"].startswith("z3")

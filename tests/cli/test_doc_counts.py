@@ -32,8 +32,10 @@ OF_WHICH = re.compile(r"of which (\d+) are definitions and (\d+|none) true by co
 
 
 def pages() -> list[Path]:
-    return [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*.md")
-                                        if p.relative_to(ROOT).as_posix() not in GENERATED)]
+    return [
+        ROOT / "README.md",
+        *sorted(p for p in (ROOT / "docs").rglob("*.md") if p.relative_to(ROOT).as_posix() not in GENERATED),
+    ]
 
 
 def _paragraph_before(text: str, at: int) -> str:
@@ -43,13 +45,13 @@ def _paragraph_before(text: str, at: int) -> str:
     if text.count("```", 0, at) % 2:  # inside a code block: back to the paragraph before the block
         start = text.rfind("\n\n", 0, text.rfind("```", 0, at) - 2)
     heading = text.rfind("\n#", 0, at)
-    return text[max(start, heading, 0):at]
+    return text[max(start, heading, 0) : at]
 
 
 def _clause_after(text: str, end: int) -> str:
     """From ``end`` to the end of the clause: ``;``, a blank line, a sentence end or an unopened ``)``;
     parenthesised asides inside are dropped."""
-    rest = text[end:end + 600].split("\n\n")[0]
+    rest = text[end : end + 600].split("\n\n")[0]
     rest = re.split(r";|\.\s", rest)[0]
     while True:
         shorter = re.sub(r"\([^()]*\)", "", rest)
@@ -67,9 +69,10 @@ def statements() -> list[tuple[str, str | None, int, str, str]]:
         for m in COUNT.finditer(text):
             only = ONLY.findall(_paragraph_before(text, m.start()))
             pattern = (only[-1][0] or only[-1][1]) if only else None
-            rest = text[m.end():m.end() + 600].split("\n\n")[0]
-            out.append((page.relative_to(ROOT).as_posix(), pattern, int(m.group(1)), _clause_after(text, m.end()),
-                        rest))
+            rest = text[m.end() : m.end() + 600].split("\n\n")[0]
+            out.append(
+                (page.relative_to(ROOT).as_posix(), pattern, int(m.group(1)), _clause_after(text, m.end()), rest)
+            )
     return out
 
 
@@ -80,16 +83,20 @@ def test_the_docs_state_some_counts():
     assert any(pattern == "thm41.c*" for _, pattern, _, _, _ in found)
 
 
-@pytest.mark.parametrize("page,pattern,count,clause,rest", statements(),
-                         ids=[f"{s[0]}:{s[1] or 'all'}:{s[2]}" for s in statements()])
+@pytest.mark.parametrize(
+    "page,pattern,count,clause,rest", statements(), ids=[f"{s[0]}:{s[1] or 'all'}:{s[2]}" for s in statements()]
+)
 def test_check_counts_in_docs(page, pattern, count, clause, rest, default_checks):
     ids = [c.id for c in select(pattern)]
-    assert count == len(ids), (f"{page} says {count} checks for {pattern or 'every check'}; the code has {len(ids)}: "
-                               "update the page")
+    assert count == len(ids), (
+        f"{page} says {count} checks for {pattern or 'every check'}; the code has {len(ids)}: update the page"
+    )
     verdicts = Counter(default_checks[i].verdict.value for i in ids)
     grounds = Counter(default_checks[i].grounds for i in ids)
     for n, word in VERDICT.findall(clause):
-        assert int(n) == verdicts[word], f"{page}: {n} {word} for {pattern or 'every check'}; the code: {verdicts[word]}"
+        assert int(n) == verdicts[word], (
+            f"{page}: {n} {word} for {pattern or 'every check'}; the code: {verdicts[word]}"
+        )
     basis = BASIS.search(rest)
     if basis:
         stated = tuple(map(int, basis.groups()))
@@ -104,8 +111,13 @@ TESTS = re.compile(r"(?<![\w.])(\d+) tests \((\d+) in the quick lane\)")
 
 
 def _collected(*marks: str) -> int:
-    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *marks],
-                         cwd=ROOT, capture_output=True, text=True, timeout=600).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *marks],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    ).stdout
     found = re.search(r"(\d+)(?:/\d+)? tests? collected", out) or re.search(r"(\d+) tests? selected", out)
     selected = re.search(r"(\d+)/(\d+) tests collected", out)
     return int(selected.group(1)) if selected else int(found.group(1))
@@ -114,10 +126,14 @@ def _collected(*marks: str) -> int:
 @pytest.mark.slow
 def test_test_counts_in_docs():
     """``N tests (M in the quick lane)``: what ``make test`` and ``make test-fast`` collect today."""
-    stated = [(page.relative_to(ROOT).as_posix(), int(a), int(b)) for page in pages()
-              for a, b in TESTS.findall(page.read_text(encoding="utf-8"))]
+    stated = [
+        (page.relative_to(ROOT).as_posix(), int(a), int(b))
+        for page in pages()
+        for a, b in TESTS.findall(page.read_text(encoding="utf-8"))
+    ]
     assert stated, "no page states the suite's size as 'N tests (M in the quick lane)'"
     everything, quick = _collected(), _collected("-m", "not slow")
     for page, a, b in stated:
-        assert (a, b) == (everything, quick), (f"{page} says {a} tests ({b} in the quick lane); the suite has "
-                                               f"{everything} ({quick}): update the page")
+        assert (a, b) == (everything, quick), (
+            f"{page} says {a} tests ({b} in the quick lane); the suite has {everything} ({quick}): update the page"
+        )

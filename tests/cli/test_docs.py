@@ -33,7 +33,10 @@ def test_generated_pages_are_current(generated, capsys):
     """Regenerate into a fresh folder with the command and compare with the committed files."""
     assert _stale(generated) == [], "stale pages in docs/: run sabounds docs"
     from sabounds.render.docs_pages import PAGE_NAMES
-    assert sorted(p.name for p in generated.iterdir()) == sorted(PAGE_NAMES)  # what docs refuses first is what it writes
+
+    assert sorted(p.name for p in generated.iterdir()) == sorted(
+        PAGE_NAMES
+    )  # what docs refuses first is what it writes
     assert main(["docs", "--out", str(DOCS), "--check"]) == 0
 
 
@@ -56,14 +59,33 @@ def test_never_replaces_a_file_it_did_not_write(tmp_path, capsys):
 
 def test_definitions_define_what_the_outputs_name():
     text = (DOCS / "definitions.md").read_text()
-    for word in ("QK_h", "Vt_h", "S_p(W)", "alpha^(l)", "gamma", "scale", "ours", "edelman", "p_opt",
-                 "(2,1)-norm", "published proxy", "reconstructed", "extension", "proved", "verified", "refuted",
-                 "unresolved", "negative controls", "margin"):
+    for word in (
+        "QK_h",
+        "Vt_h",
+        "S_p(W)",
+        "alpha^(l)",
+        "gamma",
+        "scale",
+        "ours",
+        "edelman",
+        "p_opt",
+        "(2,1)-norm",
+        "published proxy",
+        "reconstructed",
+        "extension",
+        "proved",
+        "verified",
+        "refuted",
+        "unresolved",
+        "negative controls",
+        "margin",
+    ):
         assert word in text, word
 
 
 def test_every_derivation_step_is_in_the_docs():
     from sabounds.theory.catalog import derivations
+
     DERIVATIONS = derivations()
     text = (DOCS / "derivations.md").read_text()
     for name, make in DERIVATIONS.items():
@@ -122,7 +144,9 @@ def test_definitions_say_what_proves_and_state_each_tolerance():
     text = (DOCS / "definitions.md").read_text()
     proved = next(line for line in text.splitlines() if line.startswith("| `proved` |"))
     assert "interval arithmetic" in proved and "sympy" in proved
-    assert "## Tolerances" in text and "(n + 1) 10^(2-D)" in text and "10^(5-D)" in text and "4 d u (1/p_min + 2)" in text
+    assert (
+        "## Tolerances" in text and "(n + 1) 10^(2-D)" in text and "10^(5-D)" in text and "4 d u (1/p_min + 2)" in text
+    )
     assert "written `V_tilde` in tables" not in text
 
 
@@ -130,6 +154,7 @@ def _build_site(config_file: Path, site: Path) -> None:
     """``mkdocs build --strict``: any warning (a link to a missing page or anchor) aborts the build."""
     mkdocs_config = pytest.importorskip("mkdocs.config")
     from mkdocs.commands.build import build
+
     config = mkdocs_config.load_config(config_file=str(config_file), strict=True, site_dir=str(site))
     build(config)
 
@@ -148,6 +173,7 @@ def test_strict_build_fails_on_a_broken_link(tmp_path):
     import shutil
 
     from mkdocs.exceptions import Abort
+
     shutil.copytree(DOCS, tmp_path / "docs")
     page = tmp_path / "docs" / "guide" / "layout.md"
     page.write_text(page.read_text() + "\nSee [a page that is gone](gone.md).\n")
@@ -171,6 +197,7 @@ def test_a_file_put_there_while_the_pages_are_computed_is_not_replaced(tmp_path,
     def pages_while_someone_writes():
         (tmp_path / "checks.md").write_text("my notes\n")
         return {name: f"<!-- {MARKER} -->\n{name}\n" for name in PAGE_NAMES}
+
     monkeypatch.setattr(docs_command, "pages", pages_while_someone_writes)
     assert main(["docs", "--out", str(tmp_path)]) == 2
     assert (tmp_path / "checks.md").read_text() == "my notes\n"
@@ -182,6 +209,7 @@ def test_a_page_of_ours_that_is_not_utf8_is_just_stale(tmp_path, monkeypatch, ca
     """Our marker on the first line and invalid UTF-8 below: compared as bytes (no traceback), replaced as stale."""
     import sabounds.commands.docs as docs_command
     from sabounds.render.docs_pages import MARKER, PAGE_NAMES
+
     (tmp_path / "checks.md").write_bytes(f"<!-- {MARKER} -->\n".encode() + b"\xff\n")
     monkeypatch.setattr(docs_command, "pages", lambda: {name: f"<!-- {MARKER} -->\n{name}\n" for name in PAGE_NAMES})
     assert main(["docs", "--out", str(tmp_path), "--check"]) == 1

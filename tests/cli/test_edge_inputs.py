@@ -10,17 +10,20 @@ from sabounds.cli import main
 from sabounds.proofs_check.conjecture.number_text import exact_text
 
 
-@pytest.mark.parametrize("argv", [
-    ["verify", "--precision", "5", "--json"],                      # a cap, checked after parsing
-    ["verify", "--bogus", "--json"],                               # a usage error inside argparse
-    ["conjecture", "attention-lipschitz", "--json"],               # a command's own refusal (no --value)
-    ["analyze", "--dpi", "100000", "--json"],                      # the figure-resolution cap
-    ["bound", "--n", "3", "--delta", "0.05", "--margin", "1", "--json"],
-    ["sweep", "no-such-folder-*", "--json"],
-    ["regimes", "--format", "json", "--regime", "nope"],           # --format json asks for JSON too
-    ["regimes", "--format", "json", "--architecture", "nope"],
-    ["regimes", "--format=json", "--bogus"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["verify", "--precision", "5", "--json"],  # a cap, checked after parsing
+        ["verify", "--bogus", "--json"],  # a usage error inside argparse
+        ["conjecture", "attention-lipschitz", "--json"],  # a command's own refusal (no --value)
+        ["analyze", "--dpi", "100000", "--json"],  # the figure-resolution cap
+        ["bound", "--n", "3", "--delta", "0.05", "--margin", "1", "--json"],
+        ["sweep", "no-such-folder-*", "--json"],
+        ["regimes", "--format", "json", "--regime", "nope"],  # --format json asks for JSON too
+        ["regimes", "--format", "json", "--architecture", "nope"],
+        ["regimes", "--format=json", "--bogus"],
+    ],
+)
 def test_json_readers_get_json_errors(argv, capsys):
     try:
         code = main(argv)
@@ -46,8 +49,17 @@ def test_an_empty_depth_is_a_typo_not_a_skip(capsys):
     assert exc.value.code == 2 and "1,,2" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("value", [sp.Rational(1, 10**400), sp.Rational(-123, 10**50), sp.Rational(1, 3),
-                                   sp.Rational(19, 10), 1 + sp.Rational(12345, 10**30), sp.Rational(5, 2**90)])
+@pytest.mark.parametrize(
+    "value",
+    [
+        sp.Rational(1, 10**400),
+        sp.Rational(-123, 10**50),
+        sp.Rational(1, 3),
+        sp.Rational(19, 10),
+        1 + sp.Rational(12345, 10**30),
+        sp.Rational(5, 2**90),
+    ],
+)
 def test_exact_text_is_short_and_exact(value):
     text = exact_text(value)
     assert len(text) <= 70
@@ -83,6 +95,7 @@ def test_strict_relation_refutation_is_worded_for_strictness(capsys):
 def test_sample_size_keeps_its_decimal_value():
     from sabounds.bound_arguments import sample_size
     from sabounds.numerics.bound.analysis import _num
+
     assert _num(sample_size("1e400")) == "1.0e+400"
     assert _num(sample_size("123456789012345678901234567")) == pytest.approx(1.2345678901234568e26, rel=1e-16)
 
@@ -91,6 +104,7 @@ def test_sample_size_keeps_its_decimal_value():
 def test_every_checked_derivation_can_be_printed_and_is_documented(name, capsys):
     """attention and whole_bound are checked by verify; derivation once refused them and docs had no section."""
     from pathlib import Path
+
     assert main(["derivation", name]) == 0
     title = capsys.readouterr().out.splitlines()[0]
     docs = (Path(__file__).resolve().parents[2] / "docs" / "derivations.md").read_text()
@@ -107,8 +121,12 @@ def test_an_unchanged_storage_aware_ours_says_unchanged():
     from types import SimpleNamespace
 
     from sabounds.render.analysis_text import storage_words
-    same = SimpleNamespace(ours=20573.03, published_ours=20573.03,
-                           summary=lambda: "p_opt moves for 0 matrices; ours would be 20573.03 instead of 20573.03. Storage")
+
+    same = SimpleNamespace(
+        ours=20573.03,
+        published_ours=20573.03,
+        summary=lambda: "p_opt moves for 0 matrices; ours would be 20573.03 instead of 20573.03. Storage",
+    )
     assert "unchanged at 20573.03" in storage_words(same) and "instead of" not in storage_words(same)
     moved = SimpleNamespace(ours=1.5, published_ours=2.0, summary=lambda: "ours would be 1.5 instead of 2")
     assert storage_words(moved) == "ours would be 1.5 instead of 2"
@@ -117,6 +135,7 @@ def test_an_unchanged_storage_aware_ours_says_unchanged():
 def test_one_dpi_limit():
     from sabounds.limits import CAPS
     from sabounds.render.plots import FigureOptions
+
     assert (CAPS["dpi"].low, CAPS["dpi"].high) == (30, 1200)
     FigureOptions(("png",), 30)
     with pytest.raises(ValueError, match="30..1200"):

@@ -33,14 +33,16 @@ print(before == after_import, before == after_main, seen == [(True, "1")])
 
 def test_importing_sabounds_changes_no_signal_handler_and_no_environment_variable():
     env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
-    done = subprocess.run([sys.executable, "-c", _PROBE.format(root=str(ROOT))], env=env, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(root=str(ROOT))], env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[-3:] == ["True", "True", "True"], done.stdout
 
 
 def test_a_users_thread_choice_is_kept():
     from sabounds.threads import one_blas_thread_by_default
+
     os.environ["OPENBLAS_NUM_THREADS"] = "3"
     try:
         with one_blas_thread_by_default():
@@ -54,6 +56,7 @@ def test_main_off_the_main_thread_sets_no_handler():
     import threading
 
     from sabounds.cli import main
+
     handler = signal.getsignal(signal.SIGINT)
     codes = []
     worker = threading.Thread(target=lambda: codes.append(main(["regimes", "--regime", "nonsense"])))

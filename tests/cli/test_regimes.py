@@ -35,8 +35,15 @@ def test_json_lists_five_regimes_with_both_alphas(regime_tables):
     pairs = {(r["name"], r["alpha"]) for r in data["regimes"]}
     assert pairs == {(n, a) for n in ALL for a in ("bounded", "exponential")}
     for r in data["regimes"]:
-        assert set(r["bounds"]) == {"edelman", "ours_sum", "ours_rss", "ours_sum_sharp", "ours_rss_sharp",
-                                    "ours_best_p_crude", "ours_best_p"} | {e.id for e in catalog.bounds()}
+        assert set(r["bounds"]) == {
+            "edelman",
+            "ours_sum",
+            "ours_rss",
+            "ours_sum_sharp",
+            "ours_rss_sharp",
+            "ours_best_p_crude",
+            "ours_best_p",
+        } | {e.id for e in catalog.bounds()}
         for b in r["bounds"].values():
             assert {"expr", "latex", "depth_exponent", "width_exponent", "token_dependence"} <= set(b)
             assert re.fullmatch(r"-?\d+(/\d+)?|exponential", b["depth_exponent"])
@@ -84,7 +91,9 @@ def test_markdown_has_one_row_per_regime_alpha_bound(names, capsys):
     md = _run(capsys, *_chosen(names))
     tables = md.split("\n\n")
     assert len(tables) == 2
-    assert len([l for l in tables[0].splitlines() if l.startswith("| ") and "regime" not in l]) == len(names) * 2 * (7 + len(catalog.bounds()))
+    assert len([l for l in tables[0].splitlines() if l.startswith("| ") and "regime" not in l]) == len(names) * 2 * (
+        7 + len(catalog.bounds())
+    )
     assert len([l for l in tables[1].splitlines() if l.startswith("| ") and "regime" not in l]) == len(names) * 2
 
 
@@ -126,16 +135,35 @@ def _curve(name: str, bound: str, var_name: str):
     return b.expr.subs(p, pv - sp.Rational(1, 10**6)), exponent
 
 
-_PARAMS = st.fixed_dictionaries({
-    "s": st.floats(0.5, 2), "b": st.floats(0.5, 4), "r": st.integers(1, 8), "tau": st.floats(0.1, 2),
-    "n": st.floats(1e3, 1e6), "T": st.floats(16, 512), "Delta": st.floats(0.5, 4), "B": st.floats(0.5, 2),
-    "K_M": st.floats(0.5, 2), "c_par": st.floats(1, 10), "ell_delta": st.floats(1, 10),
-    "L": st.integers(2, 16), "N": st.integers(64, 1024)})
+_PARAMS = st.fixed_dictionaries(
+    {
+        "s": st.floats(0.5, 2),
+        "b": st.floats(0.5, 4),
+        "r": st.integers(1, 8),
+        "tau": st.floats(0.1, 2),
+        "n": st.floats(1e3, 1e6),
+        "T": st.floats(16, 512),
+        "Delta": st.floats(0.5, 4),
+        "B": st.floats(0.5, 2),
+        "K_M": st.floats(0.5, 2),
+        "c_par": st.floats(1, 10),
+        "ell_delta": st.floats(1, 10),
+        "L": st.integers(2, 16),
+        "N": st.integers(64, 1024),
+    }
+)
 
 
 def _values(params):
-    syms = {str(s): s for s in set().union(*(r.bounds["edelman"].expr.free_symbols | r.bounds["ours_sum"].expr.free_symbols
-                                             for r in (_result(n, "bounded") for n in ALL)))}
+    syms = {
+        str(s): s
+        for s in set().union(
+            *(
+                r.bounds["edelman"].expr.free_symbols | r.bounds["ours_sum"].expr.free_symbols
+                for r in (_result(n, "bounded") for n in ALL)
+            )
+        )
+    }
     return {syms[k]: v for k, v in params.items()}
 
 
@@ -163,9 +191,11 @@ def _stack_proxy(rng, family, n_layers, width, rank):
     """Our proxy on a random stack in the regime: 3 slots per layer (single head), alpha = 1, gamma = 1."""
     from sabounds.numerics.expressions.proxies_via_theory import grid, proxy_total, slot_proxy
     from sabounds.numerics.testbeds.random_matrices import spectrum
+
     ps = grid(n_layers, width)
-    total = sum(slot_proxy(spectrum(family, rng, width, rank=rank), 1.0, n_layers, width, ps)[0]
-                for _ in range(3 * n_layers))
+    total = sum(
+        slot_proxy(spectrum(family, rng, width, rank=rank), 1.0, n_layers, width, ps)[0] for _ in range(3 * n_layers)
+    )
     return proxy_total(total, n_layers)
 
 
@@ -184,7 +214,9 @@ def test_random_stack_slopes_match_ours_sum(name, family, seed, rank):
         assert abs(slope - float(expected)) <= 0.05, (var, slope, expected)
 
 
-@pytest.mark.parametrize("name,bound,var", [("rank", "edelman", "L"), ("rank", "ours_sum", "L"), ("spectral", "edelman", "N")])
+@pytest.mark.parametrize(
+    "name,bound,var", [("rank", "edelman", "L"), ("rank", "ours_sum", "L"), ("spectral", "edelman", "N")]
+)
 def test_growth_algebra_agrees_with_whole_expression_limit(name, bound, var):
     """The atom-by-atom growth equals sympy.limit(log f / log v) taken on the whole closed form."""
     expr, exponent = _curve(name, bound, var)
@@ -195,7 +227,10 @@ def test_growth_algebra_agrees_with_whole_expression_limit(name, bound, var):
 @cache
 def _json_all():
     from sabounds.render.regime_tables import json_data
+
     return json.loads(json.dumps(json_data(list(R.table()))))
+
+
 def _entry(tables, name, alpha):
     return next(r for r in tables["regimes"] if r["name"] == name and r["alpha"] == alpha)
 

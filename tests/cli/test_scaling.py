@@ -17,8 +17,11 @@ def test_scaling_across_widths_and_depths(tmp_path, capsys):
     dirs = []
     for hidden, layers in ((16, 2), (32, 3), (48, 2)):
         d = tmp_path / f"n{hidden}"
-        write_model(d, random_weights(seed=hidden, layers=layers, hidden=hidden, intermediate=4 * hidden),
-                    config(layers=layers, hidden=hidden, intermediate=4 * hidden))
+        write_model(
+            d,
+            random_weights(seed=hidden, layers=layers, hidden=hidden, intermediate=4 * hidden),
+            config(layers=layers, hidden=hidden, intermediate=4 * hidden),
+        )
         dirs.append(d)
     out = tmp_path / "out"
     assert main(["scaling", *map(str, dirs), "--depths", "1,2", "--json", "--out", str(out)]) == 0
@@ -31,7 +34,12 @@ def test_scaling_across_widths_and_depths(tmp_path, capsys):
     for fit in record["fits"]:
         coef = np.linalg.lstsq(design, np.log([p[fit["quantity"]] for p in points]), rcond=None)[0]
         assert [fit["intercept"], fit["slope_L"], fit["slope_N"]] == pytest.approx(list(coef), rel=1e-9)
-    assert sorted(p.name for p in out.iterdir() if p.name != ".sabounds-output") == ["fits.csv", "growth.csv", "scaling.csv", "scaling.png"]
+    assert sorted(p.name for p in out.iterdir() if p.name != ".sabounds-output") == [
+        "fits.csv",
+        "growth.csv",
+        "scaling.csv",
+        "scaling.png",
+    ]
 
 
 def test_depth_beyond_a_checkpoint_is_refused(tmp_path, capsys):

@@ -25,8 +25,11 @@ def models(tmp_path, monkeypatch):
     dirs = []
     for hidden, layers in SIZES:
         d = tmp_path / f"n{hidden}"
-        write_model(d, random_weights(seed=hidden, layers=layers, hidden=hidden, intermediate=4 * hidden),
-                    config(layers=layers, hidden=hidden, intermediate=4 * hidden))
+        write_model(
+            d,
+            random_weights(seed=hidden, layers=layers, hidden=hidden, intermediate=4 * hidden),
+            config(layers=layers, hidden=hidden, intermediate=4 * hidden),
+        )
         dirs.append(str(d))
     return dirs
 
@@ -60,8 +63,21 @@ def _assert_same_as_scaling(rows, capsys, dirs, depths="1,2"):
 def test_in_process_sweep_matches_serial_scaling_with_error_rows(models, tmp_path, capsys):
     bad_json, nan_layer = _broken(tmp_path)
     out = tmp_path / "out"
-    record = _run_json(capsys, "sweep", models[0], bad_json, *models[1:], nan_layer, "--workers", "0",
-                       "--depths", "1,2", "--json", "--out", str(out))
+    record = _run_json(
+        capsys,
+        "sweep",
+        models[0],
+        bad_json,
+        *models[1:],
+        nan_layer,
+        "--workers",
+        "0",
+        "--depths",
+        "1,2",
+        "--json",
+        "--out",
+        str(out),
+    )
     rows = record["rows"]
     _assert_same_as_scaling(rows, capsys, models)
     errors = {r["source"]: r["error"] for r in rows if r["status"] == "error"}
@@ -70,11 +86,26 @@ def test_in_process_sweep_matches_serial_scaling_with_error_rows(models, tmp_pat
     assert "NaN" in errors[nan_layer] and "encoder.layer.1.output.dense.weight" in errors[nan_layer]
     assert all("\n" not in e for e in errors.values())
     assert {r["method"] for r in rows} == {"certified"}
-    assert sum(r["ff_gram"] + r["ff_lapack"] for r in rows if r["status"] == "ok") == 3 * (2 + 4)  # two feed-forward matrices per layer
+    assert sum(r["ff_gram"] + r["ff_lapack"] for r in rows if r["status"] == "ok") == 3 * (
+        2 + 4
+    )  # two feed-forward matrices per layer
     assert sorted(p.name for p in out.iterdir()) == sorted(
-        [".sabounds-output", "sweep.parquet", "sweep.csv", "fits.parquet", "fits.csv", "provenance.json", "sweep_scaling.png",
-         "sweep_scaling.pdf", "sweep_scaling.svg", "spectrum_methods.parquet", "spectrum_methods.csv"])
+        [
+            ".sabounds-output",
+            "sweep.parquet",
+            "sweep.csv",
+            "fits.parquet",
+            "fits.csv",
+            "provenance.json",
+            "sweep_scaling.png",
+            "sweep_scaling.pdf",
+            "sweep_scaling.svg",
+            "spectrum_methods.parquet",
+            "spectrum_methods.csv",
+        ]
+    )
     import pyarrow.parquet as pq
+
     table = pq.read_table(out / "sweep.parquet").to_pylist()
     with open(out / "sweep.csv", newline="") as fh:
         csv_rows = list(csv.DictReader(fh))
@@ -104,6 +135,7 @@ def test_rerun_comes_from_the_cache_and_a_flipped_entry_is_recomputed(models, tm
     assert [r["ours"] for r in third] == [r["ours"] for r in first]
     assert [r["edelman"] for r in third] == [r["edelman"] for r in first]
     from sabounds.numerics.cache import SpectraCache
+
     assert SpectraCache(tmp_path / "cache").get(entries[0].stem) is not None  # rewritten whole
 
 
@@ -149,6 +181,7 @@ def test_a_source_that_exists_is_read_literally_glob_characters_and_all(models, 
     """A folder named ``n*`` is that folder, not a pattern over n16, n32 and n48; where no such path exists the
     pattern still expands."""
     import shutil
+
     literal = tmp_path / "n*"
     shutil.copytree(models[1], literal)
     rows = _run_json(capsys, "sweep", str(literal), "--workers", "0", "--json")["rows"]
@@ -159,6 +192,7 @@ def test_a_source_that_exists_is_read_literally_glob_characters_and_all(models, 
 
 def test_expanding_sources_reads_existing_names_literally(tmp_path, monkeypatch):
     from sabounds.numerics.proxies.source_lists import expand_sources
+
     monkeypatch.chdir(tmp_path)
     for name in ("a[1].safetensors", "a1.safetensors"):
         Path(name).write_bytes(b"")
@@ -200,8 +234,9 @@ def test_bad_options_are_one_line_errors(models, capsys):
 def test_sweep_on_a_real_scheduler_with_two_workers(models, tmp_path, capsys, dask_cluster):
     address, client = dask_cluster
     bad_json, nan_layer = _broken(tmp_path)
-    rows = _run_json(capsys, "sweep", *models, bad_json, nan_layer, "--scheduler", address, "--depths", "1,2",
-                     "--json")["rows"]
+    rows = _run_json(
+        capsys, "sweep", *models, bad_json, nan_layer, "--scheduler", address, "--depths", "1,2", "--json"
+    )["rows"]
     _assert_same_as_scaling(rows, capsys, models)
     errors = {r["source"]: r["error"] for r in rows if r["status"] == "error"}
     assert set(errors) == {bad_json, nan_layer} and "NaN" in errors[nan_layer]
@@ -209,16 +244,22 @@ def test_sweep_on_a_real_scheduler_with_two_workers(models, tmp_path, capsys, da
     executed = client.run(lambda dask_worker: dask_worker.state.executed_count)
     # every layer ran on the workers (the good ones and layer 0 of nan_layer; the erred task is not counted)
     assert sum(executed.values()) >= sum(layers for _, layers in SIZES) + 1 and min(executed.values()) > 0
-    assert client.run_on_scheduler(
-        lambda dask_scheduler: dask_scheduler.task_prefixes["measure_task"].all_durations["compute"]) > 0
+    assert (
+        client.run_on_scheduler(
+            lambda dask_scheduler: dask_scheduler.task_prefixes["measure_task"].all_durations["compute"]
+        )
+        > 0
+    )
     workers = client.run(os.getpid)
     assert len(workers) == 2 and os.getpid() not in workers.values()
 
 
 @pytest.mark.slow
 def test_version_imports_neither_numpy_nor_sympy():
-    code = ("import sys\nfrom sabounds.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
-            "print(sorted(m for m in ('numpy', 'sympy', 'matplotlib', 'distributed') if m in sys.modules))")
+    code = (
+        "import sys\nfrom sabounds.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('numpy', 'sympy', 'matplotlib', 'distributed') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
     code = code.replace("['--version']", "['analyze', '--help']")
@@ -231,6 +272,7 @@ def test_version_read_at_start_up_is_the_installed_one():
     from importlib.metadata import version
 
     import sabounds
+
     assert sabounds.__version__ == version("sabounds")
     out = subprocess.run([sys.executable, "-m", "sabounds", "--version"], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == f"sabounds {version('sabounds')}"
@@ -244,21 +286,37 @@ def test_help_lists_every_command_without_importing_them():
     assert time.perf_counter() - start < 30
 
 
-@pytest.mark.parametrize("where", ["the-checkpoint", "inside-the-checkpoint", "a-file-in-the-checkpoint",
-                                   "above-the-checkpoint", "folder-of-the-list-file", "the-out-folder",
-                                   "inside-the-out", "a-file"])
+@pytest.mark.parametrize(
+    "where",
+    [
+        "the-checkpoint",
+        "inside-the-checkpoint",
+        "a-file-in-the-checkpoint",
+        "above-the-checkpoint",
+        "folder-of-the-list-file",
+        "the-out-folder",
+        "inside-the-out",
+        "a-file",
+    ],
+)
 def test_a_cache_dir_over_an_input_or_the_out_or_a_file_is_refused_before_any_work(models, tmp_path, capsys, where):
     from tests.support.hostile import snapshot
+
     listing = tmp_path / "lists" / "list.txt"
     listing.parent.mkdir()
     listing.write_text(f"{models[0]}\n")
     (tmp_path / "afile").write_text("a file")
     out = tmp_path / "out"
-    cache = {"the-checkpoint": models[0], "inside-the-checkpoint": f"{models[0]}/cache",
-             "a-file-in-the-checkpoint": f"{models[0]}/config.json", "above-the-checkpoint": str(tmp_path),
-             "folder-of-the-list-file": str(listing.parent), "the-out-folder": str(out),
-             "inside-the-out": str(out / "cache"),
-             "a-file": str(tmp_path / "afile")}[where]
+    cache = {
+        "the-checkpoint": models[0],
+        "inside-the-checkpoint": f"{models[0]}/cache",
+        "a-file-in-the-checkpoint": f"{models[0]}/config.json",
+        "above-the-checkpoint": str(tmp_path),
+        "folder-of-the-list-file": str(listing.parent),
+        "the-out-folder": str(out),
+        "inside-the-out": str(out / "cache"),
+        "a-file": str(tmp_path / "afile"),
+    }[where]
     source = str(listing) if where == "folder-of-the-list-file" else models[0]
     before = snapshot(tmp_path)
     assert main(["sweep", source, "--workers", "0", "--cache-dir", cache, "--out", str(out)]) == 2

@@ -54,6 +54,7 @@ def _minilm_spectral_product():
     from safetensors.numpy import load_file
 
     from sabounds.numerics.checkpoints.reader import default_model_dir
+
     d = default_model_dir()
     cfg = json.loads((d / "config.json").read_text())
     t = load_file(str(d / "model.safetensors"))
@@ -62,9 +63,14 @@ def _minilm_spectral_product():
     log_total = 0.0
     for l in range(cfg["num_hidden_layers"]):
         w = lambda k: t[f"{pre}encoder.layer.{l}.{k}.weight"].astype(np.float64)
-        q, k, v, o = w("attention.self.query"), w("attention.self.key"), w("attention.self.value"), w("attention.output.dense")
-        mats = [q[h * dh:(h + 1) * dh].T @ k[h * dh:(h + 1) * dh] for h in range(heads)]
-        mats += [v[h * dh:(h + 1) * dh].T @ o.T[h * dh:(h + 1) * dh] for h in range(heads)]
+        q, k, v, o = (
+            w("attention.self.query"),
+            w("attention.self.key"),
+            w("attention.self.value"),
+            w("attention.output.dense"),
+        )
+        mats = [q[h * dh : (h + 1) * dh].T @ k[h * dh : (h + 1) * dh] for h in range(heads)]
+        mats += [v[h * dh : (h + 1) * dh].T @ o.T[h * dh : (h + 1) * dh] for h in range(heads)]
         mats += [w("intermediate.dense").T, w("output.dense").T]
         log_total += sum(math.log(np.linalg.norm(m, 2)) for m in mats)
     return math.exp(log_total)
@@ -72,6 +78,7 @@ def _minilm_spectral_product():
 
 def test_minilm_number_matches_hand_computation():
     from sabounds import api
+
     result = api.analyze(_default(), user_bound=str(EXAMPLE))
     got = dict((name, (src, v)) for name, src, v in result.analysis.baselines)
     src, value = got["spectral_product.spectral_product"]
@@ -80,18 +87,28 @@ def test_minilm_number_matches_hand_computation():
 
 def _default():
     from sabounds.numerics.checkpoints.reader import default_model_dir
+
     return default_model_dir()
 
 
-@pytest.mark.parametrize("text, words", [
-    ('id = "x"\n', "entry term: missing"),
-    ('id = "x"\nterm = "__import__(1)"\naggregation = "sum"\npropagation = "none"\nlog_factor = "1"\n', "entry term: function"),
-    ('id = "x"\nterm = "s"\naggregation = "median"\npropagation = "none"\nlog_factor = "1"\n', "entry aggregation"),
-    ('id = "x"\nterm = "rho * s"\naggregation = "sum"\npropagation = "none"\nlog_factor = "1"\n', "entry term"),
-    ('id = "x"\nterm = "s"\naggregation = "sum"\npropagation = "none"\nlog_factor = "1"\ncolour = "red"\n', "entry colour"),
-    ('id = [1\n', "not valid TOML"),
-    ("# " + "x" * (MAX_BYTES + 10) + "\n", "larger than"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ('id = "x"\n', "entry term: missing"),
+        (
+            'id = "x"\nterm = "__import__(1)"\naggregation = "sum"\npropagation = "none"\nlog_factor = "1"\n',
+            "entry term: function",
+        ),
+        ('id = "x"\nterm = "s"\naggregation = "median"\npropagation = "none"\nlog_factor = "1"\n', "entry aggregation"),
+        ('id = "x"\nterm = "rho * s"\naggregation = "sum"\npropagation = "none"\nlog_factor = "1"\n', "entry term"),
+        (
+            'id = "x"\nterm = "s"\naggregation = "sum"\npropagation = "none"\nlog_factor = "1"\ncolour = "red"\n',
+            "entry colour",
+        ),
+        ("id = [1\n", "not valid TOML"),
+        ("# " + "x" * (MAX_BYTES + 10) + "\n", "larger than"),
+    ],
+)
 def test_malformed_files_one_line_exit_2(tmp_path, capsys, text, words):
     path = tmp_path / "b.toml"
     path.write_text(text)
@@ -103,10 +120,12 @@ def test_malformed_files_one_line_exit_2(tmp_path, capsys, text, words):
 def test_a_user_bound_whose_growth_orders_do_not_end_is_refused_in_one_line(tmp_path, monkeypatch, capsys):
     """``exp(exp(s))`` sent sympy's growth orders into an endless computation; the user's rows get a time limit."""
     import sabounds.api._regimes as regimes_api
+
     monkeypatch.setattr(regimes_api, "USER_ROWS_SECONDS", 3)
     path = tmp_path / "tower.toml"
-    path.write_text('id = "tower"\ntitle = "t"\nterm = "exp(exp(s))"\naggregation = "exp"\npropagation = "none"\n'
-                    'log_factor = "1"\n')
+    path.write_text(
+        'id = "tower"\ntitle = "t"\nterm = "exp(exp(s))"\naggregation = "exp"\npropagation = "none"\nlog_factor = "1"\n'
+    )
     assert main(["regimes", "--regime", "rank", "--bound", str(path)]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "within 3 s" in err

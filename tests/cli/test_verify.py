@@ -27,12 +27,15 @@ def test_table_output_has_summary_line(capsys):
     assert "thm41.constant_at_0" in out and "proved" in out and "checks:" in out
 
 
-@pytest.mark.parametrize("argv,needle", [
-    (["verify", "--precision", "-3"], "precision"),
-    (["verify", "--samples", "0"], "samples"),
-    (["verify", "--only", "no-such-check-xyz"], "matches no check"),
-    (["verify", "--precision", "abc"], "expected an integer in 15..1000"),
-])
+@pytest.mark.parametrize(
+    "argv,needle",
+    [
+        (["verify", "--precision", "-3"], "precision"),
+        (["verify", "--samples", "0"], "samples"),
+        (["verify", "--only", "no-such-check-xyz"], "matches no check"),
+        (["verify", "--precision", "abc"], "expected an integer in 15..1000"),
+    ],
+)
 def test_bad_arguments_give_one_line_and_exit_2(argv, needle, capsys):
     with pytest.raises(SystemExit) as exc:
         code = main(argv)
@@ -45,6 +48,7 @@ def test_bad_arguments_give_one_line_and_exit_2(argv, needle, capsys):
 def test_failing_step_gives_exit_1(monkeypatch, capsys):
     from sabounds.proofs_check import registry
     from sabounds.proofs_check.verdict import Outcome, Verdict
+
     bad = registry.Check("zz.failing_step", "a step that fails", lambda s: Outcome(Verdict.REFUTED, "test"), True)
     monkeypatch.setattr(registry, "select", lambda pattern: [bad])
     assert main(["verify", "--only", "zz"]) == 1

@@ -13,9 +13,21 @@ def _verify(*args, columns=None):
     env = None
     if columns is not None:
         import os
+
         env = {**os.environ, "COLUMNS": str(columns)}
-    return subprocess.run([sys.executable, "-c", "import sys; from sabounds.cli import main; sys.exit(main(sys.argv[1:]))",
-                           "verify", *args], capture_output=True, text=True, env=env, timeout=300)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from sabounds.cli import main; sys.exit(main(sys.argv[1:]))",
+            "verify",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
 
 
 @pytest.mark.parametrize("columns", [72, 100, 160])
@@ -45,6 +57,7 @@ def test_a_narrow_terminal_drops_columns_instead_of_folding_them_into_slivers():
     """Real checks (long claims and methods) at 80 columns: once every column was 2-3 characters wide and the table
     6851 lines long; now each column is at least 12 wide (or its longest cell) and columns are left out instead."""
     from sabounds.render.check_table import MIN_WIDTH, _column_widths
+
     proc = _verify("--only", "thm41.*", "--precision", "15", "--samples", "2", columns=80)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
@@ -58,14 +71,26 @@ def test_a_narrow_terminal_drops_columns_instead_of_folding_them_into_slivers():
 
 def test_fitting_table_gives_every_column_its_minimum_width():
     from sabounds.render.check_table import _COLUMNS, MIN_WIDTH, fitting_table
+
     long = "a long method description that needs to fold over several lines " * 3
-    records = [{"id": f"thm41.step_{i}", "verdict": "verified", "claim": long, "method": long,
-                "precision_digits": 50, "samples": 200, "seconds": 0.5} for i in range(5)]
+    records = [
+        {
+            "id": f"thm41.step_{i}",
+            "verdict": "verified",
+            "claim": long,
+            "method": long,
+            "precision_digits": 50,
+            "samples": 200,
+            "seconds": 0.5,
+        }
+        for i in range(5)
+    ]
     import io
 
     from rich.console import Console
 
     from sabounds.render.check_table import _column_widths
+
     for width in (60, 80, 100, 140):
         table, dropped = fitting_table(records, width)
         probe = Console(width=width, file=io.StringIO(), color_system=None, record=True)

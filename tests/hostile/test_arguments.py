@@ -31,6 +31,7 @@ def test_each_cap_is_enforced_at_both_ends(key, capsys):
 
     from sabounds.errors import UserError
     from sabounds.limits import check_arguments
+
     cap = CAPS[key]
     for inside in (cap.low, cap.high):
         check_arguments(SimpleNamespace(**{key: inside}))

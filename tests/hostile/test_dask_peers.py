@@ -53,6 +53,7 @@ def _peer(kind: str):
                     conn.sendall(struct.pack("<Q", 3) + b"abc")
             except OSError:
                 pass
+
     threading.Thread(target=serve, daemon=True).start()
     return server, held
 
@@ -64,9 +65,22 @@ def test_a_peer_that_is_not_dask_is_one_line_within_the_deadline(kind, tmp_path)
     port = server.getsockname()[1]
     start = time.monotonic()
     try:
-        done = subprocess.run([sys.executable, "-m", "sabounds", "sweep", str(tmp_path / "model"), "--scheduler",
-                               f"tcp://127.0.0.1:{port}", "--no-cache"], cwd=ROOT, capture_output=True, text=True,
-                              timeout=120)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "sabounds",
+                "sweep",
+                str(tmp_path / "model"),
+                "--scheduler",
+                f"tcp://127.0.0.1:{port}",
+                "--no-cache",
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     finally:
         server.close()
         for conn in held:
@@ -108,6 +122,7 @@ if __name__ == "__main__":
 
 def test_the_local_cluster_is_private_tls_without_http_and_refuses_a_second_process(tmp_path):
     import json
+
     probe = tmp_path / "probe.py"
     probe.write_text(_PROBE)
     done = subprocess.run([sys.executable, str(probe)], cwd=ROOT, capture_output=True, text=True, timeout=300)
@@ -116,23 +131,38 @@ def test_the_local_cluster_is_private_tls_without_http_and_refuses_a_second_proc
     assert record["mine"] == "ran"
     nodes = record["nodes"]
     assert len(nodes) == 5 and all(n.startswith("tls://127.0.0.1:") for n in nodes), nodes
-    assert record["listening"] == sorted(n[len("tls://"):] for n in nodes), record  # no HTTP, no dashboard, no 8787
+    assert record["listening"] == sorted(n[len("tls://") :] for n in nodes), record  # no HTTP, no dashboard, no 8787
     for name, (code, out) in record["second"].items():
         assert code != 0 and "ran" not in out, (name, code, out)
 
 
-_INTERRUPTIBLE = ("import os, sys; sys.path.insert(0, %r); import sabounds.distributed as d; start = d.private_cluster\n"
-                  "def hooked(n):\n    os.close(os.open(%r, os.O_CREAT | os.O_EXCL | os.O_WRONLY)); return start(n)\n"
-                  "d.private_cluster = hooked\nfrom sabounds.cli import main; sys.exit(main(sys.argv[1:]))")
+_INTERRUPTIBLE = (
+    "import os, sys; sys.path.insert(0, %r); import sabounds.distributed as d; start = d.private_cluster\n"
+    "def hooked(n):\n    os.close(os.open(%r, os.O_CREAT | os.O_EXCL | os.O_WRONLY)); return start(n)\n"
+    "d.private_cluster = hooked\nfrom sabounds.cli import main; sys.exit(main(sys.argv[1:]))"
+)
 
 
 @pytest.mark.parametrize("delay", CLUSTER_INTERRUPT_DELAYS)
 def test_ctrl_c_while_the_local_cluster_starts_is_one_line_and_130(delay, tmp_path):
     tiny_model(tmp_path / "model", layers=24)  # enough tasks that the sweep is still running at the last delay
     ready = tmp_path / "cluster-starting"
-    proc = subprocess.Popen([sys.executable, "-c", _INTERRUPTIBLE % (str(TESTS), str(ready)), "sweep",
-                             str(tmp_path / "model"), "--workers", "2", "--no-cache"], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            _INTERRUPTIBLE % (str(TESTS), str(ready)),
+            "sweep",
+            str(tmp_path / "model"),
+            "--workers",
+            "2",
+            "--no-cache",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert wait_for(ready.exists, 120), "the sweep never started its cluster"
         time.sleep(delay)

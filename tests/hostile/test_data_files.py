@@ -96,6 +96,7 @@ def sweep_log10(p, root):
 
 def sweep_files(p, root):
     import pyarrow.parquet as pq
+
     out = root / "out"
     for name in ("sweep.csv", "fits.csv", "provenance.json"):
         assert bad_numbers((out / name).read_text()) == [], name
@@ -142,6 +143,7 @@ def test_hostile_data(case, tmp_path):
 
 def _keys(root: Path, model: str) -> list[str]:
     from sabounds.numerics.proxies.sweep import LayerTask, task_keys
+
     tasks = [LayerTask(str(root / model), i, "certified", str(root / CACHE)) for i in range(2)]
     keys = task_keys(tasks, compute=False)
     assert None not in keys
@@ -154,6 +156,7 @@ def _entry(root: Path, key: str) -> Path:
 
 def _index_folder(root: Path, model: str) -> Path:
     from sabounds.numerics.cache import SpectraCache, _IndexedFile
+
     return _IndexedFile(SpectraCache(root / CACHE), root / model / "model.safetensors").folder
 
 
@@ -161,10 +164,11 @@ def _craft(root: Path, change, magic: bytes | None = None, tagged: bool = False)
     """Rewrite B's entries with ``change(arrays)``: with a fresh sha256 in the tag's place (``magic``: another
     format's), or properly tagged through the library (``tagged``: as if the package itself had written them)."""
     from sabounds.numerics import cache as c
+
     store = c.SpectraCache(root / CACHE)
     for key in _keys(root, "b"):
         raw = _entry(root, key).read_bytes()
-        arrays = c.unpack(raw[len(c.MAGIC) + 32:])
+        arrays = c.unpack(raw[len(c.MAGIC) + 32 :])
         change(arrays)
         if tagged:
             store.put(key, arrays)
@@ -322,6 +326,7 @@ def _exact_21(a: np.ndarray, b: np.ndarray):
 @pytest.mark.parametrize("case", NORM_CASES)
 def test_product_norm_21_against_mpmath(case):
     from sabounds.numerics.norms import product_norm_21
+
     a, b = _norm_inputs(case)
     exact = _exact_21(a, b)
     if exact == 0 or not 2.3e-308 < exact < 1.7e308:

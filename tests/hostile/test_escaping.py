@@ -28,6 +28,7 @@ FORMULA = ("=", "+", "-", "@", "\t", "\r")
 def _links_of_markdown(text: str) -> tuple[list[str], list[str], list[list[str]]]:
     """Link and image targets, heading texts and table rows of ``text`` rendered as CommonMark with tables."""
     from markdown_it import MarkdownIt
+
     tokens = MarkdownIt("commonmark").enable("table").parse(text)
     targets, headings, rows, row = [], [], [], None
     for i, tok in enumerate(tokens):
@@ -48,11 +49,13 @@ def _links_of_markdown(text: str) -> tuple[list[str], list[str], list[list[str]]
 def _tags(page: str) -> list[tuple[str, list]]:
     """Every start tag of an HTML page with its attributes (as a browser's tokenizer sees them)."""
     from html.parser import HTMLParser
+
     found = []
 
     class Collect(HTMLParser):
         def handle_starttag(self, tag, attrs):
             found.append((tag, attrs))
+
     Collect().feed(page)
     return found
 
@@ -90,6 +93,7 @@ def report_data(tmp_path_factory):
     """The report's data for a tiny model, computed once (the checks left out: they hold no user string)."""
     import sabounds.full_report.cached_parts as parts
     import sabounds.full_report.compute as report
+
     root = tmp_path_factory.mktemp("report-data")
     tiny_model(root / "model")
     with pytest.MonkeyPatch.context() as mp:
@@ -97,15 +101,21 @@ def report_data(tmp_path_factory):
         mp.setattr(parts, "all_checks", lambda: [])
         mp.setenv("SABOUNDS_CACHE_DIR", "off")  # no record of the empty catalog lands in the user's cache
         from sabounds.proofs_check.verdict import Settings
+
         return report.compute(root / "model", Settings(precision=15, samples=1), lambda note: None)
 
 
 def _relabelled(data, model_dir: str):
     """``data`` as if computed for ``model_dir``: the names that come from the user's path carry it."""
     from sabounds.checkpoint_names import checkpoint_label
+
     points = [dataclasses.replace(p, model=checkpoint_label(model_dir)) for p in data.scaling.points]
-    return dataclasses.replace(data, model_dir=Path(model_dir), scaling=dataclasses.replace(data.scaling, points=points),
-                               digests={f"{model_dir}.safetensors": v for v in data.digests.values()})
+    return dataclasses.replace(
+        data,
+        model_dir=Path(model_dir),
+        scaling=dataclasses.replace(data.scaling, points=points),
+        digests={f"{model_dir}.safetensors": v for v in data.digests.values()},
+    )
 
 
 def _run(command: str, name: str, report_data, monkeypatch) -> None:
@@ -113,8 +123,11 @@ def _run(command: str, name: str, report_data, monkeypatch) -> None:
     if command == "report":
         import sabounds.full_report.compute as report
         import sabounds.full_report.files as report_files
+
         monkeypatch.setattr(report, "all_checks", lambda: [])
-        monkeypatch.setattr(report_files, "compute", lambda model_dir, settings, advance: _relabelled(report_data, name))
+        monkeypatch.setattr(
+            report_files, "compute", lambda model_dir, settings, advance: _relabelled(report_data, name)
+        )
         argv = ["report", "--model", name, "--out", out, "--precision", "15", "--samples", "1"]
     elif command == "sweep":
         argv = ["sweep", glob.escape(name), "--workers", "0", "--no-cache", "--out", out]  # SOURCE may be a glob
@@ -124,8 +137,9 @@ def _run(command: str, name: str, report_data, monkeypatch) -> None:
 
 
 @pytest.mark.parametrize("command,name", ESCAPE_CASES, ids=[f"{c}-{n}" for c, n in ESCAPE_CASES])
-def test_a_hostile_checkpoint_path_lands_inert_in_every_output_file(command, name, tmp_path, monkeypatch, capsys,
-                                                                    report_data):
+def test_a_hostile_checkpoint_path_lands_inert_in_every_output_file(
+    command, name, tmp_path, monkeypatch, capsys, report_data
+):
     path = HOSTILE_NAMES[name]
     monkeypatch.chdir(tmp_path)
     tiny_model(tmp_path / path)
@@ -148,18 +162,34 @@ def test_a_figure_crafted_into_the_cache_never_reaches_sweep_out(tmp_path, monke
 
     import sabounds.outputs.sweep_files as outputs
     from sabounds.numerics.cache import SpectraCache
-    crafted = {fmt: np.frombuffer(b"<svg><script>alert(1)</script></svg>", dtype=np.uint8)
-               for fmt in ("png", "pdf", "svg")}
+
+    crafted = {
+        fmt: np.frombuffer(b"<svg><script>alert(1)</script></svg>", dtype=np.uint8) for fmt in ("png", "pdf", "svg")
+    }
     real_write = outputs.write_sweep_files
 
     def writing_with_a_crafted_cache(*args, **kwargs):
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(SpectraCache, "get", lambda self, key: crafted)
             return real_write(*args, **kwargs)
+
     monkeypatch.setattr(outputs, "write_sweep_files", writing_with_a_crafted_cache)
     tiny_model(tmp_path / "model")
-    assert main(["sweep", str(tmp_path / "model"), "--workers", "0", "--cache-dir", str(tmp_path / "cache"),
-                 "--out", str(tmp_path / "out")]) == 0
+    assert (
+        main(
+            [
+                "sweep",
+                str(tmp_path / "model"),
+                "--workers",
+                "0",
+                "--cache-dir",
+                str(tmp_path / "cache"),
+                "--out",
+                str(tmp_path / "out"),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     svg = (tmp_path / "out" / "sweep_scaling.svg").read_text()
     assert svg.lstrip().startswith("<?xml") and "<script" not in svg

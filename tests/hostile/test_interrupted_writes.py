@@ -42,6 +42,7 @@ def _report_run(target):
 def _in_process(target, run, fault, monkeypatch, capsys):
     """The same command in this process (INT and TERM are caught; KILL needs a child process)."""
     from sabounds.cli import main
+
     monkeypatch.setenv("SABOUNDS_TEST_RUN", run)
     monkeypatch.setattr(signals, "_fault", None)
     atomic.arm_fault(fault)
@@ -53,13 +54,15 @@ def _in_process(target, run, fault, monkeypatch, capsys):
 @pytest.fixture
 def fast_report(monkeypatch):
     import sabounds.full_report.files as command
+
     monkeypatch.setattr(command, "build_report", fake_build_report)
 
 
 @pytest.mark.parametrize("stage", INTERRUPT_STAGES)
 @pytest.mark.parametrize("sig", SIGNALS)
-def test_interrupted_replacement_leaves_exactly_one_complete_report(tmp_path, stage, sig, fast_report, monkeypatch,
-                                                                   capsys):
+def test_interrupted_replacement_leaves_exactly_one_complete_report(
+    tmp_path, stage, sig, fast_report, monkeypatch, capsys
+):
     target = tmp_path / "report"
     rc, err = _in_process(target, "old", None, monkeypatch, capsys)
     assert rc == 0, err
@@ -91,9 +94,13 @@ def test_ctrl_c_at_start_up_is_one_line(tmp_path, delay):
     """Delays count from the moment sabounds' own handler is in place (the child creates the ready file):
     an interrupt inside Python's start-up, before any package code runs, is the interpreter's, not ours."""
     out, ready = tmp_path / "report", tmp_path.parent / f"ready-{tmp_path.name}"
-    proc = subprocess.Popen(cli_with_ready_file(ready, "report", "--out", str(out), "--precision", "15",
-                                                "--samples", "1"),
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        cli_with_ready_file(ready, "report", "--out", str(out), "--precision", "15", "--samples", "1"),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert wait_for(ready.exists, 120), "the child never reached sabounds.cli"
     time.sleep(delay)
     proc.send_signal(signal.SIGINT)

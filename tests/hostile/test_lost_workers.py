@@ -36,10 +36,22 @@ def _case_names() -> list[str]:
 
 def _run_child(name: str) -> subprocess.CompletedProcess | None:
     """The case in a child pytest; None when it passed :data:`DEADLINE` (its process group then killed)."""
-    argv = [sys.executable, "-m", "pytest", f"{CASES.relative_to(ROOT)}::{name}", "-q", "-p", "no:cacheprovider",
-            "-p", "no:xdist", "-o", f"timeout={3 * DEADLINE}"]
-    child = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                             start_new_session=True)
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        f"{CASES.relative_to(ROOT)}::{name}",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:xdist",
+        "-o",
+        f"timeout={3 * DEADLINE}",
+    ]
+    child = subprocess.Popen(
+        argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+    )
     try:
         out, _ = child.communicate(timeout=DEADLINE)
     except subprocess.TimeoutExpired:
@@ -53,8 +65,7 @@ def _run_child(name: str) -> subprocess.CompletedProcess | None:
 def test_lost_worker_case(name):
     done = _run_child(name)
     if done is None:
-        warnings.warn(f"{name}: the child stalled past {DEADLINE} s and was killed; trying once more",
-                      stacklevel=1)
+        warnings.warn(f"{name}: the child stalled past {DEADLINE} s and was killed; trying once more", stacklevel=1)
         done = _run_child(name)
     assert done is not None, f"{name}: the child stalled twice past {DEADLINE} s"
     assert done.returncode == 0, done.stdout[-4000:]

@@ -60,11 +60,22 @@ def test_log_space_edelman_agrees_with_the_float_formula_where_both_exist():
     """The log-space proxies equal the published float ones to 1e-12 relative on ordinary weights (200 random
     stacks), and scale exactly: multiplying every M_out by c multiplies no p = 0 term and is seen in edelman."""
     from tests.support.published_reference import LayerNorms, alphas, edelman, log_alphas, log_edelman
+
     rng = np.random.default_rng(1)
     for _ in range(200):
-        layers = [LayerNorms(*[rng.uniform(0.1, 3, 2), rng.uniform(0.1, 3, 2), *rng.uniform(0.1, 3, 2),
-                              rng.uniform(0.1, 9, 2), rng.uniform(0.1, 9, 2), *rng.uniform(0.1, 9, 2)])
-                  for _ in range(int(rng.integers(1, 6)))]
+        layers = [
+            LayerNorms(
+                *[
+                    rng.uniform(0.1, 3, 2),
+                    rng.uniform(0.1, 3, 2),
+                    *rng.uniform(0.1, 3, 2),
+                    rng.uniform(0.1, 9, 2),
+                    rng.uniform(0.1, 9, 2),
+                    *rng.uniform(0.1, 9, 2),
+                ]
+            )
+            for _ in range(int(rng.integers(1, 6)))
+        ]
         a = alphas(layers)
         assert np.allclose(np.exp(log_alphas(layers)), a, rtol=1e-12)
         assert math.isclose(math.exp(log_edelman(layers, np.log(a))), edelman(layers, a), rel_tol=1e-12)

@@ -20,6 +20,7 @@ SPECIAL_CASES = [(c, k) for c in EARLY_OUT_COMMANDS for k in SPECIAL_OUT]
 def _refused_before_work(command, out, tmp_path, monkeypatch, capsys) -> str:
     """Run ``command`` on a tiny model with ``--out out`` where opening the checkpoint fails the test; return stderr."""
     import sabounds.numerics.proxies.model_analysis as analysis
+
     tiny_model(tmp_path / "model")
     (tmp_path / "afile").write_text("a file")
     (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
@@ -28,10 +29,15 @@ def _refused_before_work(command, out, tmp_path, monkeypatch, capsys) -> str:
 
     def no_work(*args, **kwargs):
         raise AssertionError("the checkpoint was opened before --out was checked")
+
     # every module that bound measure_model at its import is patched (patching model_analysis alone missed those,
     # and a consumer first imported during the patch kept no_work for the rest of the run)
-    for name in ("sabounds.full_report.compute", "sabounds.numerics.bound.checkpoint_inputs",
-                 "sabounds.numerics.proxies.scaling", "sabounds.numerics.proxies.layer_measurement"):
+    for name in (
+        "sabounds.full_report.compute",
+        "sabounds.numerics.bound.checkpoint_inputs",
+        "sabounds.numerics.proxies.scaling",
+        "sabounds.numerics.proxies.layer_measurement",
+    ):
         importlib.import_module(name)
     original = analysis.measure_model
     for module in [m for m in list(sys.modules.values()) if getattr(m, "measure_model", None) is original]:
@@ -55,6 +61,7 @@ def test_an_uncreatable_out_is_refused_before_any_work(command, case, tmp_path, 
 @pytest.mark.parametrize("command,case", SPECIAL_CASES, ids=[f"{c}-{k}" for c, k in SPECIAL_CASES])
 def test_an_out_on_a_special_file_system_is_refused_before_any_work(command, case, tmp_path, monkeypatch, capsys):
     from sabounds.outputs.file_systems import special_file_system
+
     out = SPECIAL_OUT[case]
     top = "/" + out.split("/")[1]
     if special_file_system(top) is None:
@@ -71,6 +78,7 @@ def test_a_special_file_system_is_told_from_storage_by_its_mount():
 
     from sabounds.outputs.atomic import check_target
     from sabounds.outputs.file_systems import file_system, special_file_system
+
     if file_system("/proc") is None:
         pytest.skip("no /proc/self/mountinfo here")
     assert (file_system("/proc"), file_system("/proc/self"), file_system("/sys")) == ("proc", "proc", "sysfs")

@@ -28,8 +28,12 @@ from tests.support.hostile import (
 
 # analyze meets every hazard in the quick lane (the --out handling is shared); the costlier commands in `make test`.
 QUICK_COMMANDS = {"analyze", "scaling"}
-CASES = [pytest.param(cmd, c, id=f"{cmd}-{c.id}", marks=() if cmd in QUICK_COMMANDS else pytest.mark.slow)
-         for c in OUTPUT_CASES for cmd in OUTPUT_COMMANDS if cmd not in REFUSALS_ONLY or c.expect == REFUSE]
+CASES = [
+    pytest.param(cmd, c, id=f"{cmd}-{c.id}", marks=() if cmd in QUICK_COMMANDS else pytest.mark.slow)
+    for c in OUTPUT_CASES
+    for cmd in OUTPUT_COMMANDS
+    if cmd not in REFUSALS_ONLY or c.expect == REFUSE
+]
 
 
 @pytest.fixture
@@ -60,10 +64,17 @@ def test_hostile_out(command, case, root, capsys):
         target = root / case.out
         assert read_marker(target)["state"] == "complete"
         listed = set(read_marker(target)["files"])
-        present = {k[len(str(target.relative_to(root))) + 1:] for k in after if k.startswith(str(target.relative_to(root)) + "/")}
+        present = {
+            k[len(str(target.relative_to(root))) + 1 :]
+            for k in after
+            if k.startswith(str(target.relative_to(root)) + "/")
+        }
         assert present - {MARKER} <= listed | {f + "/" for f in listed}
-        hidden = [k for k in after if os.path.basename(k).startswith(".") and os.path.basename(k) != MARKER
-                  and k not in before]
+        hidden = [
+            k
+            for k in after
+            if os.path.basename(k).startswith(".") and os.path.basename(k) != MARKER and k not in before
+        ]
         assert hidden == [], f"leftovers: {hidden}"
 
 
@@ -86,8 +97,13 @@ def test_two_processes_to_one_out_exactly_one_wins(tmp_path):
     tiny_model(tmp_path / "model")
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "sabounds", "analyze", str(tmp_path / "model"), "--out", str(out), "--json"]
-    a = subprocess.Popen(cli_with_fault("partial-created:STOP", *cmd[3:]), cwd=ROOT,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    a = subprocess.Popen(
+        cli_with_fault("partial-created:STOP", *cmd[3:]),
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while not list(tmp_path.glob(".out.partial-*")) and time.monotonic() < deadline:

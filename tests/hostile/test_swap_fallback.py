@@ -19,12 +19,14 @@ pytestmark = pytest.mark.slow  # child processes killed at each stage
 def fallback(monkeypatch):
     """The report command with a fast fake computation and without ``RENAME_EXCHANGE``."""
     import sabounds.full_report.files as command
+
     monkeypatch.setattr(command, "build_report", fake_build_report)
     monkeypatch.setattr(swap, "_renameat2", lambda src, dst, flags: False)
 
     def run(target, name):
         monkeypatch.setenv("SABOUNDS_TEST_RUN", name)
         return main(["report", "--out", str(target), "--force", "--precision", "15", "--samples", "1"])
+
     return run
 
 
@@ -35,14 +37,18 @@ def _report_of(target):
 
 
 def _hidden(folder):
-    return {p.name: sorted(q.name for q in p.iterdir()) for p in folder.iterdir()
-            if p.name.startswith(".report.") and p.is_dir()}
+    return {
+        p.name: sorted(q.name for q in p.iterdir())
+        for p in folder.iterdir()
+        if p.name.startswith(".report.") and p.is_dir()
+    }
 
 
 @pytest.mark.parametrize("other", UNRELATED_TARGETS)
 @pytest.mark.parametrize("stage", FALLBACK_STAGES)
-def test_a_kill_in_the_two_rename_swap_never_lets_another_target_take_the_old_report(tmp_path, stage, other,
-                                                                                     fallback, capsys):
+def test_a_kill_in_the_two_rename_swap_never_lets_another_target_take_the_old_report(
+    tmp_path, stage, other, fallback, capsys
+):
     target, unrelated = tmp_path / "report", tmp_path / other
     assert fallback(target, "old") == 0 and fallback(unrelated, "theirs") == 0
     hit = run_report_subprocess(target, tmp_path, "new", f"{stage}:KILL", exchange=False)

@@ -24,6 +24,7 @@ def counting(monkeypatch, owner, name: str, counts: Counter, key=lambda *a, **k:
     def counted(*args, **kwargs):
         counts[key(*args, **kwargs)] += 1
         return original(*args, **kwargs)
+
     monkeypatch.setattr(owner, name, counted)
 
 

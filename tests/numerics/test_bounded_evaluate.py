@@ -15,17 +15,26 @@ from sabounds.proofs_check.time_limit import TimeLimit, time_limit
 x, y = sp.symbols("x y", positive=True)
 
 
-@pytest.mark.parametrize("expr", [x**2 + sp.sqrt(y) / 3, sp.log(x, 2) * sp.exp(-y), sp.Max(x, y) - sp.Min(x, 1),
-                                  sp.gamma(x) * sp.erf(y), sp.sin(x) + sp.cos(y) - sp.tanh(x) * sp.atan(y),
-                                  sp.Abs(x - y) ** sp.Rational(1, 3) + sp.pi * sp.E])
+@pytest.mark.parametrize(
+    "expr",
+    [
+        x**2 + sp.sqrt(y) / 3,
+        sp.log(x, 2) * sp.exp(-y),
+        sp.Max(x, y) - sp.Min(x, 1),
+        sp.gamma(x) * sp.erf(y),
+        sp.sin(x) + sp.cos(y) - sp.tanh(x) * sp.atan(y),
+        sp.Abs(x - y) ** sp.Rational(1, 3) + sp.pi * sp.E,
+    ],
+)
 def test_bounded_evaluate_agrees_with_evaluate(expr):
     point = {x: mpmath.mpf("1.7"), y: mpmath.mpf("0.3")}
     a, b = bounded_evaluate(expr, point, 60), evaluate(expr, point, 60)
     assert abs(a - b) <= mpmath.mpf(10) ** -55 * max(1, abs(b))
 
 
-@pytest.mark.parametrize("expr", [x ** (x ** (x**x)), sp.exp(sp.exp(sp.exp(x))), sp.gamma(sp.exp(x**2)),
-                                  sp.sin(x**1000)])
+@pytest.mark.parametrize(
+    "expr", [x ** (x ** (x**x)), sp.exp(sp.exp(sp.exp(x))), sp.gamma(sp.exp(x**2)), sp.sin(x**1000)]
+)
 def test_towers_are_refused_quickly_instead_of_computed(expr):
     start = time.monotonic()
     with pytest.raises(MagnitudeError):

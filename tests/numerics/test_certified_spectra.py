@@ -29,8 +29,11 @@ def _max_relative_error(values, reference):
 
 def _random_cases():
     rng = np.random.default_rng(2026)
-    cases = [rng.standard_normal((n, m)) * s for n, m in ((40, 160), (160, 40), (64, 200), (1, 30), (200, 800))
-             for s in (1.0, 0.02, 1e-150, 1e150)]
+    cases = [
+        rng.standard_normal((n, m)) * s
+        for n, m in ((40, 160), (160, 40), (64, 200), (1, 30), (200, 800))
+        for s in (1.0, 0.02, 1e-150, 1e150)
+    ]
     cases += [with_spectrum(rng, np.linspace(1.0, 0.5, 50), 50, 120), np.eye(30), np.ones((1, 1))]
     return cases
 
@@ -45,6 +48,7 @@ def test_certified_gram_values_agree_with_lapack(w):
 
 def test_certificate_holds_on_the_real_checkpoint():
     from sabounds.numerics.checkpoints.reader import Checkpoint, CheckpointError, default_model_dir
+
     try:
         checkpoint = Checkpoint(default_model_dir())
     except CheckpointError as exc:
@@ -141,7 +145,7 @@ def test_water_filling_matches_hoelder_formula():
     top = np.array([3.0, 2.0, 1.5])
     dim, fro2 = 10, 9 + 4 + 2.25 + 7 * 0.5
     ps = np.array([0.5, 1.0, 1.5])
-    expected = [np.sum(top ** p) + (dim - 3) ** (1 - p / 2) * (fro2 - 15.25) ** (p / 2) for p in ps]
+    expected = [np.sum(top**p) + (dim - 3) ** (1 - p / 2) * (fro2 - 15.25) ** (p / 2) for p in ps]
     assert water_filled_schatten(top, fro2, dim, ps) == pytest.approx(expected, rel=1e-14)
 
 
@@ -173,10 +177,13 @@ def test_every_p_opt_unchanged_against_lapack(tmp_path):
     from sabounds.numerics.proxies.certified_measure import measure_layer_spectra
     from sabounds.numerics.proxies.model_analysis import analyze_spectra, open_checkpoint
     from tests.support.family_files import write_family
+
     write_family(tmp_path, "bert", seed=5)
     source = open_checkpoint(tmp_path)
-    runs = {m: analyze_spectra([measure_layer_spectra(source, i, m)[0] for i in range(source.shape.layers)],
-                               source.shape) for m in ("certified", "exact")}
+    runs = {
+        m: analyze_spectra([measure_layer_spectra(source, i, m)[0] for i in range(source.shape.layers)], source.shape)
+        for m in ("certified", "exact")
+    }
     assert [m.p_opt for m in runs["certified"].matrices] == [m.p_opt for m in runs["exact"].matrices]
     assert runs["certified"].ours == pytest.approx(runs["exact"].ours, rel=1e-9)
     assert float(runs["certified"].edelman) == pytest.approx(float(runs["exact"].edelman), rel=1e-9)

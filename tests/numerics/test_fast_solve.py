@@ -48,13 +48,17 @@ def test_fast_descent_is_the_plain_descent(scale, aggregation):
     log_v = t.log_sum if aggregation == "sum" else t.log_cs
     obj = objective_for(comp, SETTING, aggregation)
     rng = np.random.default_rng(1)
-    starts = [np.zeros(model.K, dtype=int), np.argmin(log_v, axis=1)] + [rng.integers(0, len(model.ps), model.K) for _ in range(3)]
+    starts = [np.zeros(model.K, dtype=int), np.argmin(log_v, axis=1)] + [
+        rng.integers(0, len(model.ps), model.K) for _ in range(3)
+    ]
     for start in starts:
         plain, v_plain = coordinate_descent_plain(log_v, t.cost, t.base_cost, obj, start)
         fast, v_fast = coordinate_descent(log_v, t.cost, t.base_cost, obj, start)
         assert np.array_equal(plain, fast)
         assert v_fast == pytest.approx(v_plain, rel=1e-14)
-    assert np.array_equal(choose(log_v, t.cost, t.base_cost, obj), choose(log_v, t.cost, t.base_cost, obj, coordinate_descent_plain))
+    assert np.array_equal(
+        choose(log_v, t.cost, t.base_cost, obj), choose(log_v, t.cost, t.base_cost, obj, coordinate_descent_plain)
+    )
 
 
 @pytest.mark.parametrize("scale", [1.0, 0.3])
@@ -64,8 +68,9 @@ def test_vectorised_radii_tables_are_the_per_slot_loop(scale):
     for i, s in enumerate(model.slots):
         for j, p in enumerate(model.ps):
             z = s.schatten_shell(j)
-            assert (lM[i, j], cost[i, j]) == ((math.log(max(s.rank, 1)), math.log(s.dim)) if p == 0 else
-                                              (z * math.log(2), shell_cost(z)))
+            assert (lM[i, j], cost[i, j]) == (
+                (math.log(max(s.rank, 1)), math.log(s.dim)) if p == 0 else (z * math.log(2), shell_cost(z))
+            )
 
 
 def _plain_slot_factor(comp, model, t, obj, choice, k):
@@ -76,9 +81,13 @@ def _plain_slot_factor(comp, model, t, obj, choice, k):
     c_other = t.base_cost + t.cost[rows, choice].sum() - t.cost[k, choice[k]]
 
     def gap(x):
-        row = log_sum_shares(comp, model, SETTING, np.array([t.lrho[k] - x]), t.lM[k:k + 1], rows=[k], norms=t.norms)[0][0]
-        values = obj(_logsumexp(np.concatenate([np.broadcast_to(others, (len(row), len(others))), row[:, None]], axis=1)),
-                     c_other + t.cost[k])
+        row = log_sum_shares(comp, model, SETTING, np.array([t.lrho[k] - x]), t.lM[k : k + 1], rows=[k], norms=t.norms)[
+            0
+        ][0]
+        values = obj(
+            _logsumexp(np.concatenate([np.broadcast_to(others, (len(row), len(others))), row[:, None]], axis=1)),
+            c_other + t.cost[k],
+        )
         return float(np.min(values[1:]) - values[0])
 
     lo, step = 0.0, 1.0
@@ -112,4 +121,6 @@ def test_lockstep_break_even_is_each_slots_own_bisection(scale):
         assert (f is None) == (plain is None)
         if plain is not None:
             assert float(f) == pytest.approx(plain, rel=1e-10), k
-    assert be.model_factor is None or be.model_factor <= min(f for f in be.per_slot if f is not None) * (1 + mpmath.mpf("1e-11"))
+    assert be.model_factor is None or be.model_factor <= min(f for f in be.per_slot if f is not None) * (
+        1 + mpmath.mpf("1e-11")
+    )

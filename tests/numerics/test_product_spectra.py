@@ -40,7 +40,10 @@ def test_full_svd_noise_inflates_small_p_but_the_core_does_not():
     rng = np.random.default_rng(2)
     left, right = rng.standard_normal((384, 32)), rng.standard_normal((32, 384))
     ps = np.array([1 / 12, 1.0, 2.0])
-    core, full = schatten_grid(product_singular_values(left, right), ps), schatten_grid(singular_values(left @ right), ps)
+    core, full = (
+        schatten_grid(product_singular_values(left, right), ps),
+        schatten_grid(singular_values(left @ right), ps),
+    )
     assert full[0] > 1.3 * core[0]
     np.testing.assert_allclose(core[1:], full[1:], rtol=1e-9)
 

@@ -50,11 +50,23 @@ def reference_layers(directory):
     dh = n // heads
     layers = []
     for l in range(config["num_hidden_layers"]):
-        t = {name: tensors[f"{prefix}encoder.layer.{l}.{name}.weight"].astype(np.float64)
-             for name in ("attention.self.query", "attention.self.key", "attention.self.value",
-                          "attention.output.dense", "intermediate.dense", "output.dense")}
-        q, k, v, o = (t["attention.self.query"], t["attention.self.key"], t["attention.self.value"],
-                      t["attention.output.dense"])
+        t = {
+            name: tensors[f"{prefix}encoder.layer.{l}.{name}.weight"].astype(np.float64)
+            for name in (
+                "attention.self.query",
+                "attention.self.key",
+                "attention.self.value",
+                "attention.output.dense",
+                "intermediate.dense",
+                "output.dense",
+            )
+        }
+        q, k, v, o = (
+            t["attention.self.query"],
+            t["attention.self.key"],
+            t["attention.self.value"],
+            t["attention.output.dense"],
+        )
         mats = []
         for h in range(heads):
             rows = slice(h * dh, (h + 1) * dh)
@@ -64,8 +76,12 @@ def reference_layers(directory):
             mats.append(("V_tilde", h, v[rows, :].T @ o.T[rows, :]))
         mats.append(("M_in", -1, t["intermediate.dense"].T))
         mats.append(("M_out", -1, t["output.dense"].T))
-        layers.append([(kind, h, np.linalg.svd(w, compute_uv=False), float(np.sum(np.linalg.norm(w, axis=0))))
-                       for kind, h, w in mats])
+        layers.append(
+            [
+                (kind, h, np.linalg.svd(w, compute_uv=False), float(np.sum(np.linalg.norm(w, axis=0))))
+                for kind, h, w in mats
+            ]
+        )
     return n, heads, layers
 
 
@@ -120,9 +136,21 @@ def reference_proxies(n, heads, all_layers, depth, lphi_in_gamma=False, qk_facto
                 c = s_p ** (1 / (p + 2)) * scale ** (p / (p + 2)) * n ** ((p + 1) / (p + 2))
                 if best is None or c < best:
                     best_p, best = p, c
-            rows.append({"layer": l, "head": h, "type": kind, "rank": rank, "p_opt": best_p, "min_contribution": best,
-                         "alpha": alpha[l], "gamma": gamma, "scale": scale, "spectral_norm": float(sigma[0]),
-                         "norm_21": n21(layer, kind, h)})
+            rows.append(
+                {
+                    "layer": l,
+                    "head": h,
+                    "type": kind,
+                    "rank": rank,
+                    "p_opt": best_p,
+                    "min_contribution": best,
+                    "alpha": alpha[l],
+                    "gamma": gamma,
+                    "scale": scale,
+                    "spectral_norm": float(sigma[0]),
+                    "norm_21": n21(layer, kind, h),
+                }
+            )
             ours += best
     ours += math.sqrt(L)
     inner = 1.0
@@ -134,7 +162,7 @@ def reference_proxies(n, heads, all_layers, depth, lphi_in_gamma=False, qk_facto
             xi += (mo * mi * n21(layer, "V_tilde", h)) ** (2 / 3)
         xi += (mo * n21(layer, "M_in", -1)) ** (2 / 3) + n21(layer, "M_out", -1) ** (2 / 3)
         inner += alpha[l] ** (2 / 3) * xi
-    return {"grid_m": m, "rows": rows, "ours": ours, "edelman": inner ** 1.5}
+    return {"grid_m": m, "rows": rows, "ours": ours, "edelman": inner**1.5}
 
 
 @pytest.mark.parametrize("depth", [2, 4, 6])
@@ -142,9 +170,11 @@ def test_proxies_equal_independent_implementation(model_dir, real_reference, dep
     got = real_analysis(depth)
     _assert_agree(got, reference_proxies(*real_reference, depth))
     assert got.variants.ours_lphi_in_gamma == pytest.approx(
-        reference_proxies(*real_reference, depth, lphi_in_gamma=True)["ours"], rel=REL)
+        reference_proxies(*real_reference, depth, lphi_in_gamma=True)["ours"], rel=REL
+    )
     assert got.variants.edelman_qk_factor_2 == pytest.approx(
-        reference_proxies(*real_reference, depth, qk_factor=2.0)["edelman"], rel=REL)
+        reference_proxies(*real_reference, depth, qk_factor=2.0)["edelman"], rel=REL
+    )
 
 
 @pytest.mark.parametrize("scale", [0.4, 0.45, 1.0])
@@ -155,7 +185,8 @@ def test_independent_agreement_where_p_opt_is_interior(tmp_path, scale):
     reference = reference_layers(tmp_path)
     _assert_agree(got, reference_proxies(*reference, 3))
     assert got.variants.ours_lphi_in_gamma == pytest.approx(
-        reference_proxies(*reference, 3, lphi_in_gamma=True)["ours"], rel=REL)
+        reference_proxies(*reference, 3, lphi_in_gamma=True)["ours"], rel=REL
+    )
     if scale < 1:
         assert any(0 < m.p_opt < 2 for m in got.matrices)
 
@@ -179,13 +210,36 @@ def test_cli_json_matches_api(model_dir, capsys):
     assert main(["analyze", str(model_dir), "--layers", "2", "--json"]) == 0
     record = json.loads(capsys.readouterr().out)
     api = real_analysis(2).to_json()
-    assert record["model"] == {"L": 2, "N": 384, "heads": 12, "head_dim": 32, "intermediate": 1536, "kv_heads": 12,
-                               "family": "bert", "layout": "post_ln", "activation": "gelu", "gated": False}
+    assert record["model"] == {
+        "L": 2,
+        "N": 384,
+        "heads": 12,
+        "head_dim": 32,
+        "intermediate": 1536,
+        "kv_heads": 12,
+        "family": "bert",
+        "layout": "post_ln",
+        "activation": "gelu",
+        "gated": False,
+    }
     assert record["proxy"] == "published" and record["departures"] == []
     assert record["totals"] == api["totals"]
-    assert set(record["matrices"][0]) == {"layer", "head", "type", "rank", "spectral_norm", "frobenius_norm",
-                                          "norm_21", "stable_rank", "values", "alpha", "gamma", "scale", "p_opt",
-                                          "min_contribution"}
+    assert set(record["matrices"][0]) == {
+        "layer",
+        "head",
+        "type",
+        "rank",
+        "spectral_norm",
+        "frobenius_norm",
+        "norm_21",
+        "stable_rank",
+        "values",
+        "alpha",
+        "gamma",
+        "scale",
+        "p_opt",
+        "min_contribution",
+    }
     assert {m["values"] for m in record["matrices"]} == {"measured"}
     assert {m["type"] for m in record["matrices"]} == {"QK", "V_tilde", "M_in", "M_out"}
     assert all(m["head"] == -1 for m in record["matrices"] if m["type"] in ("M_in", "M_out"))

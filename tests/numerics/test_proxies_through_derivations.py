@@ -24,7 +24,7 @@ def _direct(layers, width):
     for lay in layers:
         att = sum(spec(v) * (1 + 4 * spec(q)) for q, v in zip(lay["QK"], lay["Vt"]))
         lip.append(L_PHI * spec(lay["M_in"][0]) * spec(lay["M_out"][0]) * att)
-    alpha = [math.prod(lip[i + 1:]) for i in range(L)]
+    alpha = [math.prod(lip[i + 1 :]) for i in range(L)]
     ours, edel = 0.0, 0.0
     for i, lay in enumerate(layers):
         so, si = spec(lay["M_out"][0]), spec(lay["M_in"][0])
@@ -35,11 +35,14 @@ def _direct(layers, width):
             rank = np.count_nonzero(sig > 1e-10 * sig.size * max(sig.max(), 1.0))
             best = None
             for pv in grid:
-                s_p = rank if pv == 0 else np.sum(sig ** pv)
+                s_p = rank if pv == 0 else np.sum(sig**pv)
                 c = s_p ** (1 / (pv + 2)) * (gamma * alpha[i] * L) ** (pv / (pv + 2)) * width ** ((pv + 1) / (pv + 2))
                 best = c if best is None or c < best else best
             ours += best
-        xi = sum((so * si * spec(v) * two_one(q)) ** (2 / 3) + (so * si * two_one(v)) ** (2 / 3) for q, v in zip(lay["QK"], lay["Vt"]))
+        xi = sum(
+            (so * si * spec(v) * two_one(q)) ** (2 / 3) + (so * si * two_one(v)) ** (2 / 3)
+            for q, v in zip(lay["QK"], lay["Vt"])
+        )
         xi += (so * two_one(lay["M_in"][0])) ** (2 / 3) + two_one(lay["M_out"][0]) ** (2 / 3)
         edel += alpha[i] ** (2 / 3) * xi
     return ours + math.sqrt(L), (1 + edel) ** 1.5
@@ -51,10 +54,15 @@ def test_proxies_agree_with_direct_formulas(seed, n_layers, heads, d_h):
     rng = np.random.default_rng(seed)
     width = heads * d_h
     fam = lambda: FAMILIES[int(rng.integers(len(FAMILIES)))]
-    layers = [{"QK": [draw("low_rank", rng, width, width, rank=min(d_h, width)) for _ in range(heads)],
-               "Vt": [draw(fam(), rng, width, width) for _ in range(heads)],
-               "M_in": [draw(fam(), rng, width, 4 * width)], "M_out": [draw(fam(), rng, 4 * width, width)]}
-              for _ in range(n_layers)]
+    layers = [
+        {
+            "QK": [draw("low_rank", rng, width, width, rank=min(d_h, width)) for _ in range(heads)],
+            "Vt": [draw(fam(), rng, width, width) for _ in range(heads)],
+            "M_in": [draw(fam(), rng, width, 4 * width)],
+            "M_out": [draw(fam(), rng, 4 * width, width)],
+        }
+        for _ in range(n_layers)
+    ]
     got = stack_proxies(layers, bert(), width)
     ours, edel = _direct(layers, width)
     assert abs(got.ours - ours) <= 1e-12 * abs(ours)
@@ -73,7 +81,9 @@ def test_architecture_variants_are_data_not_edits():
     plain = stack_proxies(layers, single_head(), 6)
     residual = stack_proxies(layers, single_head().with_residual(), 6)
     relu = stack_proxies(layers, single_head().with_constant(L_phi, 1), 6)
-    assert all(r > a for r, a in zip(residual.alpha[:-1], plain.alpha[:-1])) and residual.alpha[-1] == plain.alpha[-1] == 1
+    assert (
+        all(r > a for r, a in zip(residual.alpha[:-1], plain.alpha[:-1])) and residual.alpha[-1] == plain.alpha[-1] == 1
+    )
     assert all(abs(x / y - (1 / 1.13) ** (2 - i)) < 1e-12 for i, (x, y) in enumerate(zip(relu.alpha, plain.alpha)))
     with pytest.raises(StackError):
         stack_proxies([{"QK": layers[0]["QK"]}], single_head(), 6)

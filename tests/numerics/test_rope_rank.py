@@ -32,7 +32,11 @@ def test_rotating_head_rank_bounds_every_members_rank(tmp_path):
     spec = rope_from_config(cfg, d, "test")
     q_left = weights["model.layers.0.self_attn.q_proj.weight"][:d].astype(np.float64).T
     k_right = weights["model.layers.0.self_attn.k_proj.weight"][:d].astype(np.float64)
-    members = [numerical_rank(np.linalg.svd(family_member(q_left, k_right, spec, float(delta)), compute_uv=False),
-                              analysis.rank_tol) for delta in range(64)]
+    members = [
+        numerical_rank(
+            np.linalg.svd(family_member(q_left, k_right, spec, float(delta)), compute_uv=False), analysis.rank_tol
+        )
+        for delta in range(64)
+    ]
     assert max(members) == 2
     assert head.rank >= max(members)

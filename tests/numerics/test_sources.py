@@ -122,9 +122,17 @@ kv_heads = 2
 intermediate = 40
 """
 
-RENAME = {"self_attn.q_proj": "attn.wq", "self_attn.k_proj": "attn.wk", "self_attn.v_proj": "attn.wv",
-          "self_attn.o_proj": "attn.wo", "mlp.up_proj": "ffn.w3", "mlp.down_proj": "ffn.w2",
-          "mlp.gate_proj": "ffn.w1", "post_attention_layernorm": "ffn_norm", "input_layernorm": "attn_norm"}
+RENAME = {
+    "self_attn.q_proj": "attn.wq",
+    "self_attn.k_proj": "attn.wk",
+    "self_attn.v_proj": "attn.wv",
+    "self_attn.o_proj": "attn.wo",
+    "mlp.up_proj": "ffn.w3",
+    "mlp.down_proj": "ffn.w2",
+    "mlp.gate_proj": "ffn.w1",
+    "post_attention_layernorm": "ffn_norm",
+    "input_layernorm": "attn_norm",
+}
 
 
 def _renamed_llama():
@@ -139,6 +147,7 @@ def _renamed_llama():
 @pytest.mark.parametrize("suffix", [".toml", ".json"])
 def test_mapping_file_describes_a_renamed_model_exactly(tmp_path, suffix):
     import tomllib
+
     path = tmp_path / f"m{suffix}"
     path.write_text(MAPPING if suffix == ".toml" else json.dumps(tomllib.loads(MAPPING)))
     write_model(tmp_path / "renamed", _renamed_llama(), {"model_type": "my-llama", "rms_norm_eps": 1e-6})
@@ -163,8 +172,10 @@ BAD_MAPPINGS = [
     ('layer = "b.{i}."\n[tensors]\nquery = "q"\n', "tensors.key"),
     ('layer = "b.{i}."\nlayout = "sideways"\n', "layout"),
     ('layer = "b.{i}."\nactivation = "tanh"\n', "activation"),
-    ('layer = "b.{i}."\n[tensors]\nqkv = "a"\noutput = "o"\nmlp_in = "i"\nmlp_out = "o2"\n[sizes]\nheads = 0\n',
-     "sizes.heads"),
+    (
+        'layer = "b.{i}."\n[tensors]\nqkv = "a"\noutput = "o"\nmlp_in = "i"\nmlp_out = "o2"\n[sizes]\nheads = 0\n',
+        "sizes.heads",
+    ),
     ('layer = "b.{i}."\n[tensors]\nqkv = "a"\nbogus = "x"\n', "tensors.bogus"),
     ('base = "t5"\n', "base"),
     ("layer = [unclosed\n", "not valid TOML"),

@@ -60,6 +60,7 @@ def test_schatten_norm_is_S_p_to_the_1_over_p():
     rng = np.random.default_rng(4)
     s = singular_values(draw("power_law", rng, 12, 9))
     from sabounds.numerics.spectra import schatten_norm
+
     assert schatten_norm(s, 2) == pytest.approx(np.linalg.norm(s), rel=1e-13)
     assert schatten_norm(s, 1) == pytest.approx(s.sum(), rel=1e-13)
     assert schatten_norm(s, 0.5) == pytest.approx(np.sum(np.sqrt(s)) ** 2, rel=1e-13)

@@ -112,6 +112,7 @@ def test_rerun_reads_no_tensor_bytes(tmp_path, monkeypatch):
 
     def refuse(*args, **kwargs):
         raise AssertionError("tensor bytes were read")
+
     monkeypatch.setattr(cache_module.mmap, "mmap", refuse)
     assert _keys(model, c, compute=False) == first
     assert _keys(model, c) == first

@@ -20,7 +20,7 @@ def _stored_low_rank(rng, rank, rows, cols, dtype):
 
 
 def _storage_rank(sigma, u):
-    tau = u / (1 - u) * float(np.sqrt(np.sum(sigma ** 2)))
+    tau = u / (1 - u) * float(np.sqrt(np.sum(sigma**2)))
     return int(np.count_nonzero(sigma > max(tau, published_threshold(sigma, RANK_TOL))))
 
 
@@ -44,7 +44,7 @@ def test_rounding_bound_holds_on_random_stored_matrices():
         scale = 10.0 ** rng.uniform(-2, 2)
         sigma = singular_values(scale * _stored_low_rank(rng, rank, rows, cols, dtype) / scale)
         u = UNIT_ROUNDOFF[dtype]
-        tau = max(u / (1 - u) * float(np.sqrt(np.sum(sigma ** 2))), published_threshold(sigma, RANK_TOL))
+        tau = max(u / (1 - u) * float(np.sqrt(np.sum(sigma**2))), published_threshold(sigma, RANK_TOL))
         assert sigma[rank] <= tau if rank < sigma.size else True
         assert sigma[rank - 1] > tau
 
@@ -52,8 +52,10 @@ def test_rounding_bound_holds_on_random_stored_matrices():
 def test_understating_the_roundoff_breaks_the_bound():
     """Mutant: u / 64 instead of u counts rounding as rank for some stored rank-8 matrix."""
     rng = np.random.default_rng(0)
-    ranks = [_storage_rank(singular_values(_stored_low_rank(rng, 8, 64, 256, d)), UNIT_ROUNDOFF[d] / 64)
-             for d in ("F16", "BF16")]
+    ranks = [
+        _storage_rank(singular_values(_stored_low_rank(rng, 8, 64, 256, d)), UNIT_ROUNDOFF[d] / 64)
+        for d in ("F16", "BF16")
+    ]
     assert max(ranks) > 8
 
 
@@ -82,6 +84,7 @@ def test_unreadable_headers_are_one_line_value_errors(tmp_path, header):
     import struct
 
     from sabounds.numerics.proxies.storage_rank import tensor_dtypes
+
     (tmp_path / "model.safetensors").write_bytes(struct.pack("<Q", len(header)) + header if header else b"\x01")
     with pytest.raises(ValueError) as info:
         tensor_dtypes(tmp_path)
@@ -92,6 +95,7 @@ def test_subnormal_entries_widen_the_threshold():
     """Issue 22: a rank-1 F16 matrix with entries near 3e-7 (subnormal in F16) rounds to a matrix whose sigma_2 is
     far above u ||W~||_F; the subnormal term s sqrt(k) brings tau above it again."""
     from sabounds.numerics.proxies.storage_rank import UNIT_ROUNDOFF, storage_error
+
     rng = np.random.default_rng(0)
     w = np.outer(rng.uniform(0.5, 1.5, 16), rng.uniform(0.5, 1.5, 16)) * 3e-7
     stored = w.astype(np.float16).astype(np.float64)
@@ -107,6 +111,7 @@ def test_product_threshold_with_subnormal_factors_bounds_the_product_error():
     the layer threshold, which is e_A ||B|| + ||A|| e_B + e_A e_B."""
     from sabounds.numerics.checkpoints.layers import assemble
     from sabounds.numerics.proxies.storage_rank import UNIT_ROUNDOFF, rounding_thresholds, storage_error
+
     rng = np.random.default_rng(1)
     q, k = rng.standard_normal((4, 8)) * 2e-6, rng.standard_normal((4, 8)) * 3e-7
     eye = np.eye(8)

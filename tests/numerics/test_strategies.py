@@ -41,6 +41,14 @@ def test_bert_like_stack_has_low_rank_attention_full_rank_feed_forward_and_layer
 
 
 def test_layer_lipschitz_formula():
-    norms = LayerNorms(qk_spectral=np.array([0.5, 1.0]), vt_spectral=np.array([1.0, 2.0]), m_in_spectral=2.0,
-                       m_out_spectral=3.0, qk_21=np.zeros(2), vt_21=np.zeros(2), m_in_21=0.0, m_out_21=0.0)
+    norms = LayerNorms(
+        qk_spectral=np.array([0.5, 1.0]),
+        vt_spectral=np.array([1.0, 2.0]),
+        m_in_spectral=2.0,
+        m_out_spectral=3.0,
+        qk_21=np.zeros(2),
+        vt_21=np.zeros(2),
+        m_in_21=0.0,
+        m_out_21=0.0,
+    )
     assert layer_lipschitz(norms) == 1.13 * 6 * (1 * 3 + 2 * 5)

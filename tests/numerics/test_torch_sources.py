@@ -22,8 +22,15 @@ def _model(name: str):
     if name == "gpt2":
         cfg = transformers.GPT2Config(n_layer=2, n_embd=16, n_head=4, vocab_size=40, n_positions=32)
         return transformers.GPT2LMHeadModel(cfg)
-    cfg = transformers.LlamaConfig(num_hidden_layers=2, hidden_size=16, num_attention_heads=4, num_key_value_heads=2,
-                                   intermediate_size=40, vocab_size=40, max_position_embeddings=32)
+    cfg = transformers.LlamaConfig(
+        num_hidden_layers=2,
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        intermediate_size=40,
+        vocab_size=40,
+        max_position_embeddings=32,
+    )
     model = transformers.LlamaForCausalLM(cfg)
     with torch.no_grad():
         for layer in model.model.layers:
@@ -60,6 +67,7 @@ def test_pickle_is_read_only_with_permission(tmp_path):
     model.config.to_json_file(str(tmp_path / "config.json"))
     torch.save(model.state_dict(), tmp_path / "pytorch_model.bin")
     from sabounds.numerics.checkpoints.errors import CheckpointError
+
     with pytest.raises(CheckpointError, match="refusing to unpickle"):
         open_checkpoint(tmp_path)
     a = analyze_measured(measure_model(open_checkpoint(tmp_path, allow_pickle=True))).to_json()

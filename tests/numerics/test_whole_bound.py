@@ -29,8 +29,17 @@ def rank_one(top: float = 1.0) -> np.ndarray:
 
 def tiny_model():
     """One layer, one head, N = 2, feed-forward width 2; every matrix rank 1 with sigma_1 = 1 and (2,1)-norm 1."""
-    layer = LayerInput(qk=[rank_one()], vt=[rank_one()], m_in=rank_one(), m_out=rank_one(), qk_21=[1.0], vt_21=[1.0],
-                       m_in_21=1.0, m_out_21=1.0, intermediate=2)
+    layer = LayerInput(
+        qk=[rank_one()],
+        vt=[rank_one()],
+        m_in=rank_one(),
+        m_out=rank_one(),
+        qk_21=[1.0],
+        vt_21=[1.0],
+        m_in_21=1.0,
+        m_out_21=1.0,
+        intermediate=2,
+    )
     return build_model([layer], 2)
 
 
@@ -73,12 +82,16 @@ def hand(n, delta, gamma, T, B=1, c_par=5):
     def share_without_rounding(p, k):
         t, e = 2 * p / (p + 2), 2 / (p + 2)
         C = 2**t * c_crude(p) * (2 * d) ** e * (ell_M * d * d * B**2) ** (p / (p + 2))
-        crude = mpmath.sqrt(C * (K * rho[k]) ** t) * (ell0s[k] ** (e / 2) * integral(1 - t / 2, 0, Delta) + integral(1 - t / 2, e / 2, Delta))
+        crude = mpmath.sqrt(C * (K * rho[k]) ** t) * (
+            ell0s[k] ** (e / 2) * integral(1 - t / 2, 0, Delta) + integral(1 - t / 2, e / 2, Delta)
+        )
         if p == 2:
             return crude
         C2 = 2**p * c_sharp(p) * (2 * d) ** (1 - p / 2) * (ell_M * d * B**2) ** (p / 2)
         e2 = 1 - p / 2
-        sharp = mpmath.sqrt(C2 * (K * rho[k]) ** p) * (ell0s[k] ** (e2 / 2) * integral(1 - p / 2, 0, Delta) + integral(1 - p / 2, e2 / 2, Delta))
+        sharp = mpmath.sqrt(C2 * (K * rho[k]) ** p) * (
+            ell0s[k] ** (e2 / 2) * integral(1 - p / 2, 0, Delta) + integral(1 - p / 2, e2 / 2, Delta)
+        )
         return min(crude, sharp)
 
     def cs(p, k):  # int_0^Delta of slot k's cover
@@ -96,14 +109,20 @@ def hand(n, delta, gamma, T, B=1, c_par=5):
             return crude
         C2 = 2**p * c_sharp(p) * (2 * d) ** (1 - p / 2) * (ell_M * d * B**2) ** (p / 2)
         e2 = 1 - p / 2
-        return min(crude, C2 * (K * rho[k]) ** p * (ell0s[k] ** e2 * integral(1 - p, 0, Delta) + integral(1 - p, e2, Delta)))
+        return min(
+            crude, C2 * (K * rho[k]) ** p * (ell0s[k] ** e2 * integral(1 - p, 0, Delta) + integral(1 - p, e2, Delta))
+        )
 
     # every price is ln 2: rank choice ln D = ln 2, S_p = 1 in shell z = 0 (i = 1), spectral radii 1 (i = 1)
     cost = K * mpmath.log(2 * m + 1) + K * mpmath.log(2) + K * mpmath.log(2)
     post = 3 * mpmath.sqrt(cost / (2 * n))
     conf = 3 * mpmath.sqrt(mpmath.log(2 / delta) / (2 * n))
-    ours_sum = min(pre * sum(share(p, k) for k, p in enumerate(ps)) for ps in itertools.product(grid, repeat=K)) + post + conf
-    rss_cs = min(mpmath.sqrt(Delta * sum(cs(p, k) for k, p in enumerate(ps))) for ps in itertools.product(grid, repeat=K))
+    ours_sum = (
+        min(pre * sum(share(p, k) for k, p in enumerate(ps)) for ps in itertools.product(grid, repeat=K)) + post + conf
+    )
+    rss_cs = min(
+        mpmath.sqrt(Delta * sum(cs(p, k) for k, p in enumerate(ps))) for ps in itertools.product(grid, repeat=K)
+    )
     rss_equal = []
     for p in grid:
         t, e = 2 * p / (p + 2), 2 / (p + 2)
@@ -113,18 +132,26 @@ def hand(n, delta, gamma, T, B=1, c_par=5):
         rem = sum(C * (K * r) ** t for r in rho)
         value = mpmath.sqrt(main) * integral(1 - t / 2, 0, Delta) + mpmath.sqrt(rem) * integral(1 - t / 2, e / 2, Delta)
         if p > 0:
-            value += mpmath.sqrt(sum(2 * d * e0 for e0 in ell0s)) * Delta + mpmath.sqrt(K * 2 * d) * mpmath.gamma(1.5) * Delta
+            value += (
+                mpmath.sqrt(sum(2 * d * e0 for e0 in ell0s)) * Delta
+                + mpmath.sqrt(K * 2 * d) * mpmath.gamma(1.5) * Delta
+            )
         rss_equal.append(value)
     ours_rss = pre * min(rss_cs, min(rss_equal)) + post + conf
     W_E = sum(r ** (mpmath.mpf(2) / 3) for r in [B**2, 1, 1, 1]) ** 1.5
     ell_E = mpmath.log(2 * 4 * n * T)
-    edelman = (2 / gamma * (4 * Delta / n + 12 * W_E * B * mpmath.sqrt(ell_E / n) * mpmath.log(n))
-               + 3 * mpmath.sqrt(8 * mpmath.log(2) / (2 * n)) + conf)
+    edelman = (
+        2 / gamma * (4 * Delta / n + 12 * W_E * B * mpmath.sqrt(ell_E / n) * mpmath.log(n))
+        + 3 * mpmath.sqrt(8 * mpmath.log(2) / (2 * n))
+        + conf
+    )
     return ours_sum, ours_rss, edelman
 
 
-@pytest.mark.parametrize("n, delta, gamma, T, B", [(10**6, 0.05, 1, 16, 1), (10**4, 0.1, 0.25, 3, 1),
-                                                   (10**12, 0.01, 4, 512, 1), (10**6, 0.05, 1, 16, 3)])
+@pytest.mark.parametrize(
+    "n, delta, gamma, T, B",
+    [(10**6, 0.05, 1, 16, 1), (10**4, 0.1, 0.25, 3, 1), (10**12, 0.01, 4, 512, 1), (10**6, 0.05, 1, 16, 3)],
+)
 def test_hand_worked_tiny_model_to_1e_12(n, delta, gamma, T, B):
     """One layer, one head, rank-1 matrices: all three bounds equal the hand formulas (global minimum over the
     5^4 p-vectors, taken by brute force) to 1e-12 relative; B = 3 puts B^2 in QK's gamma (unit tokens would not)."""
@@ -140,7 +167,9 @@ def test_hand_worked_tiny_model_to_1e_12(n, delta, gamma, T, B):
 def test_hand_formula_detects_a_changed_constant():
     """The hand check is sensitive: the package with c_par = 4 no longer matches the hand value for c_par = 5."""
     model = tiny_model()
-    got = evaluate(model, PUBLISHED, BoundInputs(n=10**6, delta=0.05, margin=1, tokens=16, constants=constants_key({"c_par": 4})))
+    got = evaluate(
+        model, PUBLISHED, BoundInputs(n=10**6, delta=0.05, margin=1, tokens=16, constants=constants_key({"c_par": 4}))
+    )
     want = hand(10**6, 0.05, 1, 16)
     assert abs(got.ours_sum.total / want[0] - 1) > 1e-4
     assert abs(got.ours_sum.total / hand(10**6, 0.05, 1, 16, c_par=4)[0] - 1) < 1e-12
@@ -149,7 +178,9 @@ def test_hand_formula_detects_a_changed_constant():
 def test_dudley_constant_scales_the_dudley_terms_exactly():
     model = tiny_model()
     base = evaluate(model, PUBLISHED, BoundInputs(n=10**6, delta=0.05, margin=1, tokens=16))
-    half = evaluate(model, PUBLISHED, BoundInputs(n=10**6, delta=0.05, margin=1, tokens=16, constants=constants_key({"c_D": 6})))
+    half = evaluate(
+        model, PUBLISHED, BoundInputs(n=10**6, delta=0.05, margin=1, tokens=16, constants=constants_key({"c_D": 6}))
+    )
     for a, b in zip(base.ours_sum.terms, half.ours_sum.terms):
         ratio = b.value / a.value if a.value else 1
         assert abs(ratio - (0.5 if a.key.startswith("dudley") else 1)) < mpmath.mpf(10) ** -25
@@ -163,17 +194,24 @@ def test_shells_and_their_prices():
 def test_shell_radius_bounds_values_one_ulp_above_a_power_of_two():
     # ceil(log2(16 (1 + 2^-52))) is 4 (log2 rounds to 4.0), so the radius 2^4 was below the value it bounds
     for k in range(-60, 61):
-        for v in (2.0 ** k, math.nextafter(2.0 ** k, math.inf), math.nextafter(2.0 ** k, 0.0)):
+        for v in (2.0**k, math.nextafter(2.0**k, math.inf), math.nextafter(2.0**k, 0.0)):
             z = shell(v)
-            assert 2.0 ** (z - 1) < v <= 2.0 ** z, (k, v, z)
+            assert 2.0 ** (z - 1) < v <= 2.0**z, (k, v, z)
 
 
 def _layer_input(layer, N, scale=1.0):
     sv = lambda a: np.linalg.svd(scale * a, compute_uv=False)
-    return LayerInput(qk=[sv(a) for a in layer.qk], vt=[sv(a) for a in layer.vt], m_in=sv(layer.m_in), m_out=sv(layer.m_out),
-                      qk_21=[float(norm_21(scale * a)) for a in layer.qk], vt_21=[float(norm_21(scale * a)) for a in layer.vt],
-                      m_in_21=float(norm_21(scale * layer.m_in)), m_out_21=float(norm_21(scale * layer.m_out)),
-                      intermediate=4 * N)
+    return LayerInput(
+        qk=[sv(a) for a in layer.qk],
+        vt=[sv(a) for a in layer.vt],
+        m_in=sv(layer.m_in),
+        m_out=sv(layer.m_out),
+        qk_21=[float(norm_21(scale * a)) for a in layer.qk],
+        vt_21=[float(norm_21(scale * a)) for a in layer.vt],
+        m_in_21=float(norm_21(scale * layer.m_in)),
+        m_out_21=float(norm_21(scale * layer.m_out)),
+        intermediate=4 * N,
+    )
 
 
 def random_model(seed: int, scale: float = 1.0):
@@ -191,7 +229,11 @@ def test_n_needed_solves_bound_equal_target(which):
         r = n_needed(model, PUBLISHED, setting, which, target=1)
         at_n = bound_at(model, PUBLISHED, setting.at_n(r.n), which).total
         assert 1 - mpmath.mpf(10) ** -20 < at_n < 1, "n needed is where the bound is below the target, within 1e-20"
-        assert bound_at(model, PUBLISHED, setting.at_n(r.lo), which).total > 1 > bound_at(model, PUBLISHED, setting.at_n(r.hi), which).total
+        assert (
+            bound_at(model, PUBLISHED, setting.at_n(r.lo), which).total
+            > 1
+            > bound_at(model, PUBLISHED, setting.at_n(r.hi), which).total
+        )
         assert r.lo <= r.n == r.hi
 
 
@@ -202,6 +244,7 @@ def test_proxy_break_even_moves_p_opt_off_zero(seed):
     model = random_model(seed)
     be = proxy_break_even(model)
     from sabounds.numerics.bound.slots import rhos
+
     kappa = np.array([float(r) * model.layers for r in rhos(model, PUBLISHED, rounded=False)])
     s_p = np.array([s.schatten for s in model.slots])
     _, best, _ = minimise(s_p, model.ps, kappa, model.hidden)
@@ -224,12 +267,18 @@ def test_whole_break_even_moves_p_opt_off_zero():
     be = whole_break_even(model, PUBLISHED, setting)
     assert all(f is not None and f > 1 for f in be.per_slot)
     for k in range(model.K):
-        for factor, moved in ((be.per_slot[k] * (1 + mpmath.mpf("1e-6")), True), (be.per_slot[k] * (1 - mpmath.mpf("1e-6")), False)):
+        for factor, moved in (
+            (be.per_slot[k] * (1 + mpmath.mpf("1e-6")), True),
+            (be.per_slot[k] * (1 - mpmath.mpf("1e-6")), False),
+        ):
             shrink = [1] * model.K
             shrink[k] = factor
             b = ours_sum(comp, model, setting, tables(model, PUBLISHED, setting, comp, shrink))
             assert (b.p_opt[k] > 0) == moved, (k, factor)
-    for factor, moved in ((be.model_factor * (1 + mpmath.mpf("1e-6")), True), (be.model_factor * (1 - mpmath.mpf("1e-6")), False)):
+    for factor, moved in (
+        (be.model_factor * (1 + mpmath.mpf("1e-6")), True),
+        (be.model_factor * (1 - mpmath.mpf("1e-6")), False),
+    ):
         b = ours_sum(comp, model, setting, tables(model, PUBLISHED, setting, comp, [factor] * model.K))
         assert bool((b.p_opt > 0).any()) == moved
     # both factors are bisection results (45 halvings of a log bracket, and the model's bracket starts 1e-12 above the
@@ -240,6 +289,7 @@ def test_whole_break_even_moves_p_opt_off_zero():
 def test_choice_is_a_coordinate_minimum_and_interior_where_it_pays():
     """Scaled down, the random stack has slots at interior p; no single-slot change of p lowers the float objective."""
     from sabounds.numerics.bound.whole import _logsumexp, objective_for
+
     model = random_model(0, scale=0.3)
     setting = BoundInputs(n=10**6, delta=0.05, margin=1.0)
     comp = compiled(setting.constants)
@@ -260,6 +310,7 @@ def test_choice_is_a_coordinate_minimum_and_interior_where_it_pays():
 
 def test_doubling_precision_changes_no_printed_verdict_digit():
     from sabounds.render.bound_text import bound_text_lines as report_lines
+
     model = random_model(1)
     lines = []
     for dps in (30, 60):
@@ -287,8 +338,17 @@ def test_n_needed_is_never_when_the_empirical_risk_reaches_the_target():
 def test_float_choice_and_mpmath_value_agree(case):
     """The float64 logs that choose p equal the mpmath values reported, slot by slot, to 1e-12 (a zero matrix, rank 0
     and S_p = 0, is bounded in the rank-1 class in both)."""
-    layer = LayerInput(qk=[rank_one()], vt=[np.zeros(2)], m_in=rank_one(), m_out=rank_one(), qk_21=[1.0], vt_21=[0.0],
-                       m_in_21=1.0, m_out_21=1.0, intermediate=2)
+    layer = LayerInput(
+        qk=[rank_one()],
+        vt=[np.zeros(2)],
+        m_in=rank_one(),
+        m_out=rank_one(),
+        qk_21=[1.0],
+        vt_21=[0.0],
+        m_in_21=1.0,
+        m_out_21=1.0,
+        intermediate=2,
+    )
     model = build_model([layer], 2) if case == "zero_matrix" else random_model(0, scale=0.3)
     setting = BoundInputs(n=10**6, delta=0.05, margin=1.0)
     comp = compiled(setting.constants)
@@ -297,6 +357,7 @@ def test_float_choice_and_mpmath_value_agree(case):
     rows = np.arange(model.K)
     choice = np.round(b.p_opt * model.grid_m).astype(int)
     from sabounds.numerics.bound.whole import _mp_slot
+
     assert case == "zero_matrix" or ((b.p_opt > 0) & (b.p_opt < 2)).any()
     for i in rows:
         value = _mp_slot(comp, model, setting, t, i, choice[i], b.forms[i])
@@ -318,8 +379,10 @@ def test_n_needed_does_not_depend_on_the_starting_n(which):
     (once 'already below the target at n = 4.36e+12' from --n 1e40)."""
     model = random_model(0)
     with mpmath.workdps(30):
-        answers = [n_needed(model, PUBLISHED, BoundInputs(n=n0, delta=0.05, margin=1.0), which, target=1).n
-                   for n0 in (10**6, 10**20, 10**40, mpmath.mpf("1e400"))]
+        answers = [
+            n_needed(model, PUBLISHED, BoundInputs(n=n0, delta=0.05, margin=1.0), which, target=1).n
+            for n0 in (10**6, 10**20, 10**40, mpmath.mpf("1e400"))
+        ]
     assert all(a is not None for a in answers)
     assert max(answers) / min(answers) - 1 < mpmath.mpf(10) ** -15
 
@@ -335,8 +398,18 @@ def test_input_norms_propagate_through_the_layer():
     """Issue 19: without normalisation a slot's input can exceed B: M_in sees sum_h ||Vt_h|| B, M_out ||M_in|| times
     that (the dyadic radii: ||Vt|| = 2, ||M_in|| = 2 give 1, 1, 2, 4 for QK, V_tilde, M_in, M_out at B = 1)."""
     from sabounds.numerics.bound.slots import input_norms
-    layer = LayerInput(qk=[rank_one()], vt=[rank_one(2.0)], m_in=rank_one(1.5), m_out=rank_one(), qk_21=[1.0], vt_21=[1.0],
-                       m_in_21=1.0, m_out_21=1.0, intermediate=2)
+
+    layer = LayerInput(
+        qk=[rank_one()],
+        vt=[rank_one(2.0)],
+        m_in=rank_one(1.5),
+        m_out=rank_one(),
+        qk_21=[1.0],
+        vt_21=[1.0],
+        m_in_21=1.0,
+        m_out_21=1.0,
+        intermediate=2,
+    )
     model = build_model([layer, layer], 2)
     assert [float(b) for b in input_norms(model, 1)] == [1, 1, 2, 4, 4, 4, 8, 16]
 
@@ -344,6 +417,7 @@ def test_input_norms_propagate_through_the_layer():
 def test_edelman_uses_gamma_e_without_the_attention_factor():
     """Edelman's QK term uses gamma^E = ||Vt|| ||M_out|| ||M_in|| (docs/definitions.md), not ours' (c/2) factor."""
     from sabounds.numerics.bound.slots import rhos
+
     model = tiny_model()
     assert [float(r) for r in rhos(model, PUBLISHED)] == [2, 1, 1, 1]
     assert [float(r) for r in rhos(model, PUBLISHED, edelman=True)] == [1, 1, 1, 1]
@@ -353,6 +427,7 @@ def test_first_crossing_stops_looking_past_float64():
     """A gap that never changes sign: the bracket search stops once x passes ln(float max) (no factor is reported
     beyond it), about 11 evaluations, not the 64 doubling steps allowed."""
     from sabounds.numerics.bound.solve import _first_crossings
+
     calls = []
 
     def gaps(gap):
@@ -373,8 +448,18 @@ def test_post_ln_token_norms_are_capped_by_the_layer_norms_and_enter_every_atten
     from sabounds.numerics.bound.slots import input_norms, rhos
     from sabounds.theory import whole_bound as wb
     from sabounds.theory.architecture import s_QK, s_V
-    layer = LayerInput(qk=[rank_one(2.0)], vt=[rank_one(2.0)], m_in=rank_one(2.0), m_out=rank_one(2.0), qk_21=[1.0],
-                       vt_21=[1.0], m_in_21=1.0, m_out_21=1.0, intermediate=2)
+
+    layer = LayerInput(
+        qk=[rank_one(2.0)],
+        vt=[rank_one(2.0)],
+        m_in=rank_one(2.0),
+        m_out=rank_one(2.0),
+        qk_21=[1.0],
+        vt_21=[1.0],
+        m_in_21=1.0,
+        m_out_21=1.0,
+        intermediate=2,
+    )
     model = build_model([layer, layer], 2, token_radii=[(3.0, 5.0), (100.0, 100.0)])
     # layer 0: QK, V_tilde 1; M_in min(2, shell 4) = 2; M_out 4; next input min(8, shell(5) = 8) = 8
     # layer 1: QK, V_tilde 8; M_in min(16, 128) = 16; M_out 32

@@ -14,8 +14,10 @@ def _mark(folder, **fields):
     import json
 
     from sabounds.outputs.marker import hashes as _hashes
-    (folder / MARKER).write_text(json.dumps({"sabounds_output": 1, "state": "complete", **fields,
-                                             "hashes": _hashes(folder, fields["files"])}))
+
+    (folder / MARKER).write_text(
+        json.dumps({"sabounds_output": 1, "state": "complete", **fields, "hashes": _hashes(folder, fields["files"])})
+    )
 
 
 def _visible(folder):
@@ -120,6 +122,7 @@ def test_write_failure_inside_becomes_user_error_and_leaves_nothing(tmp_path):
 
 def test_an_interrupt_swallowed_inside_still_discards_the_folder(tmp_path):
     import signal
+
     target = tmp_path / "out"
     with pytest.raises(KeyboardInterrupt):
         with atomic_directory(target) as part:
@@ -135,6 +138,7 @@ def test_two_rename_fallback_replaces_and_a_kill_between_is_undone(tmp_path, mon
     """Without renameat2 the swap is two renames; the state a kill between them leaves (target missing, the old
     report at .out.old-PID, the new complete one at .out.partial-PID) is undone by the next run."""
     import sabounds.outputs.atomic as atomic
+
     target = tmp_path / "out"
     _old_report(target)
     monkeypatch.setattr(swap, "_renameat2", lambda src, dst, flags: False)
@@ -157,6 +161,7 @@ def test_leftover_of_a_finished_swap_is_removed_as_finished(tmp_path):
     import json
 
     import sabounds.outputs.atomic as atomic
+
     target = tmp_path / "out"
     _old_report(target)
     token = read_marker(target)["token"]
@@ -182,6 +187,7 @@ def _lock(tmp_path):
 def test_a_lock_named_thing_sabounds_did_not_write_is_refused_and_kept(tmp_path, kind):
     """Through ``_acquire`` itself (the checks before any work refuse most of these earlier)."""
     from sabounds.outputs.lock import acquire as _acquire
+
     lock = _lock(tmp_path)
     (tmp_path / "notes.txt").write_text("my notes")
     if kind == "text":
@@ -210,6 +216,7 @@ def test_a_lock_named_thing_sabounds_did_not_write_is_refused_and_kept(tmp_path,
 
 def test_a_lock_left_by_a_killed_run_is_taken_and_removed(tmp_path):
     from sabounds.outputs.lock import LOCK_SIGNATURE
+
     _lock(tmp_path).write_bytes(LOCK_SIGNATURE + b"pid 999999999\n")
     with atomic_directory(tmp_path / "out") as part:
         (part / "a.txt").write_text("x")
@@ -220,6 +227,7 @@ def test_the_lock_appears_with_its_content_and_only_ours_is_removed(tmp_path):
     from sabounds.outputs.lock import LOCK_SIGNATURE
     from sabounds.outputs.lock import acquire as _acquire
     from sabounds.outputs.lock import release as _release
+
     fd = _acquire(tmp_path / "out")
     assert _lock(tmp_path).read_bytes().startswith(LOCK_SIGNATURE)
     assert sorted(p.name for p in tmp_path.iterdir()) == [".out.sabounds-lock"]  # no private file left
@@ -234,6 +242,7 @@ def test_the_lock_appears_with_its_content_and_only_ours_is_removed(tmp_path):
 
 def test_leftover_names_without_our_marker_or_with_foreign_content_are_left_alone(tmp_path, capsys):
     import json
+
     target = tmp_path / "out"
     empty_partial, empty_old = tmp_path / ".out.partial-999999", tmp_path / ".out.old-999998"
     empty_partial.mkdir()
@@ -275,10 +284,10 @@ def test_a_folder_at_this_runs_own_leftover_name_blocks_it_and_is_kept(tmp_path)
 # --- --force and the content sabounds wrote ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("change", ["edit", "same-size-edit", "link", "folder", "listed-folder-to-link",
-                                    "no-hashes"])
+@pytest.mark.parametrize("change", ["edit", "same-size-edit", "link", "folder", "listed-folder-to-link", "no-hashes"])
 def test_force_refuses_a_report_whose_files_were_changed(tmp_path, change):
     import json
+
     target = tmp_path / "out"
     with atomic_directory(target) as part:
         (part / "sub").mkdir()
@@ -298,6 +307,7 @@ def test_force_refuses_a_report_whose_files_were_changed(tmp_path, change):
         (target / "old.txt").mkdir()
     elif change == "listed-folder-to-link":
         import shutil
+
         shutil.rmtree(target / "sub")
         (target / "sub").symlink_to(tmp_path / "elsewhere")
     else:
@@ -331,6 +341,7 @@ def test_an_interrupt_taken_by_another_thread_during_the_swap_comes_after_it(tmp
     """With the signal blocked in the main thread the kernel hands it to another thread; the swap still
     completes and the message says the new report is in place."""
     import threading
+
     target = tmp_path / "out"
     _old_report(target)
     stop = threading.Event()

@@ -28,8 +28,13 @@ def compile_problems(document: str, tmp_path) -> list[str]:
     document = document.replace("\\begin{document}", "\\begin{document}\\tracinglostchars=2 ", 1)
     (tmp_path / "doc.tex").write_text(document)
     for _ in range(2):  # longtable settles its column widths on the second run
-        proc = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "doc.tex"], cwd=tmp_path,
-                              capture_output=True, text=True, timeout=180)
+        proc = subprocess.run(
+            [pdflatex, "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
         assert proc.returncode == 0, proc.stdout[-3000:]
     assert (tmp_path / "doc.pdf").stat().st_size > 0
     return _PROBLEMS.findall((tmp_path / "doc.log").read_text(errors="replace"))
@@ -56,8 +61,15 @@ def table_scales(tmp_path) -> list[float]:
 @pytest.mark.parametrize("architecture", ["single_head", "bert"])
 def test_regime_table_fits_the_page(regime, architecture, tmp_path, capsys):
     """Every --regime x --architecture: no overfull box, and no table shrunk below :data:`MIN_SCALE`."""
-    body = _out(capsys, "regimes", "--format", "latex", "--architecture", architecture,
-                *(["--regime", regime] if regime else []))
+    body = _out(
+        capsys,
+        "regimes",
+        "--format",
+        "latex",
+        "--architecture",
+        architecture,
+        *(["--regime", regime] if regime else []),
+    )
     assert body.lstrip().startswith("\\begin{table}") and "\\label{tab:regimes}" in body
     assert "resizebox" not in body and "textheight" not in body
     assert compile_problems(standalone(body), tmp_path) == []
@@ -86,7 +98,11 @@ def test_the_log_check_catches_an_overfull_table_and_a_tall_float(tmp_path):
     d = DERIVATIONS["thm41"]()
     strip = lambda text: re.sub(r"[\\^_{}&%$#~]", "", text)
     rows = "\n".join(f"{i} & $x$ & {strip(step.justification)} & {step.check.kind} \\\\" for i, step in enumerate(d, 1))
-    old = "\\begin{table}\\begin{tabular}{r p{0.45\\linewidth} p{0.3\\linewidth} l}\n" + rows * 3 + "\n\\end{tabular}\\end{table}"
+    old = (
+        "\\begin{table}\\begin{tabular}{r p{0.45\\linewidth} p{0.3\\linewidth} l}\n"
+        + rows * 3
+        + "\n\\end{tabular}\\end{table}"
+    )
     problems = compile_problems(standalone(old), tmp_path)
     assert any(p.startswith("Overfull") for p in problems) and any("Float too large" in p for p in problems)
 
@@ -124,6 +140,7 @@ def test_justification_translation():
 
 def test_minimisation_steps_show_the_minimum_not_a_free_variable():
     from sabounds.theory.checks import Minimum
+
     steps = [s for make in DERIVATIONS.values() for s in make() if isinstance(s.check, Minimum)]
     assert steps
     for step in steps:
@@ -135,12 +152,21 @@ _EVALUATED_TO_TRUE: set[str] = set()  # none left: every step keeps both sides
 printer): their LaTeX shows ``True`` for those steps.  Known, recorded by a strict xfail below."""
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    strict=True, reason="steps evaluated to True on construction in sabounds/theory")) if n in _EVALUATED_TO_TRUE else n
-    for n in sorted(DERIVATIONS)])
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(
+            n, marks=pytest.mark.xfail(strict=True, reason="steps evaluated to True on construction in sabounds/theory")
+        )
+        if n in _EVALUATED_TO_TRUE
+        else n
+        for n in sorted(DERIVATIONS)
+    ],
+)
 def test_no_statement_is_evaluated_into_a_tautology(name):
     """``c(2) = 2`` must show c's formula at p = 2, not ``2 = 2``."""
     import sympy as sp
+
     for step in DERIVATIONS[name]():
         st = step.statement
         if isinstance(st, sp.Equality) and not st.free_symbols:

@@ -61,8 +61,12 @@ def test_p_opt_heat_map_is_layer_by_head(analysis):
 
 
 def _points(models=("ckptA", "ckptB"), depths=(1, 2, 3, 4), hidden=(64,)):
-    return [ScalingPoint(m, L, n, n // 16, ours=10.0 * L * (i + 1), edelman=50.0 * 7.0 ** L)
-            for i, m in enumerate(models) for n in hidden for L in depths]
+    return [
+        ScalingPoint(m, L, n, n // 16, ours=10.0 * L * (i + 1), edelman=50.0 * 7.0**L)
+        for i, m in enumerate(models)
+        for n in hidden
+        for L in depths
+    ]
 
 
 def test_scaling_figure_labels_every_line_per_checkpoint():
@@ -87,9 +91,9 @@ def test_scaling_figure_against_width_labels_each_depth():
 
 def test_growth_factor_recovers_an_exponential_and_a_power():
     depths = [1, 2, 3, 4, 5, 6]
-    exp_fit = fit_depth_growth("edelman", "m", depths, [3.0 * 40.0 ** L for L in depths])
+    exp_fit = fit_depth_growth("edelman", "m", depths, [3.0 * 40.0**L for L in depths])
     assert exp_fit.kind == "exponential" and exp_fit.factor == pytest.approx(40.0, rel=1e-12)
-    power_fit = fit_depth_growth("ours", "m", depths, [5.0 * L ** 1.5 for L in depths])
+    power_fit = fit_depth_growth("ours", "m", depths, [5.0 * L**1.5 for L in depths])
     assert power_fit.kind == "power" and power_fit.power == pytest.approx(1.5, rel=1e-12)
     assert "per layer" in exp_fit.describe() and "L^1.50" in power_fit.describe()
     assert fit_depth_growth("ours", "m", [1, 2], [1.0, 2.0]).kind == "undetermined"
@@ -102,9 +106,10 @@ def test_one_growth_law_per_quantity_across_checkpoints():
     residual made one 'L^13.95'), ours by one law for both; 3 depths say the fit is weakly determined."""
     from sabounds.numerics.proxies.growth import depth_growths
     from sabounds.numerics.proxies.scaling import ScalingPoint
+
     # on 3 points the power law fits this exponential-with-a-bend better; on 6 the exponential does
     short = [ScalingPoint("three", L, 384, 12, ours=10.0 * L, edelman=v) for L, v in ((1, 1e6), (2, 3e10), (3, 1.2e13))]
-    long = [ScalingPoint("six", L, 384, 12, ours=12.0 * L ** 1.01, edelman=2e6 * 3e4 ** (L - 1)) for L in range(1, 7)]
+    long = [ScalingPoint("six", L, 384, 12, ours=12.0 * L**1.01, edelman=2e6 * 3e4 ** (L - 1)) for L in range(1, 7)]
     alone = fit_depth_growth("edelman", "three", [1, 2, 3], [1e6, 3e10, 1.2e13])
     assert alone.rss_power < alone.rss_exponential  # the trap: picked per checkpoint, edelman would be a power
     edelman = {g.model: g for g in depth_growths(short + long, "edelman")}
@@ -117,8 +122,14 @@ def test_one_growth_law_per_quantity_across_checkpoints():
 
 def test_scaling_help_speaks_of_growth_laws_not_only_log_log_slopes():
     from sabounds.cli import build_parser
-    text = " ".join(build_parser(["scaling"], every_command=False)._subparsers._group_actions[0].choices["scaling"]
-                    .format_help().split())
+
+    text = " ".join(
+        build_parser(["scaling"], every_command=False)
+        ._subparsers._group_actions[0]
+        .choices["scaling"]
+        .format_help()
+        .split()
+    )
     assert "least-squares log-log slopes in L and N" not in text and "per layer" in text
 
 
@@ -126,18 +137,24 @@ def test_every_figure_in_every_format(tmp_path, capsys):
     model = tmp_path / "model"
     write_model(model, random_weights(seed=1, layers=2), config(layers=2))
     out = tmp_path / "out"
-    assert main(["analyze", str(model), "--out", str(out), "--plots", "--figure-format", "png,pdf,svg",
-                 "--dpi", "72"]) == 0
+    assert (
+        main(["analyze", str(model), "--out", str(out), "--plots", "--figure-format", "png,pdf,svg", "--dpi", "72"])
+        == 0
+    )
     for stem in ("singular_value_decay", "contribution_vs_p", "p_opt_per_layer"):
         assert (out / f"{stem}.pdf").read_bytes().startswith(b"%PDF")
         assert b"<svg" in (out / f"{stem}.svg").read_bytes()[:2000]
         assert (out / f"{stem}.png").read_bytes().startswith(b"\x89PNG")
     scaling_out = tmp_path / "scaling"
-    assert main(["scaling", str(model), "--depths", "1,2", "--out", str(scaling_out), "--figure-format", "svg,pdf"]) == 0
+    assert (
+        main(["scaling", str(model), "--depths", "1,2", "--out", str(scaling_out), "--figure-format", "svg,pdf"]) == 0
+    )
     assert {p.name for p in scaling_out.iterdir()} >= {"scaling.svg", "scaling.pdf", "growth.csv"}
 
 
-@pytest.mark.parametrize("args", [["--figure-format", "jpg"], ["--figure-format", ","], ["--dpi", "0"], ["--dpi", "5000"]])
+@pytest.mark.parametrize(
+    "args", [["--figure-format", "jpg"], ["--figure-format", ","], ["--dpi", "0"], ["--dpi", "5000"]]
+)
 def test_bad_figure_options_are_one_line_errors(args, tmp_path, capsys):
     model = tmp_path / "model"
     write_model(model, random_weights(seed=1, layers=2), config(layers=2))
@@ -161,6 +178,7 @@ def test_the_inspection_catches_a_figure_without_colour_bar_or_labels():
 
 def _png_size(path) -> tuple[int, int]:
     import struct
+
     data = path.read_bytes()[:24]
     return struct.unpack(">II", data[16:24])
 
@@ -170,17 +188,20 @@ def test_bound_and_sweep_figures_follow_figure_format_and_dpi(command, tmp_path,
     """--figure-format and --dpi reach the bound and sweep figures (once fixed at three formats and 110 dpi): only
     the asked formats, the PNG's pixel size is the figure's inches times --dpi, and the axis labels are mathtext."""
     from matplotlib.figure import Figure
+
     labels, original = [], Figure.savefig
 
     def recording(fig, *args, **kwargs):
         labels.extend(text for ax in fig.axes for text in (ax.get_xlabel(), ax.get_ylabel()) if text)
         return original(fig, *args, **kwargs)
+
     monkeypatch.setattr(Figure, "savefig", recording)
     model = tmp_path / "model"
     write_model(model, random_weights(seed=1, layers=2), config(layers=2))
     out = tmp_path / "out"
-    extra = (["--n", "1e9", "--delta", "0.05", "--margin", "1"] if command == "bound"
-             else ["--workers", "0", "--no-cache"])
+    extra = (
+        ["--n", "1e9", "--delta", "0.05", "--margin", "1"] if command == "bound" else ["--workers", "0", "--no-cache"]
+    )
     assert main([command, str(model), *extra, "--out", str(out), "--figure-format", "png,svg", "--dpi", "40"]) == 0
     stem = "bound_vs_n" if command == "bound" else "sweep_scaling"
     assert (out / f"{stem}.svg").is_file() and not (out / f"{stem}.pdf").exists()
@@ -193,6 +214,7 @@ def test_a_gated_mlp_has_its_gate_in_every_analysis_figure(tmp_path, capsys):
     """LLaMA's gated MLP (``M_gate`` besides ``M_in``, ``M_out``): a panel of its own in the per-type figures and a
     column of the p_opt map; ``analyze --plots`` wrote none of them (KeyError: 'M_gate')."""
     from tests.support.family_files import write_family
+
     write_family(tmp_path / "llama", "llama")
     gated = analyze_model(tmp_path / "llama")
     assert "M_gate" in gated.types()
@@ -205,5 +227,8 @@ def test_a_gated_mlp_has_its_gate_in_every_analysis_figure(tmp_path, capsys):
     grid = plots.p_opt_grid(gated)["feed-forward"]
     assert grid.shape == (gated.shape.layers, 3) and not np.isnan(grid).any()
     assert main(["analyze", str(tmp_path / "llama"), "--out", str(tmp_path / "out"), "--plots"]) == 0
-    assert {p.name for p in (tmp_path / "out").glob("*.png")} == {"singular_value_decay.png", "contribution_vs_p.png",
-                                                                  "p_opt_per_layer.png"}
+    assert {p.name for p in (tmp_path / "out").glob("*.png")} == {
+        "singular_value_decay.png",
+        "contribution_vs_p.png",
+        "p_opt_per_layer.png",
+    }

@@ -32,10 +32,23 @@ def _json_of(argv, capsys):
 
 
 def test_report_files(report):
-    for name in ("report.md", "checks.json", "checks.csv", "regimes.json", "regimes.csv", "provenance.json",
-                 "analysis/matrices.csv", "analysis/analysis.json", "analysis/singular_value_decay.png",
-                 "analysis/contribution_vs_p.png", "analysis/p_opt_per_layer.png", "scaling/scaling.csv",
-                 "scaling/scaling.json", "scaling/scaling.png", "report.html"):
+    for name in (
+        "report.md",
+        "checks.json",
+        "checks.csv",
+        "regimes.json",
+        "regimes.csv",
+        "provenance.json",
+        "analysis/matrices.csv",
+        "analysis/analysis.json",
+        "analysis/singular_value_decay.png",
+        "analysis/contribution_vs_p.png",
+        "analysis/p_opt_per_layer.png",
+        "scaling/scaling.csv",
+        "scaling/scaling.json",
+        "scaling/scaling.png",
+        "report.html",
+    ):
         assert (report / name).is_file(), name
     text = (report / "report.md").read_text()
     assert text.index("## Summary") < text.index("## Every check")
@@ -76,8 +89,13 @@ def test_existing_report_needs_force(report, capsys):
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_interrupted_report_leaves_no_partial_output(tmp_path, sig):
     out = tmp_path / "report"
-    proc = subprocess.Popen([sys.executable, "-m", "sabounds", "report", "--out", str(out), *QUICK],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sabounds", "report", "--out", str(out), *QUICK],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert wait_for(lambda: list(tmp_path.glob(".report.partial-*")), 60), "the run never started writing"
         time.sleep(0.5)
@@ -93,8 +111,12 @@ def test_interrupted_report_leaves_no_partial_output(tmp_path, sig):
 
 def test_killed_report_leaves_only_a_partial_that_the_next_run_removes(tmp_path):
     out = tmp_path / "report"
-    proc = subprocess.Popen([sys.executable, "-m", "sabounds", "report", "--out", str(out), *QUICK],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sabounds", "report", "--out", str(out), *QUICK],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     # the partial folder counts as ours once its marker is in it (a kill between mkdir and the marker leaves an
     # empty folder that carries no marker, which the package must not delete)
     assert wait_for(lambda: any((p / ".sabounds-output").exists() for p in tmp_path.glob(".report.partial-*")), 60)
@@ -102,6 +124,7 @@ def test_killed_report_leaves_only_a_partial_that_the_next_run_removes(tmp_path)
     proc.wait(timeout=30)
     assert not out.exists()
     from sabounds.outputs.atomic import remove_stale_partials
+
     assert len(remove_stale_partials(out)) == 1
     assert list(tmp_path.iterdir()) == []
 
@@ -118,8 +141,14 @@ def test_claim_verdicts_and_their_conditions(report):
     """What the regime derivation decides about the seed's claims (README, 'What the package finds')."""
     checks = {c["id"]: c for c in json.loads((report / "checks.json").read_text())["checks"]}
     verdicts = {k: v["verdict"] for k, v in checks.items() if k.startswith("claims.")}
-    assert verdicts == {"claims.1_depth": "verified", "claims.1_depth_joint": "refuted", "claims.2_propagation": "verified",
-                        "claims.3_interpolation": "proved", "claims.4_best_p": "verified", "claims.5_tokens": "verified"}
+    assert verdicts == {
+        "claims.1_depth": "verified",
+        "claims.1_depth_joint": "refuted",
+        "claims.2_propagation": "verified",
+        "claims.3_interpolation": "proved",
+        "claims.4_best_p": "verified",
+        "claims.5_tokens": "verified",
+    }
     joint = checks["claims.1_depth_joint"]["witness"]
     assert joint["counterexample"] and all(c.startswith("frobenius/bounded/") for c in joint["counterexample"])
     assert "0 < kappa < 2" in joint["counterexample"][0]
@@ -136,8 +165,22 @@ def test_claim_verdicts_and_their_conditions(report):
     assert any("all-MiniLM-L6-v2" in c for c in best_p["in_scope"])
 
 
-PRIVATE_WORDS = ("seed", "ours_best_p", "ours_sum", "ours_rss", "sum min", "THEORY.md", "V_tilde", "grid_union",
-                 "spectral_shells", "rank_choices", "schatten_shells", "derivation '", "_sharp", "_crude")
+PRIVATE_WORDS = (
+    "seed",
+    "ours_best_p",
+    "ours_sum",
+    "ours_rss",
+    "sum min",
+    "THEORY.md",
+    "V_tilde",
+    "grid_union",
+    "spectral_shells",
+    "rank_choices",
+    "schatten_shells",
+    "derivation '",
+    "_sharp",
+    "_crude",
+)
 PYTHON_SYNTAX = re.compile(r"\w\*\*\w|[\w)]\*[\w(]")
 
 
@@ -155,7 +198,10 @@ def test_first_screen_holds_the_claims_and_the_model_numbers_with_formulas(repor
     screen = "\n".join(first)
     claim_rows = [line for line in first if line.startswith("| ") and line[2:3].isdigit()]
     assert len(claim_rows) == 6 and all("**" in row for row in claim_rows)  # claim 1 at fixed width and jointly
-    assert "S_p(W)^(1/(p+2)) scale^(p/(p+2)) N^((p+1)/(p+2))" in screen and "(1 + sum_l alpha_l^(2/3) xi_l)^(3/2)" in screen
+    assert (
+        "S_p(W)^(1/(p+2)) scale^(p/(p+2)) N^((p+1)/(p+2))" in screen
+        and "(1 + sum_l alpha_l^(2/3) xi_l)^(3/2)" in screen
+    )
     assert "capacity proxies" in screen and "not bounds on the risk" in screen
     analysis = json.loads((report / "analysis" / "analysis.json").read_text())
     assert f"{analysis['totals']['ours']:.8g}" in screen
@@ -215,6 +261,7 @@ def test_html_has_the_tables_and_figures_inline(report):
 
 def _chromium():
     import shutil
+
     return next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
 
 
@@ -223,10 +270,23 @@ def test_html_renders_in_a_real_browser(report, tmp_path):
     """Headless Chromium loads report.html from the folder and paints the tables and figures (not a blank page)."""
     import matplotlib.image
     import numpy as np
+
     shot = tmp_path / "shot.png"
-    proc = subprocess.run([_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                           f"--screenshot={shot}", "--window-size=1200,3000", (report / "report.html").as_uri()],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            _chromium(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            f"--screenshot={shot}",
+            "--window-size=1200,3000",
+            (report / "report.html").as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert shot.is_file(), proc.stderr[-2000:]
     pixels = matplotlib.image.imread(shot)[..., :3]
     assert pixels.shape[0] == 3000 and pixels.shape[1] == 1200
@@ -239,6 +299,7 @@ def test_no_path_of_this_machine_in_any_file(report):
     """Every text file of the folder is free of the working directory, the Python prefix and site-packages: the
     bundled checkpoint is named, and the Reproduce command omits --model for it."""
     from tests.support.machine_paths import machine_words
+
     words = machine_words()
     for path in report.rglob("*"):
         if path.is_file() and path.suffix in (".md", ".html", ".csv", ".json", ".txt", ".svg", ".tex"):
@@ -255,12 +316,21 @@ def test_reproduce_command_names_a_user_model_as_given_and_the_figure_options():
 
     from sabounds.full_report.sections import checkpoint_label, reproduce_section
     from sabounds.render.plots import FigureOptions
+
     assert checkpoint_label("models/mine") == "models/mine"
     from sabounds.numerics.checkpoints.reader import default_model_dir
+
     assert checkpoint_label(default_model_dir()) == "all-MiniLM-L6-v2 (bundled)"
-    data = argparse.Namespace(model_dir=Path("models/mine"), settings=argparse.Namespace(precision=20, samples=10, seed=20260507),
-                              figures=FigureOptions(("png", "svg"), 300), seconds=1.0, versions={}, digests={}, origins=[],
-                              analysis=argparse.Namespace(lphi=1.13, grid_m=8, rank_tol=1e-10))
+    data = argparse.Namespace(
+        model_dir=Path("models/mine"),
+        settings=argparse.Namespace(precision=20, samples=10, seed=20260507),
+        figures=FigureOptions(("png", "svg"), 300),
+        seconds=1.0,
+        versions={},
+        digests={},
+        origins=[],
+        analysis=argparse.Namespace(lphi=1.13, grid_m=8, rank_tol=1e-10),
+    )
     text = "\n".join(reproduce_section(data))
     assert "sabounds report --model models/mine --precision 20 --samples 10 --figure-format png,svg --dpi 300" in text
 
@@ -268,14 +338,17 @@ def test_reproduce_command_names_a_user_model_as_given_and_the_figure_options():
 def test_regime_table_prints_the_full_growth_law_with_readable_labels(report, capsys):
     """Each row's L and N columns equal those of ``sabounds regimes`` (log factors included); no code labels."""
     from sabounds.full_report.sections import _REGIME_BOUND_WORDS
+
     main(["regimes"])
     per_variable = capsys.readouterr().out.split("\n\n")[0]  # the second table compares at one p (joint)
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in per_variable.splitlines()[2:]]
     text = (report / "report.md").read_text()
-    section = text[text.index("## Growth of each bound by regime"):text.index("## The model in detail")]
+    section = text[text.index("## Growth of each bound by regime") : text.index("## The model in detail")]
     for regime, alpha, bound, depth, width, *_ in rows:
-        expected = (f"| {regime.replace('_', ' ')} | {alpha} | {_REGIME_BOUND_WORDS[bound]} | "
-                    f"{depth.replace('exponential in L', 'exponential')} | {width.replace('exponential in N', 'exponential')} |")
+        expected = (
+            f"| {regime.replace('_', ' ')} | {alpha} | {_REGIME_BOUND_WORDS[bound]} | "
+            f"{depth.replace('exponential in L', 'exponential')} | {width.replace('exponential in N', 'exponential')} |"
+        )
         assert expected in section, expected
     assert "(log L)^(1/2)" in section and "_sharp" not in section and "_crude" not in section
     assert "(log T)^(1/4)" in section and "| log^(" not in section
@@ -285,6 +358,7 @@ def test_regime_table_prints_the_full_growth_law_with_readable_labels(report, ca
 def test_html_style_keeps_wide_blocks_inside_the_page():
     """Static check (the browser test below measures): code blocks and tables scroll inside themselves."""
     from sabounds.full_report.html import _HTML_STYLE
+
     style = _HTML_STYLE.replace("\n", "")
     assert re.search(r"pre\{[^}]*overflow-x:auto", style) and re.search(r"table\{[^}]*overflow-x:auto", style)
 
@@ -294,15 +368,33 @@ def test_html_has_no_horizontal_overflow_in_a_real_browser(report, tmp_path):
     """At 1265 px (and a phone's 400 px) the page does not scroll sideways: scrollWidth <= clientWidth (the bound
     block's pre was once 1565 px wide)."""
     import shutil
+
     for width in (1265, 400):
         shutil.copytree(report, tmp_path / f"r{width}")
         page = tmp_path / f"r{width}" / "report.html"
-        page.write_text(page.read_text().replace("</body>", "<script>document.body.insertAdjacentHTML('beforeend', "
-                        "'<p id=\"probe\">' + document.documentElement.scrollWidth + ' ' + "
-                        "document.documentElement.clientWidth + '</p>')</script></body>"))
-        proc = subprocess.run([_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                               f"--window-size={width},900", "--dump-dom", page.as_uri()],
-                              capture_output=True, text=True, timeout=120)
+        page.write_text(
+            page.read_text().replace(
+                "</body>",
+                "<script>document.body.insertAdjacentHTML('beforeend', "
+                "'<p id=\"probe\">' + document.documentElement.scrollWidth + ' ' + "
+                "document.documentElement.clientWidth + '</p>')</script></body>",
+            )
+        )
+        proc = subprocess.run(
+            [
+                _chromium(),
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--hide-scrollbars",
+                f"--window-size={width},900",
+                "--dump-dom",
+                page.as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         found = re.search(r'<p id="probe">(\d+) (\d+)</p>', proc.stdout)
         assert found, proc.stderr[-2000:]
         scroll, client = map(int, found.groups())

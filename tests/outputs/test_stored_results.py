@@ -14,15 +14,20 @@ from sabounds.proofs_check.verdict import Outcome, Settings, Verdict
 def test_the_stored_results_are_current_for_this_code():
     """Fails after any change to a module the stored results may depend on; the message names the command."""
     reasons = cached_parts.stale()
-    assert not reasons, (f"{cached_parts.STORED.name} is stale ({'; '.join(reasons)}): run "
-                         f"`{cached_parts.REGENERATE}` (a few minutes) and commit the file")
+    assert not reasons, (
+        f"{cached_parts.STORED.name} is stale ({'; '.join(reasons)}): run "
+        f"`{cached_parts.REGENERATE}` (a few minutes) and commit the file"
+    )
 
 
 def test_the_stored_file_holds_every_check_at_the_default_settings():
     records = read_records(cached_parts.STORED)
     (checks,) = records["checks"]
-    assert checks.inputs["settings"] == {"precision": Settings().precision, "samples": Settings().samples,
-                                         "seed": Settings().seed}
+    assert checks.inputs["settings"] == {
+        "precision": Settings().precision,
+        "samples": Settings().samples,
+        "seed": Settings().seed,
+    }
     assert "sabounds.theory.thm41" in checks.modules and "sabounds.proofs_check.claims" in checks.modules
     assert "sabounds.full_report.cached_parts" in checks.modules  # the code that wrote it counts too
 
@@ -66,12 +71,30 @@ def test_a_forged_cache_entry_is_ignored(tmp_path):
 
 def test_an_outcome_survives_the_round_trip():
     from sabounds.proofs_check.registry import Check
+
     """Every field of ``Outcome`` set to a value of its own, so a field lost or shifted on the way fails here."""
-    outcome = Outcome(Verdict.REFUTED, "m", 50, 200, -0.5, {"x": (1, 2), "y": "z"}, "d", 1.5, ("sympy", "z3"), 1e-9,
-                      scaled_margin=0.1, exact_forms={"margin": "-1.1e-400"}, basis="construction")
-    assert {f.name for f in dataclasses.fields(Outcome)} <= {*cached_parts.outcome_json(Check("a", "b", None), outcome),
-                                                            "witness"}
-    back = cached_parts.outcome_from_json(json.loads(json.dumps(cached_parts.outcome_json(Check("a", "b", None), outcome))))
+    outcome = Outcome(
+        Verdict.REFUTED,
+        "m",
+        50,
+        200,
+        -0.5,
+        {"x": (1, 2), "y": "z"},
+        "d",
+        1.5,
+        ("sympy", "z3"),
+        1e-9,
+        scaled_margin=0.1,
+        exact_forms={"margin": "-1.1e-400"},
+        basis="construction",
+    )
+    assert {f.name for f in dataclasses.fields(Outcome)} <= {
+        *cached_parts.outcome_json(Check("a", "b", None), outcome),
+        "witness",
+    }
+    back = cached_parts.outcome_from_json(
+        json.loads(json.dumps(cached_parts.outcome_json(Check("a", "b", None), outcome)))
+    )
     assert back == dataclasses.replace(outcome, witness={"x": [1, 2], "y": "z"})
 
 

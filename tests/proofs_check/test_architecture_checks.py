@@ -49,25 +49,27 @@ def test_activation_constants_are_derived_and_round_up(name, sup):
     value, _ = activation_sup_slope(name)
     assert abs(float(value) - float(sup)) < 1e-15
     used = activation_lipschitz(name)
-    assert used >= value and used - value < sp.Rational(1, 10 ** 6)
+    assert used >= value and used - value < sp.Rational(1, 10**6)
 
 
 @pytest.mark.parametrize("family", [arch.SiluLipschitz, arch.GeluTanhLipschitz])
 def test_activation_family_refutes_a_constant_below_the_supremum(family):
     sup, where = activation_sup_slope(family.activation)
-    below = family(sp.Rational(int(sup * 10 ** 8) - 1, 10 ** 8)).decide(FAST)
+    below = family(sp.Rational(int(sup * 10**8) - 1, 10**8)).decide(FAST)
     assert below.verdict is Verdict.REFUTED and abs(below.witness["x"] - float(where)) < 1e-8
-    assert family(sp.Rational(int(sup * 10 ** 8) + 1, 10 ** 8)).decide(FAST).verdict is Verdict.VERIFIED
+    assert family(sp.Rational(int(sup * 10**8) + 1, 10**8)).decide(FAST).verdict is Verdict.VERIFIED
 
 
 def test_gqa_check_fails_when_groups_are_interleaved(monkeypatch):
     from sabounds.numerics.checkpoints import layers
+
     monkeypatch.setattr(layers, "group_of", lambda heads, kv: __import__("numpy").arange(heads) % kv)
     assert select("arch.gqa_numeric")[0].run(FAST).verdict is Verdict.REFUTED
 
 
 def test_gqa_check_fails_when_rope_is_dropped(monkeypatch):
     from sabounds.numerics.checkpoints import rope
+
     monkeypatch.setattr(rope, "rotation", lambda spec, delta: np.eye(spec.head_dim))
     assert select("arch.gqa_numeric")[0].run(FAST).verdict is Verdict.REFUTED
 
@@ -75,7 +77,10 @@ def test_gqa_check_fails_when_rope_is_dropped(monkeypatch):
 def test_rope_check_fails_when_the_family_bound_is_the_delta_zero_member(monkeypatch):
     from sabounds.numerics.checkpoints import rope
     from sabounds.numerics.spectra import product_singular_values
-    monkeypatch.setattr(rope, "family_spectra", lambda left, right, spec, width, values=None: product_singular_values(left, right))
+
+    monkeypatch.setattr(
+        rope, "family_spectra", lambda left, right, spec, width, values=None: product_singular_values(left, right)
+    )
     assert select("arch.rope_numeric")[0].run(FAST).verdict is Verdict.REFUTED
 
 
@@ -83,7 +88,10 @@ def test_block_check_fails_when_rope_is_dropped(monkeypatch):
     """Measuring QK_h = Wq_h^T Wk_g only (delta = 0): the head built with Wq^T Wk = 0 exceeds the factor."""
     from sabounds.numerics.checkpoints import rope
     from sabounds.numerics.spectra import product_singular_values
-    monkeypatch.setattr(rope, "family_spectra", lambda left, right, spec, width, values=None: product_singular_values(left, right))
+
+    monkeypatch.setattr(
+        rope, "family_spectra", lambda left, right, spec, width, values=None: product_singular_values(left, right)
+    )
     assert select("arch.pre_ln_block_numeric")[0].run(FAST).verdict is Verdict.REFUTED
 
 
@@ -119,6 +127,7 @@ def test_llama_block_ratio_is_bounded_by_the_factor_and_exceeds_the_old_one():
     from sabounds.numerics.checkpoints.source import open_source
     from sabounds.numerics.proxies.layer_measurement import measure_layer
     from sabounds.proofs_check import architecture_block as ab
+
     rng = np.random.default_rng(7)
     weights, config = ab.tiny_llama(rng, scale={"q": 0.2, "k": 0.2, "mlp": 0.05})
     block = ab.block_of(weights, config)
@@ -138,6 +147,7 @@ def test_llama_block_ratio_is_bounded_by_the_factor_and_exceeds_the_old_one():
 def test_analyze_prints_rope_quantities_and_the_premise(tmp_path, capsys):
     from sabounds.cli import main
     from tests.support.family_files import write_family
+
     write_family(tmp_path, "llama", seed=2)
     assert main(["analyze", str(tmp_path)]) == 0
     out = " ".join(capsys.readouterr().out.split())
@@ -157,16 +167,27 @@ def test_the_checks_block_is_transformers_llama_layer():
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
     from sabounds.proofs_check import architecture_block as ab
+
     rng = np.random.default_rng(0)
     weights, config = ab.tiny_llama(rng, heads=4, kv_heads=2, head_dim=4, hidden=12)
     config.update(rope_theta=500.0)
-    cfg = transformers.LlamaConfig(vocab_size=10, hidden_size=12, intermediate_size=config["intermediate_size"],
-                                   num_hidden_layers=1, num_attention_heads=4, num_key_value_heads=2, head_dim=4,
-                                   rms_norm_eps=1e-6, rope_theta=500.0, max_position_embeddings=64,
-                                   attn_implementation="eager")
+    cfg = transformers.LlamaConfig(
+        vocab_size=10,
+        hidden_size=12,
+        intermediate_size=config["intermediate_size"],
+        num_hidden_layers=1,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=4,
+        rms_norm_eps=1e-6,
+        rope_theta=500.0,
+        max_position_embeddings=64,
+        attn_implementation="eager",
+    )
     model = transformers.LlamaModel(cfg).double().eval()
-    state = {k: torch.tensor(weights["model." + k]) if "model." + k in weights else v
-             for k, v in model.state_dict().items()}
+    state = {
+        k: torch.tensor(weights["model." + k]) if "model." + k in weights else v for k, v in model.state_dict().items()
+    }
     state["norm.weight"] = torch.ones(12, dtype=torch.float64)
     model.load_state_dict(state)
     x = rng.standard_normal((5, 12))

@@ -31,8 +31,13 @@ AUDIT = [
     ["1000000000000*(x - pi/10)**2 > 0", "--var", "x:0:1"],
     [f"{_bump()} >= 0", "--var", "x:0:1"],
     ["tanh(500000*(x**2 - 0.62*x + 0.0961 + y**2 - 1.04*y + 0.2704) - 1/2) >= 0", "--var", "x:0:1", "--var", "y:0:1"],
-    ["1 - 2*exp(-693147*(x**2 - 0.62*x + 0.0961))*exp(-693147*(y**2 - 1.04*y + 0.2704)) >= 0", "--var", "x:0:1",
-     "--var", "y:0:1"],
+    [
+        "1 - 2*exp(-693147*(x**2 - 0.62*x + 0.0961))*exp(-693147*(y**2 - 1.04*y + 0.2704)) >= 0",
+        "--var",
+        "x:0:1",
+        "--var",
+        "y:0:1",
+    ],
     ["erf(x) <= 1 - 10**(-300)", "--var", "x:20:30"],
     ["x/x >= 1", "--var", "x:-1:1"],
 ]
@@ -100,14 +105,21 @@ def test_z3_algebraic_model_is_made_exact():
     assert result.holds is False and (2 - result.witness[x] ** 2 <= 0)
 
 
-@pytest.mark.parametrize("text,lo,hi", [("x**2 - 0.62*x + 0.0961", 0, 1), ("exp(x)*sin(3*x) - x**3", -2, 2),
-                                        ("Min(1, tanh(4*x - 1)) + Abs(x - 1/3)", -1, 1),
-                                        ("gamma(x + 1/3) - erf(x) + atan(5*x)", 0.1, 4),
-                                        ("log(1 + x**2)/(1 + x**2) + sqrt(x + 2)", -1, 3)])
+@pytest.mark.parametrize(
+    "text,lo,hi",
+    [
+        ("x**2 - 0.62*x + 0.0961", 0, 1),
+        ("exp(x)*sin(3*x) - x**3", -2, 2),
+        ("Min(1, tanh(4*x - 1)) + Abs(x - 1/3)", -1, 1),
+        ("gamma(x + 1/3) - erf(x) + atan(5*x)", 0.1, 4),
+        ("log(1 + x**2)/(1 + x**2) + sqrt(x + 2)", -1, 3),
+    ],
+)
 def test_arb_enclosures_contain_every_sampled_value(text, lo, hi):
     from flint import arb, ctx
 
     from sabounds.proofs_check.arb_branch_bound import _Enclosures
+
     x, iv = declare("x", lo, hi)
     expr = parse_with_requirements(f"{text} <= 0", {"x": x}).relation.lhs
     rng = random.Random(29)

@@ -15,7 +15,9 @@ def test_the_conditions_cover_four_families_three_widths_three_ranks():
     assert len(rows) == 54
     assert {w for _, w, _, _ in rows} == {64, 384, 768} and {r for _, _, r, _ in rows} == {4, 16, 64}
     names = {n for n, *_ in rows}
-    assert {"flat", "low rank plus tail", "full-rank decay"} <= names and sum(n.startswith("power-law") for n in names) == 3
+    assert {"flat", "low rank plus tail", "full-rank decay"} <= names and sum(
+        n.startswith("power-law") for n in names
+    ) == 3
 
 
 def test_break_even_by_bisection_equals_the_scan_and_flips_the_pick():
@@ -26,6 +28,6 @@ def test_break_even_by_bisection_equals_the_scan_and_flips_the_pick():
         log_sp = claims._log_schatten(sigma)
         picks = [claims._picked_grid(log_sp, width, width, width, k / 4 * math.log(2))[0] for k in range(-40, 120)]
         first = next(k for k, p in zip(range(-40, 120), picks) if p == 0)
-        assert star == 2 ** (first / 4) and all(p == 0 for p in picks[first + 40:])
+        assert star == 2 ** (first / 4) and all(p == 0 for p in picks[first + 40 :])
         if first > -40:
             assert picks[first + 39] != 0

@@ -79,8 +79,12 @@ def test_corpus_relation_gets_its_expected_verdict(case):
 
 def corpus_rates() -> dict:
     expected_true = sum(1 for c in TRUE if c.allowed <= TRUE_OK)
-    return {"false": len(FALSE), "true": len(TRUE), "true_decided": expected_true,
-            "percent": round(100 * expected_true / len(TRUE))}
+    return {
+        "false": len(FALSE),
+        "true": len(TRUE),
+        "true_decided": expected_true,
+        "percent": round(100 * expected_true / len(TRUE)),
+    }
 
 
 def test_corpus_is_large_enough_and_the_docs_state_its_rates():
@@ -88,11 +92,23 @@ def test_corpus_is_large_enough_and_the_docs_state_its_rates():
     assert rates["false"] >= 100 and rates["true"] >= 100 and rates["true_decided"] >= 0.8 * rates["true"]
     assert all(c.allowed.isdisjoint({"proved", "verified"}) for c in FALSE)
     kinds = {c.kind for c in FALSE}
-    assert {"tight-strict", "bump-min", "bump-max", "bump-tanh", "bump-exp-product", "tiny-gap", "undefined",
-            "near-tie"} <= kinds
+    assert {
+        "tight-strict",
+        "bump-min",
+        "bump-max",
+        "bump-tanh",
+        "bump-exp-product",
+        "tiny-gap",
+        "undefined",
+        "near-tie",
+    } <= kinds
     assert 15 <= sum(c.quick for c in FALSE + TRUE) <= 25
     text = DOC.read_text()
-    found = re.search(r"(\d+) false relations.*?none of them `proved` or `verified`.*?(\d+) true relations.*?(\d+) of them"
-                      r"\s+\((\d+)%\) `proved` or `verified`", text, re.S)
+    found = re.search(
+        r"(\d+) false relations.*?none of them `proved` or `verified`.*?(\d+) true relations.*?(\d+) of them"
+        r"\s+\((\d+)%\) `proved` or `verified`",
+        text,
+        re.S,
+    )
     assert found, "docs/guide/verdicts.md must state the corpus rates"
     assert tuple(map(int, found.groups())) == (rates["false"], rates["true"], rates["true_decided"], rates["percent"])

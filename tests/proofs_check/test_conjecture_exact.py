@@ -56,16 +56,24 @@ def test_refutation_witness_substituted_exactly_violates_the_relation(argv, caps
     assert rec["margin"] is None or rec["margin"] <= 0
 
 
-@pytest.mark.parametrize("argv", [["x >= 0.1", "--var", "x:0.1:1"], ["x <= 0.3", "--var", "x:0:0.3"],
-                                  ["x <= 1", "--var", "x:0:1"]])
+@pytest.mark.parametrize(
+    "argv", [["x >= 0.1", "--var", "x:0.1:1"], ["x <= 0.3", "--var", "x:0:0.3"], ["x <= 1", "--var", "x:0:1"]]
+)
 def test_decimal_literal_is_the_decimal_not_the_binary_float(argv, capsys):
     code, rec = _json(argv + ["--samples", "40"], capsys)
     assert code == 0 and rec["verdict"] in ("proved", "verified") and (rec["margin"] is None or rec["margin"] >= 0)
 
 
-@pytest.mark.parametrize("text,verdict", [("3*0.1 <= 0.3", "proved"), ("1 <= 1 - 1e-30", "refuted"),
-                                          ("1 <= 1 - 10**-40", "refuted"), ("0.1 + 0.2 >= 0.3", "proved"),
-                                          ("0.1 + 0.2 > 0.3", "refuted")])
+@pytest.mark.parametrize(
+    "text,verdict",
+    [
+        ("3*0.1 <= 0.3", "proved"),
+        ("1 <= 1 - 1e-30", "refuted"),
+        ("1 <= 1 - 10**-40", "refuted"),
+        ("0.1 + 0.2 >= 0.3", "proved"),
+        ("0.1 + 0.2 > 0.3", "refuted"),
+    ],
+)
 def test_closed_relation_is_decided_exactly(text, verdict, capsys):
     code, rec = _json([text], capsys)
     assert code == 0 and rec["verdict"] == verdict
@@ -94,7 +102,9 @@ def test_undefined_part_of_the_box_is_reported_at_a_witness_and_not_verified(cap
     assert rec["verdict"] in ("proved", "verified")
 
 
-@pytest.mark.parametrize("family", ["tail-singular-value", "tail-frobenius-rank", "tail-frobenius-schatten", "truncation-error"])
+@pytest.mark.parametrize(
+    "family", ["tail-singular-value", "tail-frobenius-rank", "tail-frobenius-schatten", "truncation-error"]
+)
 def test_tail_constant_just_below_1_is_refuted_exactly(family, capsys):
     code, rec = _json([family, "--value", "0.99999999999999999999", "--samples", "10"], capsys)
     assert code == 0 and rec["verdict"] == "refuted" and rec["margin"] < 0
@@ -110,8 +120,9 @@ def test_attention_constant_close_to_2_is_refuted_on_the_exact_point_without_a_t
     assert "cross-check skipped" in rec["detail"]
 
 
-@pytest.mark.parametrize("value,ok", [("1e-400", True), ("1e-401", False), ("9.99e-401", False), ("1e-500", False),
-                                      ("-1e-400", True)])
+@pytest.mark.parametrize(
+    "value,ok", [("1e-400", True), ("1e-401", False), ("9.99e-401", False), ("1e-500", False), ("-1e-400", True)]
+)
 def test_value_floor_is_exactly_1e_minus_400(value, ok, capsys):
     code = main(["conjecture", "covering-constant", f"--value={value}", "--json"])
     capsys.readouterr()

@@ -19,8 +19,11 @@ def _contains(rec: dict, true_gap: mpmath.mpf) -> bool:
 CASES = [
     ("tanh(x) < 1", "x:0:1e6", lambda x: 2 / (mpmath.exp(2 * x) + 1)),
     ("erf(x) < 1", "x:20:1e10", mpmath.erfc),
-    ("log(1 + exp(-x)) > exp(-x) - exp(-2*x)/2", "x:30:3000",
-     lambda x: mpmath.log1p(mpmath.exp(-x)) - mpmath.exp(-x) + mpmath.exp(-2 * x) / 2),
+    (
+        "log(1 + exp(-x)) > exp(-x) - exp(-2*x)/2",
+        "x:30:3000",
+        lambda x: mpmath.log1p(mpmath.exp(-x)) - mpmath.exp(-x) + mpmath.exp(-2 * x) / 2,
+    ),
 ]
 
 
@@ -49,7 +52,15 @@ def test_record_withholds_an_unresolved_margin_without_a_certified_error(error):
 
 
 def test_record_keeps_an_exact_zero_and_deduplicates_engines():
-    rec = record(_Claim(), Outcome(Verdict.UNRESOLVED, "exact", margin=0.0, margin_error=0.0,
-                                   engines=("z3", "sympy", "sympy", "arb", "arb", "mpmath.iv")))
+    rec = record(
+        _Claim(),
+        Outcome(
+            Verdict.UNRESOLVED,
+            "exact",
+            margin=0.0,
+            margin_error=0.0,
+            engines=("z3", "sympy", "sympy", "arb", "arb", "mpmath.iv"),
+        ),
+    )
     assert rec["margin"] == 0.0 and rec["margin_error"] == 0.0
     assert rec["engines"] == ["z3", "sympy", "arb", "mpmath.iv"]

@@ -51,6 +51,7 @@ DECIDED = [
 @pytest.fixture(autouse=True)
 def _no_sentinel(tmp_path):
     import os
+
     if os.path.exists(SENTINEL):
         os.remove(SENTINEL)
     yield
@@ -94,6 +95,7 @@ REFUSED_VALUES = ["1e999999999", "1e-5000", "-1e401", "1e", "0x10", "1/0", "nan"
 @pytest.mark.parametrize("argv,verdict", HANGS)
 def test_family_value_that_once_hung_is_decided_within_10_seconds(argv, verdict, capsys):
     import json
+
     start = time.perf_counter()
     code = main(["conjecture", *argv, "--json", "--samples", "20"])
     out = capsys.readouterr().out

@@ -113,6 +113,7 @@ def test_side_at_zero_does_not_read_as_full_slack(capsys):
 
 def test_log_range_beyond_float64_samples_without_warnings(capsys):
     import warnings
+
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         code, rec = _json(["x*sin(x) > -1", "--var", "x:1:1e309:log"], capsys)
@@ -123,5 +124,7 @@ def test_covering_constant_one_is_refuted_even_for_tiny_p(capsys):
     """c(p) > 1 for every p > 0 (c(1e-36) - 1 ~ 4.2e-35): decided at the precision the range needs."""
     code, rec = _json(["covering-constant", "--value", "1", "--var", "p:0:1e-36"], capsys)
     assert code == 0 and rec["verdict"] == "refuted"
-    code, rec = _json(["covering-constant", "--value", "1.0000000000000000000000000000000001", "--var", "p:0:1e-36"], capsys)
+    code, rec = _json(
+        ["covering-constant", "--value", "1.0000000000000000000000000000000001", "--var", "p:0:1e-36"], capsys
+    )
     assert code == 0 and rec["verdict"] == "proved"

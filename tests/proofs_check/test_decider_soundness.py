@@ -21,13 +21,17 @@ from sabounds.theory.derivation import Step
 QUICK = Mu.QUICK
 
 
-@pytest.mark.parametrize("family", ["tail-singular-value", "tail-frobenius-schatten", "tail-frobenius-rank", "truncation-error"])
+@pytest.mark.parametrize(
+    "family", ["tail-singular-value", "tail-frobenius-schatten", "tail-frobenius-rank", "truncation-error"]
+)
 def test_matrix_family_just_below_one_is_refuted(family, capsys):
     code = main(["conjecture", family, "--value", "0.999999999999", "--json"])
     assert code == 0 and json.loads(capsys.readouterr().out)["verdict"] == "refuted"
 
 
-@pytest.mark.parametrize("name", ["tail_singular_value", "tail_frobenius_rank", "tail_frobenius_schatten", "truncation_error"])
+@pytest.mark.parametrize(
+    "name", ["tail_singular_value", "tail_frobenius_rank", "tail_frobenius_schatten", "truncation_error"]
+)
 def test_matrix_step_times_one_minus_1e12_is_refuted_by_its_own_check(name):
     step = thm41.derivation()[name]
     assert decide(step, QUICK).verdict is Verdict.VERIFIED
@@ -42,6 +46,7 @@ def test_split_is_checked_against_an_independent_truncation(monkeypatch):
 
     def one_too_many(w, r):  # a head with r + 1 triplets: still sums to W with its tail
         return honest(w, r + 1)
+
     monkeypatch.setattr(MA, "_svd_parts", one_too_many)
     assert decide(step, QUICK).verdict is Verdict.REFUTED
 
@@ -60,7 +65,9 @@ def test_one_sided_limit_outside_the_real_domain_is_not_proved():
     assert decide(left, QUICK).verdict is Verdict.UNRESOLVED
     assert decide(right, QUICK).verdict is Verdict.PROVED
     q = sp.Symbol("q", real=True)
-    assert decide(Step("s", sp.Eq(sp.Limit(sp.sqrt(q), q, 0, "-"), 0), "", Limit()), QUICK).verdict is not Verdict.PROVED
+    assert (
+        decide(Step("s", sp.Eq(sp.Limit(sp.sqrt(q), q, 0, "-"), 0), "", Limit()), QUICK).verdict is not Verdict.PROVED
+    )
 
 
 def test_fine_mutants_of_theorem_41_all_die_at_the_quick_profile():
@@ -70,14 +77,23 @@ def test_fine_mutants_of_theorem_41_all_die_at_the_quick_profile():
 
 def test_identity_tolerance_is_below_the_fine_mutants_at_20_digits():
     from sabounds.proofs_check.identity_decider import identity_tolerance
+
     step = thm41.derivation()["closed_form"]
     assert identity_tolerance(step.statement, 20) < 1e-14
 
 
-@pytest.mark.parametrize("module,name", [("thm41", "sharp_tail_stationarity"), ("thm41", "tail_crossover"),
-                                         ("thm31", "dudley_integral_sharp"), ("whole_bound", "sharp_cover")])
+@pytest.mark.parametrize(
+    "module,name",
+    [
+        ("thm41", "sharp_tail_stationarity"),
+        ("thm41", "tail_crossover"),
+        ("thm31", "dudley_integral_sharp"),
+        ("whole_bound", "sharp_cover"),
+    ],
+)
 def test_identities_with_p_below_2_are_proved_after_reparametrising(module, name):
     import importlib
+
     step = importlib.import_module(f"sabounds.theory.{module}").derivation()[name]
     outcome = decide(step, QUICK)
     assert outcome.verdict is Verdict.PROVED and "p = 2 k/(1 + k)" in outcome.method
@@ -86,12 +102,20 @@ def test_identities_with_p_below_2_are_proved_after_reparametrising(module, name
 def test_reparametrising_does_not_prove_a_false_identity():
     from sabounds.proofs_check.symbolic_proofs import prove_reparametrised
     from sabounds.theory.checks import Interval
+
     p = thm41.p
-    assert prove_reparametrised(p ** 2 / (2 - p), p / (2 - p), {p: Interval(sp.Rational(1, 20), sp.Rational(39, 20))}) is None
+    assert (
+        prove_reparametrised(p**2 / (2 - p), p / (2 - p), {p: Interval(sp.Rational(1, 20), sp.Rational(39, 20))})
+        is None
+    )
     assert prove_reparametrised(sp.sqrt((2 - p) ** 2), 2 - p, {p: Interval(sp.Rational(1, 20), sp.Rational(39, 20))})
 
 
-TIGHT_INEQUALITIES = [("attention_lipschitz", "score_perturbation"), ("thm31", "grid_m_bound"), ("whole_bound", "log_split")]
+TIGHT_INEQUALITIES = [
+    ("attention_lipschitz", "score_perturbation"),
+    ("thm31", "grid_m_bound"),
+    ("whole_bound", "log_split"),
+]
 
 
 @pytest.mark.parametrize("module,name", TIGHT_INEQUALITIES)
@@ -100,6 +124,7 @@ def test_tight_inequality_with_its_larger_side_times_one_minus_1e12_is_refuted(m
     sampled gap (-1e-12 at 20 digits) is far beyond the evaluation's rounding, and once was `verified` with a negative
     margin under a tolerance of 10^-(digits/2)."""
     import importlib
+
     step = importlib.import_module(f"sabounds.theory.{module}").derivation()[name]
     rel = step.statement
     less = isinstance(rel, (sp.LessThan, sp.StrictLessThan))
@@ -114,5 +139,6 @@ def test_tight_inequality_with_its_larger_side_times_one_minus_1e12_is_refuted(m
 @pytest.mark.parametrize("module,name", TIGHT_INEQUALITIES)
 def test_a_verified_inequality_never_carries_a_negative_margin(module, name):
     import importlib
+
     outcome = decide(importlib.import_module(f"sabounds.theory.{module}").derivation()[name], QUICK)
     assert outcome.verdict is not Verdict.VERIFIED or outcome.margin >= 0

@@ -7,11 +7,15 @@ import pytest
 import sabounds
 
 CASES = [
-    ("gelu-lipschitz", "1.2", "proved"), ("gelu-lipschitz", "1.1", "refuted"),
-    ("softmax-linf-l1", "1", "proved"), ("softmax-linf-l1", "0.9", "refuted"),
+    ("gelu-lipschitz", "1.2", "proved"),
+    ("gelu-lipschitz", "1.1", "refuted"),
+    ("softmax-linf-l1", "1", "proved"),
+    ("softmax-linf-l1", "0.9", "refuted"),
     ("attention-lipschitz", "1.5", "refuted"),
-    ("tail-frobenius-schatten", "1.01", "verified"), ("tail-singular-value", "0.99", "refuted"),
-    ("covering-constant", "5", "proved"), ("covering-constant", "1.1", "refuted"),
+    ("tail-frobenius-schatten", "1.01", "verified"),
+    ("tail-singular-value", "0.99", "refuted"),
+    ("covering-constant", "5", "proved"),
+    ("covering-constant", "1.1", "refuted"),
 ]
 
 
@@ -50,6 +54,7 @@ def test_covering_margin_interval_contains_the_exact_relative_gap(value):
     """The sup of c(p) on [0, 2] is c(2) = 2: the margin (v - 2)/2 must lie in ``margin +- margin_error`` (it was
     computed at 15 digits, so 1.9999999999999999999999 printed +2.7e-43 +- 6.3e-43 for a true -5e-23)."""
     from fractions import Fraction
+
     rec = sabounds.conjecture("covering-constant", value, ["p:0:2"]).to_json()
     exact = (Fraction(value) - 2) / 2
     assert rec["verdict"] == "refuted", rec

@@ -33,6 +33,7 @@ def test_claim_ids_are_distinct_checks():
 def test_claim_2_sharp_condition_is_derived_from_the_slot_cover():
     """No literal: the power of alpha comes from differentiating the table's slot covers."""
     from sabounds.theory.thm41 import p
+
     assert sp.simplify(C._alpha_degree(True) - p / 2) == 0
     assert sp.simplify(C._alpha_degree(False) - p / (p + 2)) == 0
 
@@ -41,7 +42,9 @@ def test_claim_4_uses_the_best_tail_and_reproduces_the_audit_counterexample(defa
     outcome = default_checks["claims.4_best_p"]
     assert outcome.verdict is Verdict.VERIFIED
     assert any("9.306 against the rank cover 22.63" in c for c in outcome.witness["fails"])
-    assert not any("P_m contains 0 and 2" in c for c in outcome.witness["holds"])  # the condition that cannot fail is gone
+    assert not any(
+        "P_m contains 0 and 2" in c for c in outcome.witness["holds"]
+    )  # the condition that cannot fail is gone
     picked = C._picked(4, sp.Rational(1, 2), 64, [sp.Rational(k, 17) for k in range(1, 35)])
     assert picked[0] > 0 and picked[1] == "sharp" and picked[2] < picked[3]
 

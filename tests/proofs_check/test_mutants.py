@@ -44,12 +44,15 @@ def test_every_mutant_of_the_whole_bound_is_killed():
     """The whole bound's steps: its Edelman step once left every mutant unresolved (constants missing from the
     domain, so the numeric route could not run); now each mutant is refuted by the step's own check."""
     from sabounds.theory import whole_bound
+
     assert any(d.id == "whole_bound" for d in MU.derivations_audited())
     results = MU.audit([whole_bound.derivation()], MU.QUICK)
     survivors = [(m.step, m.operator, m.outcome.verdict.value) for m in results if not m.killed]
     assert len(results) >= 20 and survivors == []
     unit = {m.step for m in results if m.operator == "unit_tokens"}
-    assert unit == {"whole_bound.token_attention_factor", "whole_bound.token_gamma_qk"}, "issue 29: the unit-token mutant exists and dies"
+    assert unit == {"whole_bound.token_attention_factor", "whole_bound.token_gamma_qk"}, (
+        "issue 29: the unit-token mutant exists and dies"
+    )
     assert all(m.killed for m in results if m.operator == "unit_tokens")
 
 
@@ -67,6 +70,7 @@ def test_fine_mutants_of_every_audited_theorem_die():
     """Constants times 1 +- 1e-12 and exponents plus 1e-12 (issue 19): tolerances must be tighter than 1e-12, so
     each is refuted by the step's own check, for Theorems 4.1 and 3.1, the attention derivation and the whole bound."""
     from sabounds.theory import attention_lipschitz, whole_bound
+
     derivations = [thm41.derivation(), thm31.derivation(), attention_lipschitz.derivation(), whole_bound.derivation()]
     results = MU.audit(derivations, MU.QUICK, operators=("fine_up", "fine_down", "fine_exponent"))
     assert {m.operator for m in results} == {"fine_up", "fine_down", "fine_exponent"}
@@ -80,6 +84,7 @@ def test_a_relation_the_operators_do_not_apply_to_gets_no_mutant_and_is_listed_a
     no inequality, so "flipping" or shifting it would make a meaningless mutant; it is counted apart, with why."""
     from sabounds.theory import checks
     from sabounds.theory.derivation import Derivation, Step
+
     x = sp.Symbol("x", positive=True)
     unequal = Step("unequal", sp.Ne(x + 1, x, evaluate=False), "shifted", checks.Inequality({x: checks.Interval(1, 2)}))
     assert MU.mutate(unequal) == [] and MU.fine_mutants(unequal) == []

@@ -144,6 +144,7 @@ def test_nested_limits_restore_the_handler_and_hook_after_an_interruption():
 
 def test_no_limit_off_the_main_thread_says_so():
     import threading
+
     seen = []
     worker = threading.Thread(target=lambda: seen.append(time_limit(1.0).__enter__()))
     worker.start()

@@ -90,7 +90,9 @@ def test_wrong_endpoint_limit_is_refuted():
 # MatrixRelation: sigma_{r+1} <= (S_p/(r+1))^{1/p} holds, with (r+1)^2 in the denominator it does not.
 def test_false_matrix_inequality_is_refuted():
     rs = T.r_split
-    step = mutate("tail_singular_value", sp.Le(SingularValue(W, rs + 1), (SchattenQuantity(W, p) / (rs + 1) ** 2) ** (1 / p)))
+    step = mutate(
+        "tail_singular_value", sp.Le(SingularValue(W, rs + 1), (SchattenQuantity(W, p) / (rs + 1) ** 2) ** (1 / p))
+    )
     out = decide(step, QUICK, "w")
     assert out.verdict is Verdict.REFUTED and "family" in out.witness
 
@@ -103,7 +105,10 @@ def test_truncation_error_with_sigma_r_plus_2_is_refuted():
 
 def test_tail_with_wrong_power_is_refuted():
     rs = T.r_split
-    step = mutate("tail_frobenius_schatten", sp.Le(TailFrobeniusSq(W, rs), SingularValue(W, rs + 1) ** (1 - p / 2) * SchattenQuantity(W, p)))
+    step = mutate(
+        "tail_frobenius_schatten",
+        sp.Le(TailFrobeniusSq(W, rs), SingularValue(W, rs + 1) ** (1 - p / 2) * SchattenQuantity(W, p)),
+    )
     assert verdict_of(step) is Verdict.REFUTED
 
 
@@ -131,14 +136,21 @@ def test_tighter_constant_substitution_keeps_the_derivation_decidable():
 @pytest.mark.parametrize("kind", [Identity, Inequality, Limit, MatrixRelation, Minimum])
 def test_each_check_kind_has_a_decider(kind):
     from sabounds.proofs_check.deciders import DECIDERS
+
     assert kind in DECIDERS
 
 
-@pytest.mark.parametrize("name,box", [("sum_aggregation", "x_1 in [1/10, 10], x_2 in [1/10, 10], x_3 in [1/10, 10]"),
-                                      ("grid_m_bound", "L in [1, 10000] (integers)"),
-                                      ("peeling_cost", "in [1, 1000000] (integers)")])
+@pytest.mark.parametrize(
+    "name,box",
+    [
+        ("sum_aggregation", "x_1 in [1/10, 10], x_2 in [1/10, 10], x_3 in [1/10, 10]"),
+        ("grid_m_bound", "L in [1, 10000] (integers)"),
+        ("peeling_cost", "in [1, 1000000] (integers)"),
+    ],
+)
 def test_a_proof_by_interval_arithmetic_names_its_box(name, box):
     """Interval arithmetic proves a step on a bounded box only: the method says which (L up to the --layers cap)."""
     from sabounds.theory import thm31
+
     outcome = decide(thm31.derivation()[name], Settings())
     assert outcome.verdict is Verdict.PROVED and "on the box" in outcome.method and box in outcome.method

@@ -23,6 +23,7 @@ def cheap_runs(monkeypatch):
         if spec_json["seed"] == 1:
             raise ValueError("seed 1 diverged")
         return {"seed": spec_json["seed"]}
+
     monkeypatch.setattr(runner, "_task", run)
     monkeypatch.setattr(runner, "run_key", lambda spec: f"{spec.seed:02d}" + "0" * 62)
     return calls
@@ -49,6 +50,7 @@ def test_an_error_in_the_callers_callback_is_not_taken_for_the_tasks_failure(che
     def callback(*args):
         calls.append(args)
         raise RuntimeError("the progress display broke")
+
     if where == "study":
         run = lambda: runner.run_grid(SPECS[:1], None, workers=0, on_done=callback)
     else:

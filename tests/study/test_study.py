@@ -32,14 +32,22 @@ def test_a_one_layer_run_measures_what_analyze_and_bound_read_from_its_checkpoin
     import mpmath
 
     import sabounds
+
     result = run_point(ONE_LAYER, checkpoint=tmp_path / "ckpt")
     assert main(["analyze", str(tmp_path / "ckpt"), "--json"]) == 0
     totals = json.loads(capsys.readouterr().out)["totals"]
     assert result["measures"]["ours_sum"] == math.log(totals["ours"])
     assert result["measures"]["edelman"] == math.log(totals["edelman"])
     s = result["settings"]
-    b = sabounds.bound(tmp_path / "ckpt", n=ONE_LAYER.size, delta=0.05, margin=1.0, input_norm=s["input_norm"],
-                       tokens=8, empirical_risk=s["empirical_margin_risk"]).primary
+    b = sabounds.bound(
+        tmp_path / "ckpt",
+        n=ONE_LAYER.size,
+        delta=0.05,
+        margin=1.0,
+        input_norm=s["input_norm"],
+        tokens=8,
+        empirical_risk=s["empirical_margin_risk"],
+    ).primary
     for name, value in (("bound_ours_sum", b.ours_sum), ("bound_ours_rss", b.ours_rss), ("bound_edelman", b.edelman)):
         assert result["measures"][name] == float(mpmath.log(value.total))
     assert result["p_profile"]["matrices"] == 6 and result["p_profile"]["proxy"] == "published"
@@ -94,6 +102,7 @@ def test_an_interrupted_study_resumes_from_its_cache(tmp_path):
 def test_a_corrupt_cache_entry_is_retrained(tmp_path):
     from sabounds.training_study.grids import grid
     from sabounds.training_study.runner import RunCache, run_key
+
     spec = grid("tiny", ["digits"])[0]
     cache = RunCache(tmp_path)
     cache.put(run_key(spec), {"spec": spec.to_json(), "forged": True})
@@ -105,11 +114,34 @@ def test_a_corrupt_cache_entry_is_retrained(tmp_path):
 def test_the_command_writes_every_output(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("SABOUNDS_CACHE_DIR", str(tmp_path / "cache"))
     out = tmp_path / "out"
-    assert main(["study", "--grid", "tiny", "--tasks", "digits", "--workers", "0", "--out", str(out),
-                 "--figure-format", "png,svg"]) == 0
+    assert (
+        main(
+            [
+                "study",
+                "--grid",
+                "tiny",
+                "--tasks",
+                "digits",
+                "--workers",
+                "0",
+                "--out",
+                str(out),
+                "--figure-format",
+                "png,svg",
+            ]
+        )
+        == 0
+    )
     names = {p.name for p in out.iterdir()}
-    assert {"study.json", "runs.csv", "table.md", "scatter_digits.png", "scatter_digits.svg",
-            "forest_digits.png", "forest_digits.svg"} <= names
+    assert {
+        "study.json",
+        "runs.csv",
+        "table.md",
+        "scatter_digits.png",
+        "scatter_digits.svg",
+        "forest_digits.png",
+        "forest_digits.svg",
+    } <= names
     data = json.loads((out / "study.json").read_text())
     # the tiny grid converges: every run stopped at the target cross-entropy, none excluded, so the statistics below
     # ran on 8 trained models (sizes 40 and 80, noise 0 and 0.2, 2 seeds)
@@ -128,11 +160,21 @@ def test_the_command_writes_every_output(tmp_path, capsys, monkeypatch):
     assert "along training size n" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv", [
-    ["study", "--tasks", "digits,nope"], ["study", "--grid", "nope"], ["study", "--workers", "1", "--scheduler", "x"],
-    ["study", "--workers", "-1"], ["study", "--out", " "], ["study", "--cache-dir", "FILE"],
-    pytest.param(["study", "--tasks", "digits", "--grid", "tiny", "--workers", "0", "--scheduler", "tcp://127.0.0.1:1"],
-                 marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["study", "--tasks", "digits,nope"],
+        ["study", "--grid", "nope"],
+        ["study", "--workers", "1", "--scheduler", "x"],
+        ["study", "--workers", "-1"],
+        ["study", "--out", " "],
+        ["study", "--cache-dir", "FILE"],
+        pytest.param(
+            ["study", "--tasks", "digits", "--grid", "tiny", "--workers", "0", "--scheduler", "tcp://127.0.0.1:1"],
+            marks=pytest.mark.slow,
+        ),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(argv, tmp_path, capsys):
     (tmp_path / "FILE").write_text("x")
     argv = [str(tmp_path / "FILE") if a == "FILE" else a for a in argv]
@@ -149,6 +191,7 @@ def test_bad_input_is_one_line_and_exit_2(argv, tmp_path, capsys):
 
 def test_the_api_gives_the_command_json_as_tables(tmp_path):
     import sabounds.api
+
     result = sabounds.api.study("tiny", tasks=["digits"], workers=0)
     assert len(result.runs) == 8 and set(result.ranking["task"]) == {"digits"}
     assert set(result.ranking["axis"]) == {"overall", "size", "noise"}
@@ -159,6 +202,7 @@ def test_the_api_gives_the_command_json_as_tables(tmp_path):
     with pytest.raises(sabounds.api.InputError, match="RunSpec"):
         sabounds.api.study(["digits"])
     from sabounds.training_study.grids import grid
+
     own = sabounds.api.study(grid("tiny")[:2], workers=0)  # a grid given as objects: two runs differing in seed
     assert own.json["settings"]["grid"] == "custom" and len(own.runs) == 2
 
@@ -167,6 +211,7 @@ def test_an_unwritable_cache_costs_the_caching_not_the_runs(tmp_path):
     (tmp_path / "cache").write_text("a file where the cache folder should be")
     from sabounds.training_study.grids import grid
     from sabounds.training_study.runner import RunCache, run_grid
+
     spec = replace(grid("tiny", ["digits"])[0], epochs=2)
     [outcome] = run_grid([spec], RunCache(tmp_path / "cache"), workers=0)
     assert isinstance(outcome, dict) and outcome["record"]["epochs_run"] == 2
@@ -180,9 +225,14 @@ def test_ctrl_c_prints_one_line_and_leaves_a_resumable_study(tmp_path):
     import subprocess
     import sys
     import time
+
     cache = tmp_path / "cache"
-    proc = subprocess.Popen([sys.executable, "-c", _CLI, "study", "--grid", "tiny", "--workers", "0",
-                             "--cache-dir", str(cache)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _CLI, "study", "--grid", "tiny", "--workers", "0", "--cache-dir", str(cache)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 300
         while not list(cache.glob("study/*/*.json")) and time.monotonic() < deadline and proc.poll() is None:

@@ -27,6 +27,7 @@ def test_a_changed_table_is_caught(tmp_path):
 def test_the_stored_result_is_the_default_grid_with_every_run_accounted_for():
     result = json.loads((ROOT / STORED).read_text(encoding="utf-8"))
     from sabounds.training_study.grids import grid
+
     specs = [s.to_json() for s in grid("default")]
     assert [r["spec"] for r in result["runs"]] == specs
     t = result["tasks"]["digits"]
@@ -43,6 +44,7 @@ def test_the_stored_rankings_are_what_the_statistics_compute_from_the_stored_run
     pytest.importorskip("scipy")
     from sabounds.training_study.statistics import rank_measure
     from sabounds.training_study.summary import _stat_rows, clean
+
     result = json.loads((ROOT / STORED).read_text(encoding="utf-8"))
     t = result["tasks"]["digits"]
     rows = _stat_rows(result["runs"], "gap_error")
@@ -52,9 +54,10 @@ def test_the_stored_rankings_are_what_the_statistics_compute_from_the_stored_run
 
 def _blocks():
     from sabounds.render.study_pages import BEGIN, END
+
     for name in PAGES:
         text = (ROOT / name).read_text(encoding="utf-8")
-        yield name, text, text[text.index(BEGIN):text.index(END)]
+        yield name, text, text[text.index(BEGIN) : text.index(END)]
 
 
 def test_every_measure_is_in_a_pages_table_or_named_as_left_out_with_where_it_is():

@@ -81,8 +81,16 @@ def test_the_expanded_percentile_widens_with_few_blocks():
 
 def _null_rows(rng, sizes=(50, 100, 200, 400, 800), noises=(0.0, 0.1, 0.2), widths=(16, 32), seeds=2):
     """The default grid's design with measure and gap drawn independently: every tau's true value is 0."""
-    return [{"config": {"size": n, "noise": e, "width": w}, "seed": s, "values": {"m": float(rng.normal())},
-             "gap": float(rng.normal())} for n, e, w in itertools.product(sizes, noises, widths) for s in range(seeds)]
+    return [
+        {
+            "config": {"size": n, "noise": e, "width": w},
+            "seed": s,
+            "values": {"m": float(rng.normal())},
+            "gap": float(rng.normal()),
+        }
+        for n, e, w in itertools.product(sizes, noises, widths)
+        for s in range(seeds)
+    ]
 
 
 @pytest.mark.slow
@@ -107,7 +115,9 @@ def test_the_block_bootstrap_interval_excludes_zero_in_at_most_5_percent_of_null
     rates = {axis: count / draws for axis, count in excluded.items()}
     assert all(rate <= 0.05 for rate in rates.values()), rates
     assert verdicts / (3 * draws) <= 0.05
-    assert excluded == {"size": 46, "noise": 37, "width": 36} and verdicts == 99  # the figures docs/guide/study.md quotes
+    assert (
+        excluded == {"size": 46, "noise": 37, "width": 36} and verdicts == 99
+    )  # the figures docs/guide/study.md quotes
 
 
 def test_the_overall_tau_has_a_p_value_an_interval_and_its_ties():
@@ -122,8 +132,9 @@ def test_the_overall_tau_has_a_p_value_an_interval_and_its_ties():
 
 def _pair_rows(gaps0, gaps1, c0=1.0, c1=2.0):
     """Two configurations along axis a (b fixed), one run per seed; measure c0 < c1."""
-    return ([_row(0, 0, c0, g, seed) for seed, g in enumerate(gaps0)]
-            + [_row(1, 0, c1, g, seed) for seed, g in enumerate(gaps1)])
+    return [_row(0, 0, c0, g, seed) for seed, g in enumerate(gaps0)] + [
+        _row(1, 0, c1, g, seed) for seed, g in enumerate(gaps1)
+    ]
 
 
 def test_the_sign_error_drops_environments_within_seed_noise():
@@ -147,8 +158,10 @@ def test_the_sign_error_counts_a_measure_tie_as_half():
 
 
 def test_describe_reports_the_range_and_the_tau_with_n():
-    rows = [{"config": {"size": n, "width": w}, "seed": 0, "values": {"m": v}, "gap": 0.0}
-            for n, w, v in ((50, 16, 1.0), (100, 16, 1.5), (50, 32, 3.0), (100, 32, 3.25))]
+    rows = [
+        {"config": {"size": n, "width": w}, "seed": 0, "values": {"m": v}, "gap": 0.0}
+        for n, w, v in ((50, 16, 1.0), (100, 16, 1.5), (50, 32, 3.0), (100, 32, 3.25))
+    ]
     out = describe(rows, "m")
     # range 3.25 - 1 = 2.25; within width 16: 0.5, within 32: 0.25; pairs with n: (1,1.5)+ (1,3)0 (1,3.25)+
     # (1.5,3)- (1.5,3.25)0 (3,3.25)+ -> (3 - 1) / 6
@@ -167,12 +180,15 @@ def test_runs_that_did_not_reach_the_stopping_loss_or_failed_are_listed_and_excl
     from sabounds.training_study.grids import BASE
     from sabounds.training_study.measures import MEASURES
     from sabounds.training_study.summary import rank_tasks, run_rows
+
     specs = [replace(BASE["digits"], seed=s) for s in range(3)]
     measures = {m: float(i) for i, m in enumerate(MEASURES)}
     ok = {"record": {"converged": True, "gap_error": 0.1, "gap_loss": 0.2}, "measures": measures, "p_profile": {}}
     bad = {"record": {"converged": False, "gap_error": 0.5, "gap_loss": 0.2}, "measures": measures, "p_profile": {}}
-    rows = run_rows(specs, [{"spec": specs[0].to_json(), **ok}, {"spec": specs[1].to_json(), **bad},
-                            ValueError("boom\nsecond line")])
+    rows = run_rows(
+        specs,
+        [{"spec": specs[0].to_json(), **ok}, {"spec": specs[1].to_json(), **bad}, ValueError("boom\nsecond line")],
+    )
     assert [r["status"] for r in rows] == ["ok", "not converged", "error: ValueError: boom second line"]
     task = rank_tasks(rows)["digits"]
     assert task["runs"] == 3 and task["used"] == 1 and len(task["excluded"]) == 2

@@ -37,11 +37,15 @@ def test_the_studys_own_runs_csv_ranks_as_the_study_did(runs_csv):
     assert set(ranked.ranking["axis"]) == {"overall", "width", "size", "noise"}
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda f: f.drop(columns=["seed"]), "lacks the column"),
-    (lambda f: f[[c for c in f.columns if not c.startswith("ln_")]], "no measure column"),
-    (lambda f: f.assign(ln_params=float("inf")), "finite"),
-    (lambda f: f.assign(ln_params="big"), "finite")])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda f: f.drop(columns=["seed"]), "lacks the column"),
+        (lambda f: f[[c for c in f.columns if not c.startswith("ln_")]], "no measure column"),
+        (lambda f: f.assign(ln_params=float("inf")), "finite"),
+        (lambda f: f.assign(ln_params="big"), "finite"),
+    ],
+)
 def test_a_bad_table_is_one_input_error(runs_csv, change, message):
     path, _ = runs_csv
     with pytest.raises(sabounds.InputError, match=message) as info:

@@ -9,8 +9,14 @@ from pathlib import Path
 
 import numpy as np
 
-LAYER_TENSORS = {"attention.self.query": "NN", "attention.self.key": "NN", "attention.self.value": "NN",
-                 "attention.output.dense": "NN", "intermediate.dense": "IN", "output.dense": "NI"}
+LAYER_TENSORS = {
+    "attention.self.query": "NN",
+    "attention.self.key": "NN",
+    "attention.self.value": "NN",
+    "attention.output.dense": "NN",
+    "intermediate.dense": "IN",
+    "output.dense": "NI",
+}
 
 
 def encode(values: np.ndarray, dtype: str) -> bytes:
@@ -24,7 +30,9 @@ def decoded(values: np.ndarray, dtype: str) -> np.ndarray:
     """What a faithful reader must return for ``values`` stored as ``dtype``, in float64."""
     if dtype == "BF16":
         return (np.asarray(values, dtype="<f4").view("<u4") & np.uint32(0xFFFF0000)).view("<f4").astype(np.float64)
-    return np.asarray(values).astype({"F32": np.float32, "F16": np.float16, "F64": np.float64}[dtype]).astype(np.float64)
+    return (
+        np.asarray(values).astype({"F32": np.float32, "F16": np.float16, "F64": np.float64}[dtype]).astype(np.float64)
+    )
 
 
 def write_safetensors(path: Path, tensors: dict[str, np.ndarray], dtype: str = "F32") -> None:
@@ -40,9 +48,15 @@ def write_safetensors(path: Path, tensors: dict[str, np.ndarray], dtype: str = "
 
 
 def config(layers=2, hidden=16, heads=4, intermediate=64, **overrides) -> dict:
-    base = {"model_type": "bert", "architectures": ["BertModel"], "num_hidden_layers": layers,
-            "hidden_size": hidden, "num_attention_heads": heads, "intermediate_size": intermediate,
-            "hidden_act": "gelu"}
+    base = {
+        "model_type": "bert",
+        "architectures": ["BertModel"],
+        "num_hidden_layers": layers,
+        "hidden_size": hidden,
+        "num_attention_heads": heads,
+        "intermediate_size": intermediate,
+        "hidden_act": "gelu",
+    }
     base.update(overrides)
     return base
 
@@ -60,8 +74,9 @@ def random_weights(seed=0, layers=2, hidden=16, heads=4, intermediate=64, scale=
     return out
 
 
-def write_model(directory: Path, weights: dict[str, np.ndarray], cfg: dict, dtype: str = "F32", prefix: str = "",
-                shards: int = 1) -> Path:
+def write_model(
+    directory: Path, weights: dict[str, np.ndarray], cfg: dict, dtype: str = "F32", prefix: str = "", shards: int = 1
+) -> Path:
     """A model directory: config.json and one safetensors file, or ``shards`` files with an index."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)

@@ -24,15 +24,38 @@ def dask_cluster(tmp_path):
     address = f"tcp://127.0.0.1:{port}"
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "SABOUNDS_CACHE_DIR": str(tmp_path / "cache")}
     logs = open(tmp_path / "dask.log", "w")
-    procs = [subprocess.Popen([str(dask), "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                               "--no-dashboard"], stdout=logs, stderr=subprocess.STDOUT, env=env)]
+    procs = [
+        subprocess.Popen(
+            [str(dask), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+            stdout=logs,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+    ]
     try:
         from distributed import Client
+
         client = Client(address, timeout="30s")
         for _ in range(2):
-            procs.append(subprocess.Popen([str(dask), "worker", address, "--nthreads", "1", "--nworkers", "1",
-                                           "--host", "127.0.0.1", "--no-dashboard"],
-                                          stdout=logs, stderr=subprocess.STDOUT, env=env))
+            procs.append(
+                subprocess.Popen(
+                    [
+                        str(dask),
+                        "worker",
+                        address,
+                        "--nthreads",
+                        "1",
+                        "--nworkers",
+                        "1",
+                        "--host",
+                        "127.0.0.1",
+                        "--no-dashboard",
+                    ],
+                    stdout=logs,
+                    stderr=subprocess.STDOUT,
+                    env=env,
+                )
+            )
         client.wait_for_workers(2, timeout=60)
         yield address, client
         client.close()

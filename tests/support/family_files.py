@@ -11,23 +11,74 @@ from tests.support.bert_files import write_model
 HIDDEN, HEADS, LAYERS = 16, 4, 2
 
 CONFIGS = {
-    "bert": {"model_type": "bert", "num_hidden_layers": LAYERS, "hidden_size": HIDDEN, "num_attention_heads": HEADS,
-             "intermediate_size": 64, "hidden_act": "gelu"},
-    "distilbert": {"model_type": "distilbert", "n_layers": LAYERS, "dim": HIDDEN, "n_heads": HEADS, "hidden_dim": 64,
-                   "activation": "gelu"},
-    "mpnet": {"model_type": "mpnet", "num_hidden_layers": LAYERS, "hidden_size": HIDDEN, "num_attention_heads": HEADS,
-              "intermediate_size": 64, "hidden_act": "gelu"},
-    "gpt2": {"model_type": "gpt2", "n_layer": LAYERS, "n_embd": HIDDEN, "n_head": HEADS, "n_inner": None,
-             "activation_function": "gelu_new"},
-    "llama": {"model_type": "llama", "num_hidden_layers": LAYERS, "hidden_size": HIDDEN, "num_attention_heads": HEADS,
-              "num_key_value_heads": 2, "intermediate_size": 40, "hidden_act": "silu"},
-    "mistral": {"model_type": "mistral", "num_hidden_layers": LAYERS, "hidden_size": HIDDEN,
-                "num_attention_heads": HEADS, "num_key_value_heads": 1, "head_dim": 8, "intermediate_size": 40,
-                "hidden_act": "silu"},
-    "qwen2": {"model_type": "qwen2", "num_hidden_layers": LAYERS, "hidden_size": HIDDEN, "num_attention_heads": HEADS,
-              "num_key_value_heads": 4, "intermediate_size": 24, "hidden_act": "silu"},
-    "vit": {"model_type": "vit", "num_hidden_layers": LAYERS, "hidden_size": HIDDEN, "num_attention_heads": HEADS,
-            "intermediate_size": 64, "hidden_act": "gelu"},
+    "bert": {
+        "model_type": "bert",
+        "num_hidden_layers": LAYERS,
+        "hidden_size": HIDDEN,
+        "num_attention_heads": HEADS,
+        "intermediate_size": 64,
+        "hidden_act": "gelu",
+    },
+    "distilbert": {
+        "model_type": "distilbert",
+        "n_layers": LAYERS,
+        "dim": HIDDEN,
+        "n_heads": HEADS,
+        "hidden_dim": 64,
+        "activation": "gelu",
+    },
+    "mpnet": {
+        "model_type": "mpnet",
+        "num_hidden_layers": LAYERS,
+        "hidden_size": HIDDEN,
+        "num_attention_heads": HEADS,
+        "intermediate_size": 64,
+        "hidden_act": "gelu",
+    },
+    "gpt2": {
+        "model_type": "gpt2",
+        "n_layer": LAYERS,
+        "n_embd": HIDDEN,
+        "n_head": HEADS,
+        "n_inner": None,
+        "activation_function": "gelu_new",
+    },
+    "llama": {
+        "model_type": "llama",
+        "num_hidden_layers": LAYERS,
+        "hidden_size": HIDDEN,
+        "num_attention_heads": HEADS,
+        "num_key_value_heads": 2,
+        "intermediate_size": 40,
+        "hidden_act": "silu",
+    },
+    "mistral": {
+        "model_type": "mistral",
+        "num_hidden_layers": LAYERS,
+        "hidden_size": HIDDEN,
+        "num_attention_heads": HEADS,
+        "num_key_value_heads": 1,
+        "head_dim": 8,
+        "intermediate_size": 40,
+        "hidden_act": "silu",
+    },
+    "qwen2": {
+        "model_type": "qwen2",
+        "num_hidden_layers": LAYERS,
+        "hidden_size": HIDDEN,
+        "num_attention_heads": HEADS,
+        "num_key_value_heads": 4,
+        "intermediate_size": 24,
+        "hidden_act": "silu",
+    },
+    "vit": {
+        "model_type": "vit",
+        "num_hidden_layers": LAYERS,
+        "hidden_size": HIDDEN,
+        "num_attention_heads": HEADS,
+        "intermediate_size": 64,
+        "hidden_act": "gelu",
+    },
 }
 
 
@@ -58,10 +109,15 @@ def raw_weights(name: str, seed: int = 0) -> dict[str, np.ndarray]:
     out = {}
     for i in range(LAYERS):
         if name in ("bert", "mpnet", "vit"):
-            base = {"bert": f"bert.encoder.layer.{i}.", "mpnet": f"mpnet.encoder.layer.{i}.",
-                    "vit": f"vit.encoder.layer.{i}."}[name]
+            base = {
+                "bert": f"bert.encoder.layer.{i}.",
+                "mpnet": f"mpnet.encoder.layer.{i}.",
+                "vit": f"vit.encoder.layer.{i}.",
+            }[name]
             attn = {"bert": "attention.self.", "mpnet": "attention.attn.", "vit": "attention.attention."}[name]
-            names = {"bert": ("query", "key", "value"), "mpnet": ("q", "k", "v"), "vit": ("query", "key", "value")}[name]
+            names = {"bert": ("query", "key", "value"), "mpnet": ("q", "k", "v"), "vit": ("query", "key", "value")}[
+                name
+            ]
             for role in names:
                 out[f"{base}{attn}{role}.weight"] = w(n, n)
                 out[f"{base}{attn}{role}.bias"] = np.zeros(n, np.float32)
@@ -114,7 +170,7 @@ def independent_matrices(name: str, weights: dict[str, np.ndarray], layer: int, 
     if name == "gpt2":
         base = f"transformer.h.{layer}."
         fused = g[base + "attn.c_attn.weight"].T
-        q, k, v = fused[:hidden], fused[hidden:2 * hidden], fused[2 * hidden:]
+        q, k, v = fused[:hidden], fused[hidden : 2 * hidden], fused[2 * hidden :]
         o = g[base + "attn.c_proj.weight"].T
         up, down, gate = g[base + "mlp.c_fc.weight"].T, g[base + "mlp.c_proj.weight"].T, None
         norm, attn_norm = None, g[base + "ln_1.weight"]
@@ -130,8 +186,11 @@ def independent_matrices(name: str, weights: dict[str, np.ndarray], layer: int, 
         q, k, v, o = (g[base + f"attention.{r}.weight"] for r in ("q_lin", "k_lin", "v_lin", "out_lin"))
         up, down, gate, norm = g[base + "ffn.lin1.weight"], g[base + "ffn.lin2.weight"], None, None
     else:
-        base = {"bert": f"bert.encoder.layer.{layer}.", "mpnet": f"mpnet.encoder.layer.{layer}.",
-                "vit": f"vit.encoder.layer.{layer}."}[name]
+        base = {
+            "bert": f"bert.encoder.layer.{layer}.",
+            "mpnet": f"mpnet.encoder.layer.{layer}.",
+            "vit": f"vit.encoder.layer.{layer}.",
+        }[name]
         if name == "mpnet":
             q, k, v, o = (g[base + f"attention.attn.{r}.weight"] for r in "qkvo")
         else:
@@ -141,10 +200,20 @@ def independent_matrices(name: str, weights: dict[str, np.ndarray], layer: int, 
         up, down, gate, norm = g[base + "intermediate.dense.weight"], g[base + "output.dense.weight"], None, None
     attn_norm = locals().get("attn_norm")
     group = heads // kv
-    q_heads = [q[h * d:(h + 1) * d] for h in range(heads)]
-    k_heads = [k[(h // group) * d:(h // group + 1) * d] for h in range(heads)]
-    qk = [q[h * d:(h + 1) * d].T @ k[(h // group) * d:(h // group + 1) * d] for h in range(heads)]
-    vt = [v[(h // group) * d:(h // group + 1) * d].T @ o[:, h * d:(h + 1) * d].T for h in range(heads)]
-    return {"QK": qk, "V_tilde": vt, "M_in": up.T, "M_out": down.T, "M_gate": None if gate is None else gate.T,
-            "norm": norm, "attn_norm": attn_norm, "q_heads": q_heads, "k_heads": k_heads, "head_dim": d,
-            "hidden": hidden}
+    q_heads = [q[h * d : (h + 1) * d] for h in range(heads)]
+    k_heads = [k[(h // group) * d : (h // group + 1) * d] for h in range(heads)]
+    qk = [q[h * d : (h + 1) * d].T @ k[(h // group) * d : (h // group + 1) * d] for h in range(heads)]
+    vt = [v[(h // group) * d : (h // group + 1) * d].T @ o[:, h * d : (h + 1) * d].T for h in range(heads)]
+    return {
+        "QK": qk,
+        "V_tilde": vt,
+        "M_in": up.T,
+        "M_out": down.T,
+        "M_gate": None if gate is None else gate.T,
+        "norm": norm,
+        "attn_norm": attn_norm,
+        "q_heads": q_heads,
+        "k_heads": k_heads,
+        "head_dim": d,
+        "hidden": hidden,
+    }

@@ -11,18 +11,52 @@ from tests.support.bert_files import write_model
 
 LAYERS, HIDDEN = 2, 64
 CONFIGS = {
-    "llama": {"model_type": "llama", "num_hidden_layers": LAYERS, "hidden_size": HIDDEN, "num_attention_heads": 4,
-              "num_key_value_heads": 2, "intermediate_size": 96, "hidden_act": "silu", "rope_theta": 500000.0,
-              "max_position_embeddings": 4096, "rms_norm_eps": 1e-5},
-    "qwen2": {"model_type": "qwen2", "num_hidden_layers": LAYERS, "hidden_size": HIDDEN, "num_attention_heads": 4,
-              "num_key_value_heads": 4, "intermediate_size": 96, "hidden_act": "silu", "rope_theta": 1000000.0,
-              "max_position_embeddings": 32768, "rms_norm_eps": 1e-6},
-    "gemma3": {"model_type": "gemma3_text", "num_hidden_layers": LAYERS, "hidden_size": HIDDEN,
-               "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 32, "intermediate_size": 128,
-               "hidden_activation": "gelu_pytorch_tanh", "rope_theta": 10000.0, "max_position_embeddings": 8192,
-               "rms_norm_eps": 1e-6},
-    "gpt2": {"model_type": "gpt2", "n_layer": LAYERS, "n_embd": HIDDEN, "n_head": 4, "n_inner": 128,
-             "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5},
+    "llama": {
+        "model_type": "llama",
+        "num_hidden_layers": LAYERS,
+        "hidden_size": HIDDEN,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "intermediate_size": 96,
+        "hidden_act": "silu",
+        "rope_theta": 500000.0,
+        "max_position_embeddings": 4096,
+        "rms_norm_eps": 1e-5,
+    },
+    "qwen2": {
+        "model_type": "qwen2",
+        "num_hidden_layers": LAYERS,
+        "hidden_size": HIDDEN,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 4,
+        "intermediate_size": 96,
+        "hidden_act": "silu",
+        "rope_theta": 1000000.0,
+        "max_position_embeddings": 32768,
+        "rms_norm_eps": 1e-6,
+    },
+    "gemma3": {
+        "model_type": "gemma3_text",
+        "num_hidden_layers": LAYERS,
+        "hidden_size": HIDDEN,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 1,
+        "head_dim": 32,
+        "intermediate_size": 128,
+        "hidden_activation": "gelu_pytorch_tanh",
+        "rope_theta": 10000.0,
+        "max_position_embeddings": 8192,
+        "rms_norm_eps": 1e-6,
+    },
+    "gpt2": {
+        "model_type": "gpt2",
+        "n_layer": LAYERS,
+        "n_embd": HIDDEN,
+        "n_head": 4,
+        "n_inner": 128,
+        "activation_function": "gelu_new",
+        "layer_norm_epsilon": 1e-5,
+    },
 }
 
 
@@ -68,15 +102,21 @@ def hf_weights(name: str, seed: int = 0, qtype: str | None = None) -> dict[str, 
         out[base + "mlp.gate_proj.weight"] = w(inner, n)
         out[base + "mlp.up_proj.weight"] = w(inner, n)
         out[base + "mlp.down_proj.weight"] = w(n, inner)
-        norm = (rng.integers(0, 32, n) / 64.0).astype(np.float32) if name == "gemma3" else \
-            (1 + 0.5 * rng.random(n)).astype(np.float32)
-        out[base + ("pre_feedforward_layernorm.weight" if name == "gemma3" else "post_attention_layernorm.weight")] = norm
+        norm = (
+            (rng.integers(0, 32, n) / 64.0).astype(np.float32)
+            if name == "gemma3"
+            else (1 + 0.5 * rng.random(n)).astype(np.float32)
+        )
+        out[base + ("pre_feedforward_layernorm.weight" if name == "gemma3" else "post_attention_layernorm.weight")] = (
+            norm
+        )
         out[base + "input_layernorm.weight"] = np.zeros(n, np.float32) if name == "gemma3" else np.ones(n, np.float32)
     return out
 
 
 def _round_trip(m: np.ndarray, qtype: str) -> np.ndarray:
     import gguf
+
     kind = gguf.GGMLQuantizationType[qtype]
     return gguf.quants.dequantize(gguf.quants.quantize(m, kind), kind).astype(np.float32)
 
@@ -102,12 +142,17 @@ def gguf_tensors(name: str, weights: dict[str, np.ndarray]) -> dict[str, np.ndar
         q, k = weights[h + "self_attn.q_proj.weight"], weights[h + "self_attn.k_proj.weight"]
         if name == "llama":
             q, k = permute(q, heads), permute(k, kv)
-        out.update({b + "attn_q.weight": q, b + "attn_k.weight": k,
-                    b + "attn_v.weight": weights[h + "self_attn.v_proj.weight"],
-                    b + "attn_output.weight": weights[h + "self_attn.o_proj.weight"],
-                    b + "ffn_gate.weight": weights[h + "mlp.gate_proj.weight"],
-                    b + "ffn_up.weight": weights[h + "mlp.up_proj.weight"],
-                    b + "ffn_down.weight": weights[h + "mlp.down_proj.weight"]})
+        out.update(
+            {
+                b + "attn_q.weight": q,
+                b + "attn_k.weight": k,
+                b + "attn_v.weight": weights[h + "self_attn.v_proj.weight"],
+                b + "attn_output.weight": weights[h + "self_attn.o_proj.weight"],
+                b + "ffn_gate.weight": weights[h + "mlp.gate_proj.weight"],
+                b + "ffn_up.weight": weights[h + "mlp.up_proj.weight"],
+                b + "ffn_down.weight": weights[h + "mlp.down_proj.weight"],
+            }
+        )
         shift = 1.0 if name == "gemma3" else 0.0
         norm = "pre_feedforward_layernorm.weight" if name == "gemma3" else "post_attention_layernorm.weight"
         out[b + "ffn_norm.weight"] = (weights[h + norm] + np.float32(shift)).astype(np.float32)
@@ -115,10 +160,12 @@ def gguf_tensors(name: str, weights: dict[str, np.ndarray]) -> dict[str, np.ndar
     return out
 
 
-def write_gguf(path, name: str, weights: dict[str, np.ndarray], qtype: str | None = None,
-               metadata: dict | None = None) -> None:
+def write_gguf(
+    path, name: str, weights: dict[str, np.ndarray], qtype: str | None = None, metadata: dict | None = None
+) -> None:
     """Write the GGUF file of ``weights`` (Hugging Face names), matrices as ``qtype`` (None: F32)."""
     import gguf
+
     arch = "gemma3" if name == "gemma3" else name
     c = CONFIGS[name]
     heads, kv, d, inner = _sizes(c)
@@ -160,23 +207,30 @@ def write_pair(tmp_path, name: str, qtype: str | None = None, seed: int = 0):
     return path, folder
 
 
-def write_kquant_llama(path, qtype: str = "Q4_K", seed: int = 0, imatrix: bool = False,
-                       metadata: dict | None = None) -> None:
+def write_kquant_llama(
+    path, qtype: str = "Q4_K", seed: int = 0, imatrix: bool = False, metadata: dict | None = None
+) -> None:
     """A one-layer ``llama`` GGUF of width 256 (a K-quant block is 256 values) whose matrices are ``qtype`` blocks
     with random sub-block scales and quants (float16 ``d = 2^-7``, ``dmin = 2^-10``; what llama.cpp would store for
     some weights), for the paths a K-quant takes; ``imatrix`` adds llama.cpp's ``quantize.imatrix.file`` key;
     ``metadata`` (key -> (kind, value)) adds or overrides fields, e.g. ``{"llama.context_length": ("uint32", 0)}``."""
     import gguf
+
     rng = np.random.default_rng(seed)
     n, heads, inner = 256, 2, 256
     kind = gguf.GGMLQuantizationType[qtype]
     block, size = gguf.GGML_QUANT_SIZES[kind]
     writer = gguf.GGUFWriter(str(path), "llama")
-    fields = {"llama.block_count": ("uint32", 1), "llama.embedding_length": ("uint32", n),
-              "llama.attention.head_count": ("uint32", heads), "llama.attention.head_count_kv": ("uint32", heads),
-              "llama.feed_forward_length": ("uint32", inner),
-              "llama.attention.layer_norm_rms_epsilon": ("float32", 1e-5),
-              "llama.rope.freq_base": ("float32", 10000.0), "llama.context_length": ("uint32", 2048)}
+    fields = {
+        "llama.block_count": ("uint32", 1),
+        "llama.embedding_length": ("uint32", n),
+        "llama.attention.head_count": ("uint32", heads),
+        "llama.attention.head_count_kv": ("uint32", heads),
+        "llama.feed_forward_length": ("uint32", inner),
+        "llama.attention.layer_norm_rms_epsilon": ("float32", 1e-5),
+        "llama.rope.freq_base": ("float32", 10000.0),
+        "llama.context_length": ("uint32", 2048),
+    }
     if imatrix:
         fields["quantize.imatrix.file"] = ("string", "imatrix.dat")
     fields.update(metadata or {})
@@ -185,7 +239,7 @@ def write_kquant_llama(path, qtype: str = "Q4_K", seed: int = 0, imatrix: bool =
 
     def blocks(rows, cols):
         raw = rng.integers(0, 256, (rows, cols // block, size), dtype=np.uint8)
-        d, dmin = (np.frombuffer(np.float16(x).tobytes(), np.uint8) for x in (2.0 ** -7, 2.0 ** -10))
+        d, dmin = (np.frombuffer(np.float16(x).tobytes(), np.uint8) for x in (2.0**-7, 2.0**-10))
         if qtype == "Q6_K":  # ql, qh, scales, then d
             raw[:, :, -2:] = d
         else:  # Q8_0, Q4_0: d first; Q4_K, Q5_K: d, dmin first
@@ -194,8 +248,15 @@ def write_kquant_llama(path, qtype: str = "Q4_K", seed: int = 0, imatrix: bool =
                 raw[:, :, 2:4] = dmin
         return raw.reshape(rows, cols // block * size)
 
-    for name, rows, cols in (("attn_q", n, n), ("attn_k", n, n), ("attn_v", n, n), ("attn_output", n, n),
-                             ("ffn_gate", inner, n), ("ffn_up", inner, n), ("ffn_down", n, inner)):
+    for name, rows, cols in (
+        ("attn_q", n, n),
+        ("attn_k", n, n),
+        ("attn_v", n, n),
+        ("attn_output", n, n),
+        ("ffn_gate", inner, n),
+        ("ffn_up", inner, n),
+        ("ffn_down", n, inner),
+    ):
         writer.add_tensor(f"blk.0.{name}.weight", blocks(rows, cols), raw_dtype=kind)
     for name in ("attn_norm", "ffn_norm"):
         writer.add_tensor(f"blk.0.{name}.weight", np.ones(n, np.float32))

@@ -59,8 +59,10 @@ def wait_for(condition, seconds: float, poll: float = 0.005) -> bool:
 
 
 def tiny_model(directory: Path, layers: int = 2, scale: float = 1.0, dtype: str = "F32") -> Path:
-    weights = {k: (v.astype(np.float64) * scale if k.startswith("encoder") and k.endswith("weight") else v)
-               for k, v in random_weights(layers=layers).items()}
+    weights = {
+        k: (v.astype(np.float64) * scale if k.startswith("encoder") and k.endswith("weight") else v)
+        for k, v in random_weights(layers=layers).items()
+    }
     return write_model(directory, weights, config(layers=layers), dtype=dtype)
 
 
@@ -156,8 +158,13 @@ OUTPUT_CASES = [
 ]
 OUTPUT_COMMANDS = ["analyze", "scaling", "report", "bound", "sweep"]
 REFUSALS_ONLY = {"report", "sweep"}  # their refusals come before any work; their writing is tested elsewhere
-_MODEL_ARGS = {"analyze": ["model"], "scaling": ["model"], "report": ["--model", "model"],
-               "bound": ["model", "--n", "1e9", "--delta", "0.05", "--margin", "1"], "sweep": ["model", "--workers", "1"]}
+_MODEL_ARGS = {
+    "analyze": ["model"],
+    "scaling": ["model"],
+    "report": ["--model", "model"],
+    "bound": ["model", "--n", "1e9", "--delta", "0.05", "--margin", "1"],
+    "sweep": ["model", "--workers", "1"],
+}
 
 
 def output_argv(command: str, case: OutputCase, root: Path) -> list[str]:
@@ -167,8 +174,17 @@ def output_argv(command: str, case: OutputCase, root: Path) -> list[str]:
 
 # --- interrupts of report --force over an existing report ----------------------------------------------------
 
-INTERRUPT_STAGES = ["locked", "partial-created", "writing", "written", "completed", "in-swap", "swapped",
-                    "old-half-deleted", "done"]
+INTERRUPT_STAGES = [
+    "locked",
+    "partial-created",
+    "writing",
+    "written",
+    "completed",
+    "in-swap",
+    "swapped",
+    "old-half-deleted",
+    "done",
+]
 NEW_AFTER = {"in-swap", "swapped", "old-half-deleted", "done"}  # an INT/TERM here comes once the new one is in
 SIGNALS = ["INT", "TERM", "KILL"]
 
@@ -176,6 +192,7 @@ SIGNALS = ["INT", "TERM", "KILL"]
 def fake_build_report(folder, model_dir, settings, advance, figures=None):
     """A fast stand-in for the report's computation (the tables and folder layout are the real writers')."""
     from sabounds.outputs.files import write_csv
+
     run = os.environ.get("SABOUNDS_TEST_RUN", "?")
     (folder / "analysis").mkdir()
     for i in range(4):
@@ -187,6 +204,7 @@ def fake_build_report(folder, model_dir, settings, advance, figures=None):
 
 def patch_report() -> None:
     import sabounds.full_report.files as command
+
     command.build_report = fake_build_report
 
 
@@ -194,39 +212,64 @@ def cli_with_fault(fault: str | None, *argv: str, fake_report: bool = False, exc
     """The command line of a child ``sabounds *argv`` whose test code arms ``fault`` (see
     ``sabounds.outputs.atomic.arm_fault``), optionally with :func:`fake_build_report` and without ``RENAME_EXCHANGE``
     (the two-rename fallback of other systems)."""
-    code = ("import sys; sys.path.insert(0, %r); from tests.support import hostile; from sabounds.outputs import atomic; atomic.arm_fault(%r); "
-            "%s%s from sabounds.cli import main; sys.exit(main(sys.argv[1:]))"
-            % (str(ROOT), fault, "hostile.patch_report();" if fake_report else "",
-               "" if exchange else " hostile.without_rename_exchange();"))
+    code = (
+        "import sys; sys.path.insert(0, %r); from tests.support import hostile; from sabounds.outputs import atomic; atomic.arm_fault(%r); "
+        "%s%s from sabounds.cli import main; sys.exit(main(sys.argv[1:]))"
+        % (
+            str(ROOT),
+            fault,
+            "hostile.patch_report();" if fake_report else "",
+            "" if exchange else " hostile.without_rename_exchange();",
+        )
+    )
     return [sys.executable, "-c", code, *argv]
 
 
 def cli_with_ready_file(ready: Path, *argv: str) -> list[str]:
     """The command line of a child ``sabounds *argv`` that creates ``ready`` once its Ctrl-C handler is in place."""
-    code = ("import sys, sabounds; sabounds._ready_file = %r; from sabounds.cli import main; "
-            "sys.exit(main(sys.argv[1:]))" % str(ready))
+    code = (
+        "import sys, sabounds; sabounds._ready_file = %r; from sabounds.cli import main; "
+        "sys.exit(main(sys.argv[1:]))" % str(ready)
+    )
     return [sys.executable, "-c", code, *argv]
 
 
 def without_rename_exchange() -> None:
     """Make ``renameat2`` look unsupported, as on non-Linux systems and NFS: the swap takes two renames."""
     from sabounds.outputs import swap
+
     swap._renameat2 = lambda src, dst, flags: False
 
 
-def run_report_subprocess(out: Path, cwd: Path, run: str, fault: str | None,
-                          exchange: bool = True) -> subprocess.CompletedProcess:
+def run_report_subprocess(
+    out: Path, cwd: Path, run: str, fault: str | None, exchange: bool = True
+) -> subprocess.CompletedProcess:
     """``sabounds report --force --out OUT`` with :func:`fake_build_report`, in a child process."""
     env = dict(os.environ, SABOUNDS_TEST_RUN=run)
-    argv = cli_with_fault(fault, "report", "--out", str(out), "--force", "--precision", "15", "--samples", "1",
-                          fake_report=True, exchange=exchange)
+    argv = cli_with_fault(
+        fault,
+        "report",
+        "--out",
+        str(out),
+        "--force",
+        "--precision",
+        "15",
+        "--samples",
+        "1",
+        fake_report=True,
+        exchange=exchange,
+    )
     return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
 
 # --- output streams ----------------------------------------------------------------------------------------
 
-STREAM_COMMANDS = {"regimes": ["regimes"], "derivation": ["derivation", "thm41"], "analyze": ["analyze", "{model}", "--json"],
-                   "version": ["--version"]}
+STREAM_COMMANDS = {
+    "regimes": ["regimes"],
+    "derivation": ["derivation", "thm41"],
+    "analyze": ["analyze", "{model}", "--json"],
+    "version": ["--version"],
+}
 STREAM_CONDITIONS = ["full", "closed", "broken-pipe"]
 
 
@@ -238,8 +281,15 @@ def run_with_stdout(argv: list[str], condition: str) -> tuple[int, str]:
             p = subprocess.run(cmd, stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=300)
         return p.returncode, p.stderr
     if condition == "closed":
-        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=300,
-                           preexec_fn=lambda: os.close(1))
+        p = subprocess.run(
+            cmd,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            timeout=300,
+            preexec_fn=lambda: os.close(1),
+        )
         return p.returncode, p.stderr
     read, write = os.pipe()
     os.close(read)  # the reader stopped before the first byte, as `| head -c0` would
@@ -262,11 +312,16 @@ class MagnitudeCase:
     dtype: str
 
 
-MAGNITUDE_CASES = [MagnitudeCase(f"{d}-{s:g}", s, d) for d, scales in (
-    ("F64", (1e-300, 1e-150, 1e-30, 1.0, 1e30, 1e100, 1e150, 1e200, 1e300, 1.7e308)),
-    ("F32", (1e-30, 1e-20, 1.0, 1e10, 1e20, 1e30, 3e38)),
-    ("F16", (1e-4, 1.0, 100.0, 6e4)),
-    ("BF16", (1e-30, 1.0, 1e30, 3e38))) for s in scales]
+MAGNITUDE_CASES = [
+    MagnitudeCase(f"{d}-{s:g}", s, d)
+    for d, scales in (
+        ("F64", (1e-300, 1e-150, 1e-30, 1.0, 1e30, 1e100, 1e150, 1e200, 1e300, 1.7e308)),
+        ("F32", (1e-30, 1e-20, 1.0, 1e10, 1e20, 1e30, 3e38)),
+        ("F16", (1e-4, 1.0, 100.0, 6e4)),
+        ("BF16", (1e-30, 1.0, 1e30, 3e38)),
+    )
+    for s in scales
+]
 
 _BAD_NUMBER = re.compile(r"(?<![A-Za-z_])(inf|nan|infinity)(?![A-Za-z_])", re.IGNORECASE)
 
@@ -310,17 +365,22 @@ STARTUP_DELAYS = [0.0, 0.05, 0.15, 0.3, 0.6, 1.0, 2.0]  # after sabounds.cli ins
 def counts() -> dict[str, int]:
     """How many generated cases each class has (for the README's reliability section)."""
     outputs = sum(1 for c in OUTPUT_CASES for cmd in OUTPUT_COMMANDS if cmd not in REFUSALS_ONLY or c.expect == REFUSE)
-    return {"outputs (--out, --force, links, inputs)": outputs + 2,
-            "interrupts (report --force, stage x signal)": len(INTERRUPT_STAGES) * len(SIGNALS),
-            "Ctrl-C at start-up": len(STARTUP_DELAYS),
-            "output streams (command x full/closed/broken pipe)": len(STREAM_COMMANDS) * len(STREAM_CONDITIONS),
-            "magnitudes (scale x dtype, analyze --json and --out)": len(MAGNITUDE_CASES),
-            "arguments and caps": len(ARGUMENT_CASES), **_data_counts(), **exposure_counts()}
+    return {
+        "outputs (--out, --force, links, inputs)": outputs + 2,
+        "interrupts (report --force, stage x signal)": len(INTERRUPT_STAGES) * len(SIGNALS),
+        "Ctrl-C at start-up": len(STARTUP_DELAYS),
+        "output streams (command x full/closed/broken pipe)": len(STREAM_COMMANDS) * len(STREAM_CONDITIONS),
+        "magnitudes (scale x dtype, analyze --json and --out)": len(MAGNITUDE_CASES),
+        "arguments and caps": len(ARGUMENT_CASES),
+        **_data_counts(),
+        **exposure_counts(),
+    }
 
 
 def _data_counts() -> dict[str, int]:
     from tests.support.hostile_data import counts as data_counts  # issue 20's classes, in their own table module
     from tests.support.hostile_round4 import counts as round_four_counts  # issue 34's
+
     return {**data_counts(), **round_four_counts()}
 
 

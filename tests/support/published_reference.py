@@ -31,9 +31,25 @@ from sabounds.numerics.proxies.published_factors import (
     p_grid,
 )
 
-__all__ = ["L_PHI", "LayerGammas", "LayerNorms", "alphas", "contributions", "default_grid_m", "edelman", "gammas",
-           "layer_lipschitz", "log_alphas", "log_contributions", "log_edelman", "log_gammas", "log_layer_lipschitz",
-           "minimise", "minimise_log", "p_grid"]
+__all__ = [
+    "L_PHI",
+    "LayerGammas",
+    "LayerNorms",
+    "alphas",
+    "contributions",
+    "default_grid_m",
+    "edelman",
+    "gammas",
+    "layer_lipschitz",
+    "log_alphas",
+    "log_contributions",
+    "log_edelman",
+    "log_gammas",
+    "log_layer_lipschitz",
+    "minimise",
+    "minimise_log",
+    "p_grid",
+]
 
 
 def contributions(s_p: np.ndarray, ps: np.ndarray, scale: np.ndarray, hidden: int) -> np.ndarray:
@@ -55,10 +71,14 @@ def edelman(layers: list[LayerNorms], alpha: np.ndarray, qk_factor: float = 1.0)
     total = 1.0
     for a, n in zip(alpha, layers):
         ff = n.m_out_spectral * n.m_in_spectral
-        xi = (np.sum((qk_factor * ff * n.vt_spectral * n.qk_21) ** (2 / 3)) + np.sum((ff * n.vt_21) ** (2 / 3))
-              + (n.m_out_spectral * n.m_in_21) ** (2 / 3) + n.m_out_21 ** (2 / 3))
+        xi = (
+            np.sum((qk_factor * ff * n.vt_spectral * n.qk_21) ** (2 / 3))
+            + np.sum((ff * n.vt_21) ** (2 / 3))
+            + (n.m_out_spectral * n.m_in_21) ** (2 / 3)
+            + n.m_out_21 ** (2 / 3)
+        )
         total += a ** (2 / 3) * float(xi)
-    return float(total ** 1.5)
+    return float(total**1.5)
 
 
 # --- the same proxies in log space: no overflow for any representable spectrum ------------------------------
@@ -92,9 +112,12 @@ def log_edelman(layers: list[LayerNorms], log_alpha: np.ndarray, qk_factor: floa
     terms = []
     for la, n in zip(log_alpha, layers):
         ff = float(_ln(n.m_out_spectral) + _ln(n.m_in_spectral))
-        parts = np.concatenate([
-            (2 / 3) * (math.log(qk_factor) + ff + _ln(n.vt_spectral) + _ln(n.qk_21)),
-            (2 / 3) * (ff + _ln(n.vt_21)),
-            [(2 / 3) * float(_ln(n.m_out_spectral) + _ln(n.m_in_21)), (2 / 3) * float(_ln(n.m_out_21))]])
+        parts = np.concatenate(
+            [
+                (2 / 3) * (math.log(qk_factor) + ff + _ln(n.vt_spectral) + _ln(n.qk_21)),
+                (2 / 3) * (ff + _ln(n.vt_21)),
+                [(2 / 3) * float(_ln(n.m_out_spectral) + _ln(n.m_in_21)), (2 / 3) * float(_ln(n.m_out_21))],
+            ]
+        )
         terms.append((2 / 3) * la + float(_logsumexp(parts)))
     return 1.5 * float(np.logaddexp(0.0, _logsumexp(np.array(terms))))

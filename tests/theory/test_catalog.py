@@ -21,13 +21,16 @@ def _views():
     from sabounds.render.docs_pages import derivations_page
     from sabounds.theory import regimes as R
     from sabounds.theory.regime_models import frobenius
+
     result = R.regime_result(frobenius(), R.ALPHAS["bounded"])
     page = derivations_page()
-    return {"verify": {c.id.split(".")[0] for c in all_checks()},
-            "mutants": {d.id for d in MU.derivations_audited()},
-            "derivation": set(derivations()),
-            "docs": {e.id for e in catalog.CATALOG if f"Id `{e.id}`" in page} | {"__page__"},
-            "regimes": set(result.bounds) | set(result.joints)}
+    return {
+        "verify": {c.id.split(".")[0] for c in all_checks()},
+        "mutants": {d.id for d in MU.derivations_audited()},
+        "derivation": set(derivations()),
+        "docs": {e.id for e in catalog.CATALOG if f"Id `{e.id}`" in page} | {"__page__"},
+        "regimes": set(result.bounds) | set(result.joints),
+    }
 
 
 def test_removing_an_entry_removes_it_everywhere(monkeypatch):
@@ -43,15 +46,20 @@ def test_removing_an_entry_removes_it_everywhere(monkeypatch):
 
 def test_tags_select_views():
     data = {e.id for e in catalog.bounds()}
-    assert set(catalog.derivations("audited")) == {"thm41", "thm31", "edelman", "attention", "whole_bound", "whole_bound.families"} | data
+    assert (
+        set(catalog.derivations("audited"))
+        == {"thm41", "thm31", "edelman", "attention", "whole_bound", "whole_bound.families"} | data
+    )
     assert {e.id for e in catalog.CATALOG if "baseline" in e.tags} >= {"edelman"}
     assert all(e.id.startswith("arch.") for e in catalog.tagged("printable") if "audited" not in e.tags)
 
 
-@pytest.mark.parametrize("module", ["sabounds.proofs_check.registry", "sabounds.proofs_check.mutants",
-                                    "sabounds.commands.derivation"])
+@pytest.mark.parametrize(
+    "module", ["sabounds.proofs_check.registry", "sabounds.proofs_check.mutants", "sabounds.commands.derivation"]
+)
 def test_no_other_list(module):
     import importlib
     import inspect
+
     source = inspect.getsource(importlib.import_module(module))
     assert "CHECK_MODULES" not in source and "thm41.derivation()" not in source and "DERIVATIONS" not in source

@@ -88,6 +88,7 @@ def test_edelman_over_ours_grows_like_C_to_the_L_when_every_layer_has_lipschitz_
 
 def test_fitted_slopes_on_one_seeded_stack_per_regime():
     from sabounds.numerics.testbeds.random_stacks import bert_like_stack
+
     for lipschitz in (1.0, 3.0):
         stack = bert_like_stack(np.random.default_rng(0), 64, 16, 2, lipschitz, shared_spectra=True)
         check_depth_growth(stack)
@@ -102,8 +103,11 @@ def _ours_alpha_linear(layers, N, aggregation="sum"):
     """Mutant: alpha multiplies each contribution (power 1) instead of entering with power p/(p+2)."""
     L = len(layers)
     ps = proxies.p_grid(proxies.default_grid_m(L, N))
-    values = [alpha * proxies.contributions(schatten_grid(sigma, ps), ps, gamma * L, N).min()
-              for layer, alpha in zip(layers, alphas(layers)) for sigma, gamma in layer.slots()]
+    values = [
+        alpha * proxies.contributions(schatten_grid(sigma, ps), ps, gamma * L, N).min()
+        for layer, alpha in zip(layers, alphas(layers))
+        for sigma, gamma in layer.slots()
+    ]
     total = sum(values) if aggregation == "sum" else math.sqrt(sum(v * v for v in values))
     return total + math.sqrt(L)
 
@@ -114,4 +118,6 @@ def test_mutation_edelman_with_exponent_1_instead_of_3_over_2_in_the_shared_modu
 
 
 def test_mutation_alpha_entering_linearly_fails_the_exponential_depth_growth():
-    assert finds_counterexample(lambda s: check_depth_growth(s, ours_fn=_ours_alpha_linear), EXPONENTIAL, max_examples=2)
+    assert finds_counterexample(
+        lambda s: check_depth_growth(s, ours_fn=_ours_alpha_linear), EXPONENTIAL, max_examples=2
+    )

@@ -31,10 +31,13 @@ def test_input_norm_folds_into_gamma():
     gamma times B_k / B (the family architectures' convention): checked at random points, crude and sharp tails."""
     from sabounds.theory.thm31 import slot_log_cover, slot_log_cover_sharp
     from sabounds.theory.thm41 import B
+
     d_in, d_out, S, K, rho, x = sp.symbols("d_in_ d_out_ S_ K_ rho_ x_", positive=True)
     rng = random.Random(3)
-    for build in (lambda r: slot_log_cover(d_in, d_out, S, K, r),
-                  lambda r: slot_log_cover_sharp(d_in, d_out, S, K, r, sp.Rational(1, 2))):
+    for build in (
+        lambda r: slot_log_cover(d_in, d_out, S, K, r),
+        lambda r: slot_log_cover_sharp(d_in, d_out, S, K, r, sp.Rational(1, 2)),
+    ):
         folded = build(rho * x).subs(B, B / x)
         plain = build(rho)
         free = sorted(folded.free_symbols | plain.free_symbols, key=str)
@@ -43,11 +46,15 @@ def test_input_norm_folds_into_gamma():
             point[sp.Symbol("Delta", positive=True)] = sp.Rational(1, 1000)  # a small scale: the log factors positive
             a, b = sp.N(folded.subs(point), 30), sp.N(plain.subs(point), 30)
             assert abs(a - b) <= 1e-25 * abs(b)
-        assert abs(sp.N(build(rho * 2).subs(point), 30) - sp.N(plain.subs(point), 30)) > 1e-6 * abs(sp.N(plain.subs(point)))
+        assert abs(sp.N(build(rho * 2).subs(point), 30) - sp.N(plain.subs(point), 30)) > 1e-6 * abs(
+            sp.N(plain.subs(point))
+        )
 
 
 # Each architecture's table is computed from scratch (~7 s): one pre-LN family in the quick lane, the rest in `make test`.
-@pytest.mark.parametrize("architecture", ["gpt2", *(pytest.param(a, marks=pytest.mark.slow) for a in ("llama", "vit", "bert"))])
+@pytest.mark.parametrize(
+    "architecture", ["gpt2", *(pytest.param(a, marks=pytest.mark.slow) for a in ("llama", "vit", "bert"))]
+)
 def test_every_family_table_takes_the_best_tail(architecture, capsys):
     rows = _table(capsys, architecture, "frobenius")
     assert {r["alpha"] for r in rows} == {"bounded", "exponential"}
@@ -67,15 +74,20 @@ def test_bert_with_fixed_heads_has_the_single_head_width_exponents(capsys):
         fixed, single = _table(capsys, "bert_fixed_heads", regime), _table(capsys, "single_head", regime)
         for a, b in zip(fixed, single):
             assert a["alpha"] == b["alpha"]
-            widths = {k: (a["bounds"][k]["width"]["exponent"], b["bounds"][k]["width"]["exponent"]) for k in a["bounds"]}
+            widths = {
+                k: (a["bounds"][k]["width"]["exponent"], b["bounds"][k]["width"]["exponent"]) for k in a["bounds"]
+            }
             assert all(x == y for x, y in widths.values()), widths
-            assert a["bounds"]["ours_best_p"]["width"]["exponent"] == "1/2"  # the sharp tail's, below the crude 3/4 or 2/3
+            assert (
+                a["bounds"]["ours_best_p"]["width"]["exponent"] == "1/2"
+            )  # the sharp tail's, below the crude 3/4 or 2/3
             assert a["bounds"]["ours_best_p_crude"]["width"]["exponent"] != "1/2"
 
 
 def test_pre_ln_layer_lipschitz_is_the_extension_composition():
     from sabounds.theory.architecture import ARCHITECTURES
     from sabounds.theory.family_architectures import lam
+
     arch = ARCHITECTURES["gpt2"]()
     assert arch.layer_lipschitz.subs(lam, 0) == 1  # residual paths only
     assert sp.Poly(sp.expand(arch.layer_lipschitz), lam).degree() == 2  # (1 + lam A)(1 + lam F)
@@ -88,9 +100,11 @@ def test_pre_ln_layer_lipschitz_is_the_extension_composition():
 def test_family_regime_table_typesets(architecture, tmp_path, capsys):
     """The new architectures' LaTeX tables fit the page in docs/preamble.tex like single_head's and bert's."""
     from tests.outputs.test_latex_compiles import MIN_SCALE, compile_problems, pdflatex, table_scales
+
     if pdflatex is None:
         pytest.skip("no pdflatex here (apt-get install texlive-latex-base)")
     from sabounds.theory.printer import standalone
+
     assert main(["regimes", "--format", "latex", "--architecture", architecture, "--regime", "frobenius"]) == 0
     body = capsys.readouterr().out
     assert compile_problems(standalone(body), tmp_path) == []

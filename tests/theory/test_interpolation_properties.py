@@ -36,6 +36,7 @@ WIDTHS = st.integers(1, 256)
 
 # Structured witnesses for the mutation tests, tried before any generated example (``finds_counterexample(examples=...)``).
 
+
 def _flat(d: int, s: float) -> Spectrum:
     return Spectrum("flat", np.full(d, float(s)), d)
 
@@ -51,6 +52,7 @@ def _low_rank_tail(d: int, k: int, tail_mass: float) -> Spectrum:
 
 
 # --- S_p -> rank as p -> 0 -------------------------------------------------------------------------
+
 
 def check_schatten_tends_to_rank(spec: Spectrum, schatten=schatten_grid) -> None:
     """``|S_p - rank| <= 2 p sum_{i <= rank} |ln sigma_i|`` for small p (``|e^x - 1| <= 2|x|`` for |x| <= 1)."""
@@ -79,11 +81,13 @@ def test_schatten_quantity_of_a_computed_low_rank_matrix_tends_to_its_numerical_
 
 def test_mutation_schatten_with_floored_zeros_does_not_tend_to_rank():
     floored = lambda sigma, ps: schatten_grid(np.maximum(sigma, 1e-16), ps)  # what a computed SVD does
-    assert finds_counterexample(lambda s: check_schatten_tends_to_rank(s, floored), low_rank_spectra(),
-                                examples=[_low_rank(1.0, 0.0)])
+    assert finds_counterexample(
+        lambda s: check_schatten_tends_to_rank(s, floored), low_rank_spectra(), examples=[_low_rank(1.0, 0.0)]
+    )
 
 
 # --- log S_p is convex in p --------------------------------------------------------------------------
+
 
 def check_log_schatten_convex(spec: Spectrum, schatten=schatten_grid) -> None:
     """Second differences of ``log S_p`` on a uniform grid of (0, 2] are >= 0 (Hoelder), up to rounding."""
@@ -100,17 +104,23 @@ def test_log_schatten_quantity_is_convex_in_p(spec):
 
 def test_mutation_log_of_sum_of_sigma_to_sqrt_p_is_not_convex():
     wrong = lambda sigma, ps: np.array([np.sum(sigma ** math.sqrt(q)) for q in ps])
-    assert finds_counterexample(lambda s: check_log_schatten_convex(s, wrong), flat_spectra(scale=st.floats(2.0, 100.0)),
-                                examples=[_flat(2, 2.0)])
+    assert finds_counterexample(
+        lambda s: check_log_schatten_convex(s, wrong),
+        flat_spectra(scale=st.floats(2.0, 100.0)),
+        examples=[_flat(2, 2.0)],
+    )
 
 
 # --- Theorem 4.1 bound: endpoints and continuity -----------------------------------------------------
 
+
 def theorem_41_bound(closed_form: sp.Expr):
     """``(sigma, ps, B, eps, N) -> closed_form`` with ``M = S_p(sigma)``, vectorised over ``ps``."""
+
     def bound(sigma, ps, B, eps, N):
         values = {thm41.p: ps, thm41.M: schatten_grid(sigma, ps), thm41.B: B, thm41.eps: eps, thm41.N: N}
         return evaluate_float(closed_form, values)
+
     return bound
 
 
@@ -122,7 +132,9 @@ def check_bound_endpoints(spec: Spectrum, args, bound=BOUND) -> None:
     """p -> 0+: ``rank * N`` (relative error O(p)); p = 2: ``2 ||W||_F B N^{3/2} / eps`` (to 1e-12)."""
     B, eps, N = args
     near0 = bound(spec.sigma, np.array([1e-9]), B, eps, N)[0]
-    assert abs(near0 / (spec.rank * N) - 1) < 1e-6 * (1 + abs(math.log(B / eps)) + math.log(N) + np.abs(np.log(spec.sigma[:spec.rank])).sum())
+    assert abs(near0 / (spec.rank * N) - 1) < 1e-6 * (
+        1 + abs(math.log(B / eps)) + math.log(N) + np.abs(np.log(spec.sigma[: spec.rank])).sum()
+    )
     at2 = bound(spec.sigma, np.array([2.0]), B, eps, N)[0]
     frob = math.sqrt(float(np.sum(spec.sigma**2)))
     assert abs(at2 / (2 * frob * B * N**1.5 / eps) - 1) < 1e-12
@@ -136,15 +148,22 @@ def test_theorem_41_bound_is_rank_times_N_at_p_0_and_frobenius_at_p_2(spec, args
 def test_mutation_covering_constant_with_2_instead_of_4_fails_the_endpoints():
     wrong_c = ((thm41.p + 2) ** (thm41.p + 2) / (2 * thm41.p**thm41.p)) ** (1 / (thm41.p + 2))
     wrong = theorem_41_bound(thm41.closed_form.subs(thm41.c_of_p, wrong_c))
-    assert finds_counterexample(lambda x: check_bound_endpoints(*x, bound=wrong), st.tuples(low_rank_spectra(), BOUND_ARGS),
-                                examples=[(_low_rank(1.0, 0.0), (1.0, 1.0, 1))])
+    assert finds_counterexample(
+        lambda x: check_bound_endpoints(*x, bound=wrong),
+        st.tuples(low_rank_spectra(), BOUND_ARGS),
+        examples=[(_low_rank(1.0, 0.0), (1.0, 1.0, 1))],
+    )
 
 
 def test_mutation_width_exponent_p_over_p_plus_2_fails_the_endpoints():
-    wrong = theorem_41_bound(thm41.closed_form / thm41.N ** (2 * (thm41.p + 1) / (thm41.p + 2))
-                             * thm41.N ** (2 * thm41.p / (thm41.p + 2)))
-    assert finds_counterexample(lambda x: check_bound_endpoints(*x, bound=wrong), st.tuples(low_rank_spectra(), BOUND_ARGS),
-                                examples=[(_low_rank(1.0, 0.0), (1.0, 1.0, 4))])
+    wrong = theorem_41_bound(
+        thm41.closed_form / thm41.N ** (2 * (thm41.p + 1) / (thm41.p + 2)) * thm41.N ** (2 * thm41.p / (thm41.p + 2))
+    )
+    assert finds_counterexample(
+        lambda x: check_bound_endpoints(*x, bound=wrong),
+        st.tuples(low_rank_spectra(), BOUND_ARGS),
+        examples=[(_low_rank(1.0, 0.0), (1.0, 1.0, 4))],
+    )
 
 
 def check_continuous_in_p(spec: Spectrum, args, f) -> None:
@@ -167,8 +186,11 @@ def test_theorem_41_bound_is_continuous_in_p(spec, args):
 def test_mutation_bound_with_covering_constant_at_the_rounded_index_is_discontinuous():
     stepped = thm41.c_of_p.subs(thm41.p, sp.floor(7 * thm41.p) / 7 + sp.Rational(1, 7))
     wrong = theorem_41_bound(thm41.closed_form.subs(thm41.c_of_p, stepped))
-    assert finds_counterexample(lambda x: check_continuous_in_p(*x, wrong), st.tuples(any_spectra(), BOUND_ARGS),
-                                examples=[(_flat(2, 1.0), (1.0, 1.0, 1))])
+    assert finds_counterexample(
+        lambda x: check_continuous_in_p(*x, wrong),
+        st.tuples(any_spectra(), BOUND_ARGS),
+        examples=[(_flat(2, 1.0), (1.0, 1.0, 1))],
+    )
 
 
 def check_bound_minimised_at_rank_endpoint(spec: Spectrum, args, bound=BOUND) -> None:
@@ -191,8 +213,11 @@ def test_theorem_41_bound_is_minimised_at_p_0_for_low_rank_when_sigma_k_B_over_e
 
 def test_mutation_bound_with_epsilon_over_B_moves_the_minimiser_inside():
     wrong = theorem_41_bound(thm41.closed_form.subs(thm41.B, 1 / thm41.B))
-    assert finds_counterexample(lambda x: check_bound_minimised_at_rank_endpoint(*x, bound=wrong),
-                                st.tuples(low_rank_spectra(), BOUND_ARGS), examples=[(_low_rank(1.0, 0.0), (10.0, 1.0, 1))])
+    assert finds_counterexample(
+        lambda x: check_bound_minimised_at_rank_endpoint(*x, bound=wrong),
+        st.tuples(low_rank_spectra(), BOUND_ARGS),
+        examples=[(_low_rank(1.0, 0.0), (10.0, 1.0, 1))],
+    )
 
 
 def contribution(sigma, ps, scale, N):
@@ -217,11 +242,16 @@ def test_proxy_contribution_is_continuous_in_p(spec, args):
 def test_mutation_contribution_with_the_index_rounded_to_the_grid_is_discontinuous():
     def rounded(sigma, ps, scale, N):  # S_p taken at p rounded down to a grid of step 1/7: jumps at k/7
         return contribution(sigma, np.floor(ps * 7 + 1e-7) / 7, scale, N)
-    assert finds_counterexample(lambda x: check_continuous_in_p(*x, rounded), st.tuples(any_spectra(), st.tuples(SCALES, WIDTHS)),
-                                examples=[(_flat(2, 10.0), (1.0, 1))])
+
+    assert finds_counterexample(
+        lambda x: check_continuous_in_p(*x, rounded),
+        st.tuples(any_spectra(), st.tuples(SCALES, WIDTHS)),
+        examples=[(_flat(2, 10.0), (1.0, 1))],
+    )
 
 
 # --- The proxy's contribution: endpoints and the minimiser -----------------------------------------
+
 
 def check_contribution_endpoints(spec: Spectrum, scale: float, N: int, f=contribution) -> None:
     """``contribution(0) = sqrt(rank N)`` and ``contribution(2) = sqrt(||W||_F scale) N^{3/4}``."""
@@ -238,8 +268,12 @@ def test_proxy_contribution_is_sqrt_rank_N_at_p_0_and_sqrt_frobenius_scale_at_p_
 def test_mutation_contribution_with_scale_exponent_p_over_2_fails_the_endpoints():
     def wrong(sigma, ps, scale, N):
         return contribution(sigma, ps, 1.0, N) * scale ** (ps / 2)
-    assert finds_counterexample(lambda x: check_contribution_endpoints(*x, f=wrong), st.tuples(any_spectra(), SCALES, WIDTHS),
-                                examples=[(_flat(2, 1.0), 4.0, 1)])
+
+    assert finds_counterexample(
+        lambda x: check_contribution_endpoints(*x, f=wrong),
+        st.tuples(any_spectra(), SCALES, WIDTHS),
+        examples=[(_flat(2, 1.0), 4.0, 1)],
+    )
 
 
 def check_flat_minimiser_is_the_predicted_endpoint(spec: Spectrum, scale: float, N: int, f=contribution) -> None:
@@ -262,9 +296,13 @@ def test_flat_spectrum_minimiser_is_p_0_iff_sigma_times_scale_at_least_sqrt_D_ov
 def test_mutation_width_exponent_p_over_p_plus_2_moves_the_flat_threshold():
     def wrong(sigma, ps, scale, N):
         return contribution(sigma, ps, scale, N) / N ** (1 / (ps + 2))
+
     # (s scale)^2 N < D <= (s scale)^2 N^2: the true minimiser is p = 2, the mutant's is p = 0.
-    assert finds_counterexample(lambda x: check_flat_minimiser_is_the_predicted_endpoint(*x, f=wrong),
-                                st.tuples(flat_spectra(), SCALES, WIDTHS), examples=[(_flat(3, 1.0), 1.0, 2)])
+    assert finds_counterexample(
+        lambda x: check_flat_minimiser_is_the_predicted_endpoint(*x, f=wrong),
+        st.tuples(flat_spectra(), SCALES, WIDTHS),
+        examples=[(_flat(3, 1.0), 1.0, 2)],
+    )
 
 
 def check_low_rank_picks_p_0(spec: Spectrum, scale: float, N: int, f=contribution) -> None:
@@ -285,8 +323,12 @@ def test_exactly_low_rank_matrices_pick_p_0_when_sigma_k_times_scale_at_least_sq
 def test_mutation_scale_entering_with_negative_exponent_does_not_pick_p_0():
     def wrong(sigma, ps, scale, N):
         return contribution(sigma, ps, 1.0, N) * scale ** (-ps / (ps + 2))
-    assert finds_counterexample(lambda x: check_low_rank_picks_p_0(*x, f=wrong),
-                                st.tuples(low_rank_spectra(), SCALES, WIDTHS), examples=[(_low_rank(1.0, 0.0), 10.0, 1)])
+
+    assert finds_counterexample(
+        lambda x: check_low_rank_picks_p_0(*x, f=wrong),
+        st.tuples(low_rank_spectra(), SCALES, WIDTHS),
+        examples=[(_low_rank(1.0, 0.0), 10.0, 1)],
+    )
 
 
 def check_tail_to_zero(spec: Spectrum, scale: float, f=contribution) -> None:
@@ -318,11 +360,16 @@ def test_mutation_contribution_with_rank_at_p_0_replaced_by_dimension_keeps_p_po
     def wrong(sigma, ps, scale, N):
         out = contribution(sigma, ps, scale, N)
         return np.where(ps == 0, math.sqrt(sigma.size * N), out)
-    assert finds_counterexample(lambda x: check_tail_to_zero(*x, f=wrong), st.tuples(low_rank_tail_spectra(), SCALES),
-                                examples=[(_low_rank_tail(4, 1, 1e-8), 1.0)])
+
+    assert finds_counterexample(
+        lambda x: check_tail_to_zero(*x, f=wrong),
+        st.tuples(low_rank_tail_spectra(), SCALES),
+        examples=[(_low_rank_tail(4, 1, 1e-8), 1.0)],
+    )
 
 
 # --- The grid infimum is never above either endpoint -----------------------------------------------
+
 
 def check_grid_infimum_below_endpoints(spec: Spectrum, scale: float, L: int, N: int, grid=published_grid) -> None:
     """``min_{p in P_m} contribution(p) <= min(contribution(0), contribution(2))`` (seed claim 4)."""
@@ -339,9 +386,12 @@ def test_grid_infimum_is_never_above_either_endpoint(spec, scale, L, N):
 def test_mutation_grid_without_its_endpoints_can_lose_to_an_endpoint():
     def interior(L, N):
         return published_grid(L, N)[1:-1]
-    assert finds_counterexample(lambda x: check_grid_infimum_below_endpoints(*x, grid=interior),
-                                st.tuples(flat_spectra(), SCALES, st.integers(1, 64), WIDTHS),
-                                examples=[(_flat(2, 1.0), 1.0, 1, 1)])
+
+    assert finds_counterexample(
+        lambda x: check_grid_infimum_below_endpoints(*x, grid=interior),
+        st.tuples(flat_spectra(), SCALES, st.integers(1, 64), WIDTHS),
+        examples=[(_flat(2, 1.0), 1.0, 1, 1)],
+    )
 
 
 @given(low_rank_tail_spectra())

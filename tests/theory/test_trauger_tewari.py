@@ -50,6 +50,7 @@ def test_every_mutant_dies():
 
 # --- on all-MiniLM-L6-v2: both TT proxies against an independent hand computation (typed afresh, no package code) ---
 
+
 def _minilm_reference():
     import json
     import math
@@ -58,6 +59,7 @@ def _minilm_reference():
     from safetensors.numpy import load_file
 
     from sabounds.numerics.checkpoints.reader import default_model_dir
+
     d = default_model_dir()
     cfg = json.loads((d / "config.json").read_text())
     t = load_file(str(d / "model.safetensors"))
@@ -66,22 +68,43 @@ def _minilm_reference():
     dh = n // heads
     raw, layers = 0.0, []
     for l in range(depth):
-        w = {k: t[f"{pre}encoder.layer.{l}.{k}.weight"].astype(np.float64) for k in
-             ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
-              "intermediate.dense", "output.dense")}
+        w = {
+            k: t[f"{pre}encoder.layer.{l}.{k}.weight"].astype(np.float64)
+            for k in (
+                "attention.self.query",
+                "attention.self.key",
+                "attention.self.value",
+                "attention.output.dense",
+                "intermediate.dense",
+                "output.dense",
+            )
+        }
         raw += sum(float(np.abs(x).sum()) for x in w.values())
-        q, k, v, o = (w["attention.self.query"], w["attention.self.key"], w["attention.self.value"], w["attention.output.dense"])
-        qk = [q[h * dh:(h + 1) * dh].T @ k[h * dh:(h + 1) * dh] for h in range(heads)]
-        vt = [v[h * dh:(h + 1) * dh].T @ o.T[h * dh:(h + 1) * dh] for h in range(heads)]
+        q, k, v, o = (
+            w["attention.self.query"],
+            w["attention.self.key"],
+            w["attention.self.value"],
+            w["attention.output.dense"],
+        )
+        qk = [q[h * dh : (h + 1) * dh].T @ k[h * dh : (h + 1) * dh] for h in range(heads)]
+        vt = [v[h * dh : (h + 1) * dh].T @ o.T[h * dh : (h + 1) * dh] for h in range(heads)]
         m_in, m_out = w["intermediate.dense"].T, w["output.dense"].T
         spec = lambda x: float(np.linalg.norm(x, 2))
-        layers.append(dict(qk=[(spec(x), float(np.abs(x).sum())) for x in qk], vt=[(spec(x), float(np.abs(x).sum())) for x in vt],
-                           m_in=(spec(m_in), float(np.abs(m_in).sum())), m_out=(spec(m_out), float(np.abs(m_out).sum()))))
-    lip = [1.13 * y["m_in"][0] * y["m_out"][0] * sum(sv * (1 + 4 * sq) for (sq, _), (sv, _) in zip(y["qk"], y["vt"]))
-           for y in layers]
+        layers.append(
+            dict(
+                qk=[(spec(x), float(np.abs(x).sum())) for x in qk],
+                vt=[(spec(x), float(np.abs(x).sum())) for x in vt],
+                m_in=(spec(m_in), float(np.abs(m_in).sum())),
+                m_out=(spec(m_out), float(np.abs(m_out).sum())),
+            )
+        )
+    lip = [
+        1.13 * y["m_in"][0] * y["m_out"][0] * sum(sv * (1 + 4 * sq) for (sq, _), (sv, _) in zip(y["qk"], y["vt"]))
+        for y in layers
+    ]
     total = 0.0
     for l, y in enumerate(layers):
-        alpha = math.prod(lip[l + 1:])
+        alpha = math.prod(lip[l + 1 :])
         ff = y["m_out"][0] * y["m_in"][0]
         xi = sum((ff * sv * q11) ** (2 / 3) + (ff * v11) ** (2 / 3) for (_, q11), (sv, v11) in zip(y["qk"], y["vt"]))
         xi += (y["m_out"][0] * y["m_in"][1]) ** (2 / 3) + y["m_out"][1] ** (2 / 3)
@@ -92,6 +115,7 @@ def _minilm_reference():
 def test_minilm_values_match_a_hand_computation():
     from sabounds.numerics.checkpoints.reader import default_model_dir
     from sabounds.numerics.proxies.model_analysis import analyze_model
+
     got = {name: (source, float(v)) for name, source, v in analyze_model(default_model_dir()).baselines}
     raw, tt = _minilm_reference()
     assert got["trauger_tewari.tt_l1"][0] == "published proxy" and got["trauger_tewari.tt"][0] == "extension"
@@ -101,6 +125,9 @@ def test_minilm_values_match_a_hand_computation():
 
 def test_analyze_prints_tt_with_its_label(capsys):
     from sabounds.cli import main
+
     assert main(["analyze"]) == 0
     out = capsys.readouterr().out
-    assert "trauger_tewari.tt_l1 = 485546" in out and "(source: published proxy)" in out and "(source: extension)" in out
+    assert (
+        "trauger_tewari.tt_l1 = 485546" in out and "(source: published proxy)" in out and "(source: extension)" in out
+    )

@@ -27,7 +27,8 @@ def write_checkpoints() -> None:
     weights = random_weights(seed=33, layers=3, hidden=32, heads=4, intermediate=128)
     rng = np.random.default_rng(33)
     weights["encoder.layer.1.intermediate.dense.weight"] = (
-        rng.standard_normal((128, 8)) @ rng.standard_normal((8, 32)) / 30).astype(np.float32)
+        rng.standard_normal((128, 8)) @ rng.standard_normal((8, 32)) / 30
+    ).astype(np.float32)
     write_model(HERE / "random_bert", weights, config(layers=3, hidden=32, heads=4, intermediate=128), dtype="F16")
     write_family(HERE / "random_llama", "llama", seed=33)
 
@@ -35,6 +36,7 @@ def write_checkpoints() -> None:
 def analyze_json(model: Path | None) -> str:
     """What ``sabounds analyze [MODEL] --json`` prints."""
     from sabounds.cli import main
+
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(["analyze", *([str(model)] if model is not None else []), "--json"]) == 0
