@@ -41,6 +41,8 @@ MAX_ROOT_STEPS = 200
 BISECTION_STEPS = 45
 LOG_FLOAT_MAX = math.log(sys.float_info.max)
 BOUNDS = {"ours_sum": ours_sum, "ours_rss": ours_rss}
+PARTS = {"ours_sum": ("sum",), "ours_rss": ("rss",)}
+"""The tables each bound reads (:func:`~sabounds.numerics.bound.whole.tables`)."""
 
 
 def bound_at(model: Model, variant: Variant, setting: BoundInputs, which: str) -> BoundValue:
@@ -48,7 +50,7 @@ def bound_at(model: Model, variant: Variant, setting: BoundInputs, which: str) -
     if which == "edelman":
         return edelman_only(model, variant, setting)
     comp = compiled(setting.constants)
-    return BOUNDS[which](comp, model, setting, tables(model, variant, setting, comp))
+    return BOUNDS[which](comp, model, setting, tables(model, variant, setting, comp, parts=PARTS[which]))
 
 
 @dataclass(frozen=True)

@@ -132,7 +132,20 @@ def _log_forms(comp: Compiled, model: Model, setting: BoundInputs, lrho: np.ndar
     ell0 = comp.ell0_log(s, float(model.K), lrho, float(setting.margin), b)
     args = _args(model, setting, lrho, ell0, lM, slots, b)
     full = np.ones_like(lM)
-    return args[0], {k: np.nan_to_num(comp.log_slot(k, *args) * full, nan=np.inf) for k in kinds}
+    zero = model.ps == 0
+    at_zero = (args[0][:, zero], lM[:, zero], *args[2:])
+    out = {}
+    for k in kinds:
+        if k in AT_ZERO_ONLY:  # used at p = 0 alone: evaluated there (element-wise, so the same values), inf elsewhere
+            out[k] = np.full(lM.shape, np.inf)
+            out[k][:, zero] = np.nan_to_num(comp.log_slot(k, *at_zero) * full[:, zero], nan=np.inf)
+        else:
+            out[k] = np.nan_to_num(comp.log_slot(k, *args) * full, nan=np.inf)
+    return args[0], out
+
+
+AT_ZERO_ONLY = frozenset(("rank", "rank_cs", "rss_main@0", "rss_rem@0"))
+"""The log forms :func:`log_sum_shares` and :func:`log_shares` read at p = 0 only."""
 
 
 def log_sum_shares(comp: Compiled, model: Model, setting: BoundInputs, lrho: np.ndarray, lM: np.ndarray, rows=None, norms=None):
@@ -151,7 +164,12 @@ def log_shares(comp: Compiled, model: Model, setting: BoundInputs, lrho: np.ndar
     """:func:`log_sum_shares`, the Cauchy-Schwarz (rss, unequal p) summands and forms (sharp needs p < 1 there,
     crude p < 2), and the equal-p rss sums' summands."""
     norms = _norms(model, setting) if norms is None else norms
-    log_sum, form_sum = log_sum_shares(comp, model, setting, lrho, lM, rows, norms)
+    return (*log_sum_shares(comp, model, setting, lrho, lM, rows, norms),
+            *_rss_shares(comp, model, setting, lrho, lM, rows, norms))
+
+
+def _rss_shares(comp: Compiled, model: Model, setting: BoundInputs, lrho: np.ndarray, lM: np.ndarray, rows, norms):
+    """The rss part of :func:`log_shares`: Cauchy-Schwarz summands and forms, equal-p summands."""
     ps, out = _log_forms(comp, model, setting, lrho, lM, rows,
                          ("crude_share_cs", "sharp_share_cs", "rounding_cs", "rank_cs", "rss_main", "rss_rem", "rss_main@0", "rss_rem@0"),
                          norms)
@@ -163,7 +181,7 @@ def log_shares(comp: Compiled, model: Model, setting: BoundInputs, lrho: np.ndar
     form_cs = np.where(zero, "rank", np.where(sharp_cs < crude_cs, "sharp", "crude"))
     main = np.where(zero, out["rss_main@0"], out["rss_main"])
     rem = np.where(zero, out["rss_rem@0"], out["rss_rem"])
-    return log_sum, form_sum, log_cs, form_cs, main, rem
+    return log_cs, form_cs, main, rem
 
 
 _MEMO: ContextVar[dict | None] = ContextVar("whole_bound_memo", default=None)
@@ -227,11 +245,20 @@ def radii_tables(model: Model) -> tuple[np.ndarray, np.ndarray]:
     return lM, cost
 
 
-def tables(model: Model, variant: Variant, setting: BoundInputs, comp: Compiled | None = None, shrink=None) -> Tables:
-    """Every slot's shares and prices at every grid point; ``shrink[k]`` (optional) divides ``rho_k`` (break-even)."""
+LEFT_OUT = np.empty((0, 0))
+"""A part of :class:`Tables` not computed (no entries: indexing it fails)."""
+
+
+def tables(model: Model, variant: Variant, setting: BoundInputs, comp: Compiled | None = None, shrink=None,
+           parts: tuple[str, ...] = ("sum", "rss")) -> Tables:
+    """Every slot's shares and prices at every grid point; ``shrink[k]`` (optional) divides ``rho_k`` (break-even);
+    ``parts``: the sum aggregation's shares (``log_sum``, ``form_sum``), the rss one's (``log_cs``, ``form_cs``,
+    ``log_main``, ``log_rem``) or both (a part left out is :data:`LEFT_OUT`)."""
     comp = comp or compiled(setting.constants)
     rho, lrho, norms, lM, cost, base, s_cost, slot_args = _fixed(model, variant, setting, shrink)
-    log_sum, form_sum, log_cs, form_cs, main, rem = log_shares(comp, model, setting, lrho, lM, norms=norms)
+    log_sum, form_sum = log_sum_shares(comp, model, setting, lrho, lM, norms=norms) if "sum" in parts else (LEFT_OUT,) * 2
+    log_cs, form_cs, main, rem = (_rss_shares(comp, model, setting, lrho, lM, None, norms) if "rss" in parts else
+                                  (LEFT_OUT,) * 4)
     return Tables(lrho, rho, norms, log_sum, form_sum, log_cs, form_cs, main, rem, cost, lM, base, s_cost, slot_args)
 
 
