@@ -209,7 +209,7 @@ def whole_break_even(model: Model, variant: Variant, setting: BoundInputs, t: Ta
     def gaps(where: np.ndarray, x: np.ndarray) -> np.ndarray:
         """Per slot ``ids[where]`` with rho shrunk by ``e^x``: best p > 0 minus p = 0 (all slots at once)."""
         k = ids[where]
-        row = log_sum_shares(comp, model, setting, t.lrho[k] - x, t.lM[k], rows=list(k), norms=t.norms)[0]
+        row = log_sum_shares(comp, model, setting, t.lrho[k] - x, t.lM[k], rows=list(k), norms=t.norms, forms=False)[0]
         values = obj(np.logaddexp(others[where][:, None], row), c_other[where][:, None] + t.cost[k])
         return np.min(values[:, 1:], axis=1) - values[:, 0]
 
@@ -219,7 +219,7 @@ def whole_break_even(model: Model, variant: Variant, setting: BoundInputs, t: Ta
     model_factor, model_slot = None, None
     if smallest is not None:
         def moved(x: float) -> np.ndarray:
-            log_v = log_sum_shares(comp, model, setting, t.lrho - x, t.lM, norms=t.norms)[0]
+            log_v = log_sum_shares(comp, model, setting, t.lrho - x, t.lM, norms=t.norms, forms=False)[0]
             return model.ps[choose(log_v, t.cost, t.base_cost, obj)] > 0
 
         lo, hi = 0.0, math.log(smallest) * (1 + 1e-12) + 1e-12

@@ -112,10 +112,12 @@ class Tables:
     shared by the tables of every n with the same rho."""
 
 
-def _args(model: Model, setting: BoundInputs, lrho: np.ndarray, ell0: np.ndarray, lM: np.ndarray, slots, norms: np.ndarray):
+def _args(model: Model, setting: BoundInputs, lrho: np.ndarray, ell0: np.ndarray, lM: np.ndarray, rows, norms: np.ndarray):
     ps = np.broadcast_to(model.ps, lM.shape)
-    col = lambda v: np.array(v, dtype=np.float64)[:, None]
-    return (ps, lM, col([s.d_in for s in slots]), col([s.d_out for s in slots]), col([s.dim for s in slots]),
+    sizes = _remembered(model, ("sizes",), lambda: np.array([(s.d_in, s.d_out, s.dim) for s in model.slots],
+                                                            dtype=np.float64).reshape(-1, 3))
+    sizes = sizes if rows is None else sizes[list(rows)]
+    return (ps, lM, sizes[:, 0:1], sizes[:, 1:2], sizes[:, 2:3],
             float(model.K), lrho[:, None], float(setting.margin), norms[:, None], float(setting.tokens),
             _ln(setting.n), ell0[:, None])
 
@@ -126,11 +128,11 @@ def _ln(x) -> float:
 
 
 def _log_forms(comp: Compiled, model: Model, setting: BoundInputs, lrho: np.ndarray, lM: np.ndarray, rows, kinds, norms):
-    slots = model.slots if rows is None else [model.slots[i] for i in rows]
-    s = np.array([2.0 ** x.s_shell for x in slots])
-    b = np.array([float(norms[i]) for i in (range(model.K) if rows is None else rows)])
+    b_all = _remembered(model, ("norm floats", id(norms)), lambda: (norms, np.array([float(x) for x in norms])))[1]
+    s_all = _remembered(model, ("s floats",), lambda: np.array([2.0 ** x.s_shell for x in model.slots]))
+    s, b = (s_all, b_all) if rows is None else (s_all[list(rows)], b_all[list(rows)])
     ell0 = comp.ell0_log(s, float(model.K), lrho, float(setting.margin), b)
-    args = _args(model, setting, lrho, ell0, lM, slots, b)
+    args = _args(model, setting, lrho, ell0, lM, rows, b)
     full = np.ones_like(lM)
     zero = model.ps == 0
     at_zero = (args[0][:, zero], lM[:, zero], *args[2:])
@@ -148,16 +150,19 @@ AT_ZERO_ONLY = frozenset(("rank", "rank_cs", "rss_main@0", "rss_rem@0"))
 """The log forms :func:`log_sum_shares` and :func:`log_shares` read at p = 0 only."""
 
 
-def log_sum_shares(comp: Compiled, model: Model, setting: BoundInputs, lrho: np.ndarray, lM: np.ndarray, rows=None, norms=None):
+def log_sum_shares(comp: Compiled, model: Model, setting: BoundInputs, lrho: np.ndarray, lM: np.ndarray, rows=None, norms=None,
+                   forms: bool = True):
     """Float64 logs of each slot's share of the sum-aggregated Dudley integral at every grid point, and its form:
-    p = 0 the rank cover (``lM`` = log rank), p > 0 the smaller of the crude and the sharp (p < 2) cover."""
+    p = 0 the rank cover (``lM`` = log rank), p > 0 the smaller of the crude and the sharp (p < 2) cover (``forms``
+    False: None for the forms)."""
     norms = _norms(model, setting) if norms is None else norms
     ps, out = _log_forms(comp, model, setting, lrho, lM, rows, ("crude_share", "sharp_share", "rounding", "rank"), norms)
     zero = ps == 0
     with np.errstate(invalid="ignore"):
         crude = np.where(zero, np.inf, np.logaddexp(out["crude_share"], out["rounding"]))
         sharp = np.where(zero | (ps >= 2), np.inf, np.logaddexp(out["sharp_share"], out["rounding"]))
-    return np.where(zero, out["rank"], np.minimum(crude, sharp)), np.where(zero, "rank", np.where(sharp < crude, "sharp", "crude"))
+    shares = np.where(zero, out["rank"], np.minimum(crude, sharp))
+    return shares, np.where(zero, "rank", np.where(sharp < crude, "sharp", "crude")) if forms else None
 
 
 def log_shares(comp: Compiled, model: Model, setting: BoundInputs, lrho: np.ndarray, lM: np.ndarray, rows=None, norms=None):
