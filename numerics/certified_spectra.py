@@ -23,6 +23,7 @@ are exact.  ``S_0`` is bounded by ``D = min(n, m)``.  A certified UPPER bound, l
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -97,9 +98,16 @@ def gram_matrix(w: np.ndarray, block: int = GRAM_BLOCK, factor: float = 1.0) -> 
             np.matmul(b, b.T, out=part)
         g += part
     if syrk is not None:  # mirror the upper triangle (dsyrk leaves the lower one at zero)
-        lower = np.tril_indices(n, -1)
-        g[lower] = g.T[lower]
+        np.copyto(g, g.T, where=_strictly_lower(n))
     return g
+
+
+@functools.lru_cache(maxsize=8)
+def _strictly_lower(n: int) -> np.ndarray:
+    """The n x n mask of the strictly lower triangle (made once per size: the MLP matrices share a few sizes)."""
+    mask = np.tri(n, k=-1, dtype=bool)
+    mask.flags.writeable = False
+    return mask
 
 
 def gram_error_bound(lam: np.ndarray, fro2: float, n: int, m: int, block: int = GRAM_BLOCK) -> float:

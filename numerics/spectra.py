@@ -117,7 +117,22 @@ def schatten_norm(sigma: np.ndarray, p: float) -> float:
     return schatten(sigma, p) ** (1.0 / p)
 
 
-def product_singular_values(left: np.ndarray, right: np.ndarray, factor_values: bool = False):
+def _r_factors(x: np.ndarray, groups: np.ndarray | None) -> np.ndarray:
+    """R of the thin QR of each matrix of the stack ``x``, once per group of equal matrices (``groups[h]``: heads with
+    the same number hold the same matrix, as key/value heads shared by query heads do) and copied to the others."""
+    if groups is None:
+        return np.asarray(np.linalg.qr(x, mode="r"))
+    _, first, at = np.unique(groups, return_index=True, return_inverse=True)
+    return np.asarray(np.linalg.qr(x[first], mode="r"))[at]
+
+
+def product_singular_values(
+    left: np.ndarray,
+    right: np.ndarray,
+    factor_values: bool = False,
+    left_groups: np.ndarray | None = None,
+    right_groups: np.ndarray | None = None,
+):
     """Singular values of ``left @ right`` (``n x k`` times ``k x m``, k <= n, m; batched over leading axes).
 
     The product has rank <= k, so its spectrum is that of a k x k core: with thin QR ``left = Q1 R1`` and
@@ -126,7 +141,9 @@ def product_singular_values(left: np.ndarray, right: np.ndarray, factor_values: 
     full SVD puts on the exactly-zero singular values.  The result is padded with those ``min(n, m) - k`` exact
     zeros, so it can stand in for ``singular_values(left @ right)`` (its length enters the numerical rank).
     With ``factor_values`` also ``sigma(left) = sigma(R1)`` and ``sigma(right) = sigma(R2)`` from the same QR
-    (k x k SVDs: no second decomposition of the n x k factors).
+    (k x k SVDs: no second decomposition of the n x k factors).  ``left_groups`` / ``right_groups`` (over the
+    leading axis): factors with equal numbers are equal (grouped-query attention's shared key/value heads), so each
+    is decomposed once; the values are those of decomposing every copy.
     """
     left = np.asarray(left, dtype=np.float64)
     right = np.asarray(right, dtype=np.float64)
@@ -139,8 +156,8 @@ def product_singular_values(left: np.ndarray, right: np.ndarray, factor_values: 
     sl = np.max(np.abs(left), axis=(-2, -1), keepdims=True)
     sr = np.max(np.abs(right), axis=(-2, -1), keepdims=True)
     sl, sr = np.where(sl > 0, sl, 1.0), np.where(sr > 0, sr, 1.0)
-    r1 = np.linalg.qr(left / sl, mode="r")
-    r2 = np.linalg.qr(np.swapaxes(right / sr, -1, -2), mode="r")
+    r1 = _r_factors(left / sl, left_groups)
+    r2 = _r_factors(np.swapaxes(right / sr, -1, -2), right_groups)
     unit = np.linalg.svd(r1 @ np.swapaxes(r2, -1, -2), compute_uv=False)
     core = _times(_times(unit, sl[..., 0]), sr[..., 0])
     pad = np.zeros(core.shape[:-1] + (min(n, m) - k,))
@@ -149,6 +166,14 @@ def product_singular_values(left: np.ndarray, right: np.ndarray, factor_values: 
         return values
     return (
         values,
-        _times(np.linalg.svd(r1, compute_uv=False), sl[..., 0]),
-        _times(np.linalg.svd(r2, compute_uv=False), sr[..., 0]),
+        _times(_factor_values(r1, left_groups), sl[..., 0]),
+        _times(_factor_values(r2, right_groups), sr[..., 0]),
     )
+
+
+def _factor_values(r: np.ndarray, groups: np.ndarray | None) -> np.ndarray:
+    """Singular values of each R factor, once per group of equal factors (:func:`_r_factors`)."""
+    if groups is None:
+        return np.linalg.svd(r, compute_uv=False)
+    _, first, at = np.unique(groups, return_index=True, return_inverse=True)
+    return np.linalg.svd(r[first], compute_uv=False)[at]

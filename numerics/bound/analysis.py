@@ -10,7 +10,7 @@ import numpy as np
 
 from sabounds.numerics.bound.slots import PUBLISHED, VARIANTS, Model, Variant, token_norm_record
 from sabounds.numerics.bound.solve import BreakEven, NNeeded, n_needed, proxy_break_even, whole_break_even
-from sabounds.numerics.bound.whole import BoundInputs, BoundValue, WholeBound, evaluate_model
+from sabounds.numerics.bound.whole import BoundInputs, BoundValue, WholeBound, evaluate_model, remembering
 
 NAMES = ("ours_sum", "ours_rss", "edelman")
 ACTIVATION_NAMES = {"silu": "SiLU", "gelu_tanh": "GELU-tanh", "relu": "ReLU", "gelu": "GELU"}
@@ -87,7 +87,7 @@ def analyze_bound(
     model: Model, setting: BoundInputs, target=1, variants: tuple[Variant, ...] = VARIANTS, curve_points: int = 0
 ) -> BoundAnalysis:
     """Bounds under every variant; n needed, break-even and (``curve_points`` > 0) the curve under the first."""
-    with mpmath.workdps(setting.dps):
+    with mpmath.workdps(setting.dps), remembering():
         target = mpmath.mpf(target)
         bounds = {v.key: evaluate_model(model, v, setting) for v in variants}
         primary = variants[0]

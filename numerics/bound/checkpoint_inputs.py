@@ -158,10 +158,18 @@ def model_from_checkpoint(
     ``model_dir``, ``context`` (its own context length and the field it came from, ``(None, "")`` if none) and
     ``input_norm`` (:func:`default_input_norm`)."""
     checkpoint = open_checkpoint(model_dir, allow_pickle=allow_pickle)
-    shape = checkpoint.shape
-    premise_for(shape, rms_floor)  # a bad --rms-floor is refused before any layer is read
-    spectra = measure_model(checkpoint, layers, progress).layers
-    model = model_from_measured(shape, spectra, rms_floor, grid_m, rank_tol)
+    premise_for(checkpoint.shape, rms_floor)  # a bad --rms-floor is refused before any layer is read
+    return model_from_measurement(
+        checkpoint, measure_model(checkpoint, layers, progress).layers, rms_floor, grid_m, rank_tol
+    )
+
+
+def model_from_measurement(
+    checkpoint, spectra, rms_floor: float | None = None, grid_m: int | None = None, rank_tol: float = RANK_TOL
+) -> tuple[Model, dict]:
+    """:func:`model_from_checkpoint` of an opened checkpoint whose first ``len(spectra)`` layers are measured already
+    (``sabounds.analyze``'s measurement: each head's decompositions shared, not done again)."""
+    model = model_from_measured(checkpoint.shape, spectra, rms_floor, grid_m, rank_tol)
     return model, {
         "model_dir": str(checkpoint.model_dir),
         "context": checkpoint.context,

@@ -24,8 +24,11 @@ SLOT_MEMO = 200_000
 
 
 def _gamma(x) -> np.ndarray:
-    """``math.gamma`` element-wise, once per distinct argument (they depend on p only: P values over K x P cells)."""
+    """``math.gamma`` element-wise, once per distinct argument (they depend on p only: P values over K x P cells,
+    every row the same, so one row is sorted, not K x P cells)."""
     x = np.asarray(x, dtype=np.float64)
+    if x.ndim == 2 and x.shape[0] > 1 and np.array_equal(x, np.broadcast_to(x[:1], x.shape)):
+        return np.broadcast_to(_gamma(x[0]), x.shape).copy()
     distinct, at = np.unique(x, return_inverse=True)
     return np.array([math.gamma(v) for v in distinct], dtype=np.float64)[at].reshape(x.shape)
 
@@ -71,6 +74,7 @@ class Compiled:
         values = {whole_bound.CONSTANTS[name].symbol: value for name, value in constants}
         self.values = values
         self._seen: dict = {}
+        self._ids: dict = {}
         self._log = {
             k: sp.lambdify(LOG_ARGS, _log_form(e.subs(values)), modules=NUMPY) for k, e in SLOT_EXPRESSIONS.items()
         }
@@ -122,7 +126,20 @@ class Compiled:
     def slot(self, kind: str, *args):
         """A slot expression in mpmath (arguments in ``SLOT_ARGS`` order), remembered per arguments and precision:
         the slots of a model repeat their arguments (dyadic radii, equal ranks), and a solve evaluates them often."""
-        key = (kind, mpmath.mp.prec, *args)
+        return self.slot_at(kind, self.arguments_id(args[:-2] + args[-1:]), args[-2], args)
+
+    def arguments_id(self, fixed: tuple) -> int:
+        """A number naming ``fixed`` (the arguments other than n, in ``SLOT_ARGS`` order without n) at the working
+        precision: equal arguments get the same number, so the memo hashes them once, not at every n."""
+        key = (mpmath.mp.prec, *fixed)
+        found = self._ids.get(key)
+        if found is None:
+            found = self._ids[key] = len(self._ids)
+        return found
+
+    def slot_at(self, kind: str, fixed_id: int, n_value, args: tuple):
+        """:meth:`slot` of ``args`` whose arguments other than n are named ``fixed_id`` (:meth:`arguments_id`)."""
+        key = (kind, fixed_id, n_value)
         value = self._seen.get(key)
         if value is None:
             if len(self._seen) > SLOT_MEMO:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass
+from functools import lru_cache
 
 import mpmath
 import numpy as np
@@ -24,12 +25,12 @@ from sabounds.numerics.bound.whole import (
     BoundValue,
     Tables,
     choose,
-    edelman,
     edelman_only,
     log_sum_shares,
     objective_for,
     ours_rss,
     ours_sum,
+    remembering,
     tables,
 )
 from sabounds.theory import whole_bound
@@ -39,7 +40,9 @@ MAX_BRACKET_STEPS = 64
 MAX_ROOT_STEPS = 200
 BISECTION_STEPS = 45
 LOG_FLOAT_MAX = math.log(sys.float_info.max)
-BOUNDS = {"ours_sum": ours_sum, "ours_rss": ours_rss, "edelman": edelman}
+BOUNDS = {"ours_sum": ours_sum, "ours_rss": ours_rss}
+PARTS = {"ours_sum": ("sum",), "ours_rss": ("rss",)}
+"""The tables each bound reads (:func:`~sabounds.numerics.bound.whole.tables`)."""
 
 
 def bound_at(model: Model, variant: Variant, setting: BoundInputs, which: str) -> BoundValue:
@@ -47,7 +50,7 @@ def bound_at(model: Model, variant: Variant, setting: BoundInputs, which: str) -
     if which == "edelman":
         return edelman_only(model, variant, setting)
     comp = compiled(setting.constants)
-    return BOUNDS[which](comp, model, setting, tables(model, variant, setting, comp))
+    return BOUNDS[which](comp, model, setting, tables(model, variant, setting, comp, parts=PARTS[which]))
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,7 @@ class NNeeded:
 def n_needed(model: Model, variant: Variant, setting: BoundInputs, which: str, target=1) -> NNeeded:
     """Solve ``bound(n) = target`` in ``x = log n`` (each term decreases in n once n >= e^2)."""
     count = 0
-    with mpmath.workdps(setting.dps):
+    with mpmath.workdps(setting.dps), remembering():
         target = mpmath.mpf(target)
         if mpmath.mpf(setting.empirical) >= target:
             return NNeeded(
@@ -152,21 +155,54 @@ def _model_min(per_slot: list) -> tuple:
     return f, i
 
 
-def proxy_break_even(model: Model, dps: int = 30) -> BreakEven:
+SCREEN = 1e-6
+"""Float64 screen of :func:`proxy_break_even`: grid points whose float64 ``ln f`` exceeds the slot's smallest by more
+than this are not evaluated in mpmath.  The float64 logs are within ~1e-11 of the true ones (terms of size
+< 10^4 with a few roundings each), so a screened-out point is larger than the float64 minimiser's value."""
+
+
+@lru_cache(maxsize=1)
+def _proxy_forms():
+    """``f`` of :func:`proxy_break_even` in mpmath, and ``ln f`` in numpy with ``kappa = e^{lk}``, ``S_p = e^{lM}``."""
+    f = whole_bound.proxy_break_even
+    lk, lm = sp.symbols("lk lM", real=True)
+    log_f = sp.expand_log(sp.log(f.subs({whole_bound.scale: sp.exp(lk), M: sp.exp(lm)})), force=True)
+    return (
+        sp.lambdify((whole_bound.scale, M, N, whole_bound.rank_, p), f, modules="mpmath"),
+        sp.lambdify((lk, lm, N, whole_bound.rank_, p), log_f, modules="numpy"),
+    )
+
+
+def proxy_break_even(model: Model, dps: int = 30, screen: float | None = SCREEN) -> BreakEven:
     """Published proxy: ``f_k = min_{p > 0} kappa S_p^{1/p} N^{(p+1)/p} / (r N)^{(p+2)/(2p)}``, ``kappa = gamma alpha L``
-    from the unrounded norms with the published constants.  The model's factor is the smallest (the proxy is a sum)."""
-    f = sp.lambdify((whole_bound.scale, M, N, whole_bound.rank_, p), whole_bound.proxy_break_even, modules="mpmath")
+    from the unrounded norms with the published constants.  The model's factor is the smallest (the proxy is a sum).
+    The minimum is taken in mpmath over the grid points whose float64 ``ln f`` lies within ``screen`` of the slot's
+    float64 minimum (:data:`SCREEN`; every point where a float64 log is not finite; ``screen=None``: every point),
+    the same minimum as over every point."""
+    f, log_f = _proxy_forms()
     with mpmath.workdps(dps):
         kappas = [r * model.layers for r in rhos(model, PUBLISHED, rounded=False)]
+        grid = np.arange(1, len(model.ps))
+        keep: np.ndarray = np.ones((model.K, grid.size), dtype=bool)
+        if screen is not None and grid.size:
+            lk = np.array([float(mpmath.log(k)) if k > 0 else -np.inf for k in kappas])[:, None]
+            lm = np.array([s.log_schatten[1:] for s in model.slots], dtype=np.float64)
+            rank = np.array([max(s.rank, 1) for s in model.slots], dtype=np.float64)[:, None]
+            with np.errstate(all="ignore"):
+                logs = np.asarray(log_f(lk, lm, float(model.hidden), rank, grid / model.grid_m), dtype=np.float64)
+                logs = np.broadcast_to(logs, keep.shape)
+                finite = np.all(np.isfinite(logs), axis=1, keepdims=True)
+                low = np.min(logs, axis=1, keepdims=True)
+                keep = np.where(finite, logs <= low + screen, True)
         out = []
-        for s, kappa in zip(model.slots, kappas):
+        for k, (s, kappa) in enumerate(zip(model.slots, kappas)):
             if s.rank == 0:
                 out.append(None)
                 continue
             out.append(
                 min(
                     f(kappa, s.schatten_mp(j), model.hidden, s.rank, mpmath.mpf(j) / model.grid_m)
-                    for j in range(1, len(model.ps))
+                    for j in map(int, grid[keep[k]])
                 )
             )
     return BreakEven(out, *_model_min(out), "published proxy")
@@ -197,7 +233,7 @@ def whole_break_even(
     def gaps(where: np.ndarray, x: np.ndarray) -> np.ndarray:
         """Per slot ``ids[where]`` with rho shrunk by ``e^x``: best p > 0 minus p = 0 (all slots at once)."""
         k = ids[where]
-        row = log_sum_shares(comp, model, setting, t.lrho[k] - x, t.lM[k], rows=list(k), norms=t.norms)[0]
+        row = log_sum_shares(comp, model, setting, t.lrho[k] - x, t.lM[k], rows=list(k), norms=t.norms, forms=False)[0]
         values = obj(np.logaddexp(others[where][:, None], row), c_other[where][:, None] + t.cost[k])
         return np.min(values[:, 1:], axis=1) - values[:, 0]
 
@@ -208,7 +244,7 @@ def whole_break_even(
     if smallest is not None:
 
         def moved(x: float) -> np.ndarray:
-            log_v = log_sum_shares(comp, model, setting, t.lrho - x, t.lM, norms=t.norms)[0]
+            log_v = log_sum_shares(comp, model, setting, t.lrho - x, t.lM, norms=t.norms, forms=False)[0]
             return model.ps[choose(log_v, t.cost, t.base_cost, obj)] > 0
 
         lo, hi = 0.0, math.log(smallest) * (1 + 1e-12) + 1e-12

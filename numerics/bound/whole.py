@@ -10,6 +10,8 @@ coordinate descent on float64 logarithms of the whole bound (Dudley and post hoc
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 
 import mpmath
@@ -105,19 +107,27 @@ class Tables:
     lM: np.ndarray
     base_cost: float
     s_cost: float
+    slot_args: dict = field(default_factory=dict)
+    """Per ``(slot, grid point, setting)`` the n-independent mpmath arguments of a slot value (:func:`_mp_slot`),
+    shared by the tables of every n with the same rho."""
 
 
 def _args(
-    model: Model, setting: BoundInputs, lrho: np.ndarray, ell0: np.ndarray, lM: np.ndarray, slots, norms: np.ndarray
+    model: Model, setting: BoundInputs, lrho: np.ndarray, ell0: np.ndarray, lM: np.ndarray, rows, norms: np.ndarray
 ):
     ps = np.broadcast_to(model.ps, lM.shape)
-    col = lambda v: np.array(v, dtype=np.float64)[:, None]
+    sizes = _remembered(
+        model,
+        ("sizes",),
+        lambda: np.array([(s.d_in, s.d_out, s.dim) for s in model.slots], dtype=np.float64).reshape(-1, 3),
+    )
+    sizes = sizes if rows is None else sizes[list(rows)]
     return (
         ps,
         lM,
-        col([s.d_in for s in slots]),
-        col([s.d_out for s in slots]),
-        col([s.dim for s in slots]),
+        sizes[:, 0:1],
+        sizes[:, 1:2],
+        sizes[:, 2:3],
         float(model.K),
         lrho[:, None],
         float(setting.margin),
@@ -136,20 +146,41 @@ def _ln(x) -> float:
 def _log_forms(
     comp: Compiled, model: Model, setting: BoundInputs, lrho: np.ndarray, lM: np.ndarray, rows, kinds, norms
 ):
-    slots = model.slots if rows is None else [model.slots[i] for i in rows]
-    s = np.array([2.0**x.s_shell for x in slots])
-    b = np.array([float(norms[i]) for i in (range(model.K) if rows is None else rows)])
+    b_all = _remembered(model, ("norm floats", id(norms)), lambda: (norms, np.array([float(x) for x in norms])))[1]
+    s_all = _remembered(model, ("s floats",), lambda: np.array([2.0**x.s_shell for x in model.slots]))
+    s, b = (s_all, b_all) if rows is None else (s_all[list(rows)], b_all[list(rows)])
     ell0 = comp.ell0_log(s, float(model.K), lrho, float(setting.margin), b)
-    args = _args(model, setting, lrho, ell0, lM, slots, b)
+    args = _args(model, setting, lrho, ell0, lM, rows, b)
     full = np.ones_like(lM)
-    return args[0], {k: np.nan_to_num(comp.log_slot(k, *args) * full, nan=np.inf) for k in kinds}
+    zero = model.ps == 0
+    at_zero = (args[0][:, zero], lM[:, zero], *args[2:])
+    out = {}
+    for k in kinds:
+        if k in AT_ZERO_ONLY:  # used at p = 0 alone: evaluated there (element-wise, so the same values), inf elsewhere
+            out[k] = np.full(lM.shape, np.inf)
+            out[k][:, zero] = np.nan_to_num(comp.log_slot(k, *at_zero) * full[:, zero], nan=np.inf)
+        else:
+            out[k] = np.nan_to_num(comp.log_slot(k, *args) * full, nan=np.inf)
+    return args[0], out
+
+
+AT_ZERO_ONLY = frozenset(("rank", "rank_cs", "rss_main@0", "rss_rem@0"))
+"""The log forms :func:`log_sum_shares` and :func:`log_shares` read at p = 0 only."""
 
 
 def log_sum_shares(
-    comp: Compiled, model: Model, setting: BoundInputs, lrho: np.ndarray, lM: np.ndarray, rows=None, norms=None
+    comp: Compiled,
+    model: Model,
+    setting: BoundInputs,
+    lrho: np.ndarray,
+    lM: np.ndarray,
+    rows=None,
+    norms=None,
+    forms: bool = True,
 ):
     """Float64 logs of each slot's share of the sum-aggregated Dudley integral at every grid point, and its form:
-    p = 0 the rank cover (``lM`` = log rank), p > 0 the smaller of the crude and the sharp (p < 2) cover."""
+    p = 0 the rank cover (``lM`` = log rank), p > 0 the smaller of the crude and the sharp (p < 2) cover (``forms``
+    False: None for the forms)."""
     norms = _norms(model, setting) if norms is None else norms
     ps, out = _log_forms(
         comp, model, setting, lrho, lM, rows, ("crude_share", "sharp_share", "rounding", "rank"), norms
@@ -158,9 +189,8 @@ def log_sum_shares(
     with np.errstate(invalid="ignore"):
         crude = np.where(zero, np.inf, np.logaddexp(out["crude_share"], out["rounding"]))
         sharp = np.where(zero | (ps >= 2), np.inf, np.logaddexp(out["sharp_share"], out["rounding"]))
-    return np.where(zero, out["rank"], np.minimum(crude, sharp)), np.where(
-        zero, "rank", np.where(sharp < crude, "sharp", "crude")
-    )
+    shares = np.where(zero, out["rank"], np.minimum(crude, sharp))
+    return shares, np.where(zero, "rank", np.where(sharp < crude, "sharp", "crude")) if forms else None
 
 
 def log_shares(
@@ -169,7 +199,14 @@ def log_shares(
     """:func:`log_sum_shares`, the Cauchy-Schwarz (rss, unequal p) summands and forms (sharp needs p < 1 there,
     crude p < 2), and the equal-p rss sums' summands."""
     norms = _norms(model, setting) if norms is None else norms
-    log_sum, form_sum = log_sum_shares(comp, model, setting, lrho, lM, rows, norms)
+    return (
+        *log_sum_shares(comp, model, setting, lrho, lM, rows, norms),
+        *_rss_shares(comp, model, setting, lrho, lM, rows, norms),
+    )
+
+
+def _rss_shares(comp: Compiled, model: Model, setting: BoundInputs, lrho: np.ndarray, lM: np.ndarray, rows, norms):
+    """The rss part of :func:`log_shares`: Cauchy-Schwarz summands and forms, equal-p summands."""
     ps, out = _log_forms(
         comp,
         model,
@@ -197,12 +234,45 @@ def log_shares(
     form_cs = np.where(zero, "rank", np.where(sharp_cs < crude_cs, "sharp", "crude"))
     main = np.where(zero, out["rss_main@0"], out["rss_main"])
     rem = np.where(zero, out["rss_rem@0"], out["rss_rem"])
-    return log_sum, form_sum, log_cs, form_cs, main, rem
+    return log_cs, form_cs, main, rem
+
+
+_MEMO: ContextVar[dict | None] = ContextVar("whole_bound_memo", default=None)
+
+
+@contextmanager
+def remembering():
+    """Within it, what does not depend on n (rho, the input norm bounds ``B_k``, the radii tables, Edelman's ``W_E``)
+    is computed once per model, variant and precision: a solve for n evaluates the bound at many n."""
+    if _MEMO.get() is not None:
+        yield
+        return
+    token = _MEMO.set({})
+    try:
+        yield
+    finally:
+        _MEMO.reset(token)
+
+
+def _remembered(model: Model, key: tuple, compute):
+    """``compute()``, once per ``(model, key)`` inside :func:`remembering` (the model is kept with its value)."""
+    memo = _MEMO.get()
+    if memo is None:
+        return compute()
+    full = (id(model), *key)
+    if full not in memo:
+        memo[full] = (model, compute())
+    return memo[full][1]
 
 
 def _norms(model: Model, setting: BoundInputs) -> list:
-    with mpmath.workdps(setting.dps):
-        return input_norms(model, setting.input_norm)
+    """Each slot's input norm bound ``B_k`` at ``setting.dps`` digits."""
+
+    def compute():
+        with mpmath.workdps(setting.dps):
+            return input_norms(model, setting.input_norm)
+
+    return _remembered(model, ("norms", setting.input_norm, setting.dps), compute)
 
 
 def schatten_shells(model: Model) -> np.ndarray:
@@ -230,20 +300,49 @@ def radii_tables(model: Model) -> tuple[np.ndarray, np.ndarray]:
     return lM, cost
 
 
-def tables(model: Model, variant: Variant, setting: BoundInputs, comp: Compiled | None = None, shrink=None) -> Tables:
-    """Every slot's shares and prices at every grid point; ``shrink[k]`` (optional) divides ``rho_k`` (break-even)."""
+LEFT_OUT = np.empty((0, 0))
+"""A part of :class:`Tables` not computed (no entries: indexing it fails)."""
+
+
+def tables(
+    model: Model,
+    variant: Variant,
+    setting: BoundInputs,
+    comp: Compiled | None = None,
+    shrink=None,
+    parts: tuple[str, ...] = ("sum", "rss"),
+) -> Tables:
+    """Every slot's shares and prices at every grid point; ``shrink[k]`` (optional) divides ``rho_k`` (break-even);
+    ``parts``: the sum aggregation's shares (``log_sum``, ``form_sum``), the rss one's (``log_cs``, ``form_cs``,
+    ``log_main``, ``log_rem``) or both (a part left out is :data:`LEFT_OUT`)."""
     comp = comp or compiled(setting.constants)
+    rho, lrho, norms, lM, cost, base, s_cost, slot_args = _fixed(model, variant, setting, shrink)
+    log_sum, form_sum = (
+        log_sum_shares(comp, model, setting, lrho, lM, norms=norms) if "sum" in parts else (LEFT_OUT,) * 2
+    )
+    log_cs, form_cs, main, rem = (
+        _rss_shares(comp, model, setting, lrho, lM, None, norms) if "rss" in parts else (LEFT_OUT,) * 4
+    )
+    return Tables(lrho, rho, norms, log_sum, form_sum, log_cs, form_cs, main, rem, cost, lM, base, s_cost, slot_args)
+
+
+def _fixed(model: Model, variant: Variant, setting: BoundInputs, shrink=None) -> tuple:
+    """What :func:`tables` needs that does not depend on n: rho (``shrink[k]`` divides ``rho_k``), its float64 logs,
+    the input norm bounds ``B_k``, the radii tables and the union prices; :func:`remembering` keeps them (without
+    ``shrink``) per variant, input norm and precision."""
+    if shrink is None:
+        return _remembered(
+            model, ("tables", variant, setting.input_norm, setting.dps), lambda: _fixed(model, variant, setting, ())
+        )
     with mpmath.workdps(setting.dps):
         rho = rhos(model, variant, input_norm=setting.input_norm)
-        if shrink is not None:
+        if shrink:
             rho = [r / mpmath.mpf(f) for r, f in zip(rho, shrink)]
         lrho = np.array([float(mpmath.log(r)) for r in rho])
     lM, cost = radii_tables(model)
-    norms = _norms(model, setting)
-    log_sum, form_sum, log_cs, form_cs, main, rem = log_shares(comp, model, setting, lrho, lM, norms=norms)
     s_cost = sum(shell_cost(s.s_shell) for s in model.slots)
     base = model.K * math.log(2 * model.grid_m + 1) + s_cost + model.norm_cost()
-    return Tables(lrho, rho, norms, log_sum, form_sum, log_cs, form_cs, main, rem, cost, lM, base, s_cost)
+    return rho, lrho, _norms(model, setting), lM, cost, base, s_cost, {}
 
 
 @dataclass(frozen=True)
@@ -310,30 +409,35 @@ def choose(
 
 
 def _mp_slot(comp: Compiled, model: Model, setting: BoundInputs, t: Tables, i: int, j: int, kind: str):
-    s = model.slots[i]
-    p = model.ps[j]
-    if p == 0:  # the rank, exactly (a zero matrix counts as rank 1, as in :func:`tables`)
-        m = mpmath.mpf(max(s.rank, 1))
-    else:
-        m = mpmath.ldexp(1, s.schatten_shell(j))
-    rho, b = t.rho, t.norms[i]
-    ell0 = comp.ell0(mpmath.ldexp(1, s.s_shell), mpmath.mpf(model.K), rho[i], mpmath.mpf(setting.margin), b)
-    p_mp = mpmath.mpf(0) if p == 0 else mpmath.mpf(int(round(p * model.grid_m))) / model.grid_m
-    return comp.slot(
-        kind,
-        p_mp,
-        m,
-        s.d_in,
-        s.d_out,
-        s.dim,
-        mpmath.mpf(model.K),
-        rho[i],
-        mpmath.mpf(setting.margin),
-        b,
-        mpmath.mpf(setting.tokens),
-        mpmath.mpf(setting.n),
-        ell0,
-    )
+    """Slot ``i``'s value ``kind`` at grid point ``j`` in mpmath; its arguments other than n are built once per
+    tables' rho (``t.slot_args``)."""
+    key = (i, j, comp, setting.margin, setting.tokens, mpmath.mp.prec)
+    args = t.slot_args.get(key)
+    if args is None:
+        s = model.slots[i]
+        p = model.ps[j]
+        if p == 0:  # the rank, exactly (a zero matrix counts as rank 1, as in :func:`tables`)
+            m = mpmath.mpf(max(s.rank, 1))
+        else:
+            m = mpmath.ldexp(1, s.schatten_shell(j))
+        rho, b = t.rho, t.norms[i]
+        ell0 = comp.ell0(mpmath.ldexp(1, s.s_shell), mpmath.mpf(model.K), rho[i], mpmath.mpf(setting.margin), b)
+        p_mp = mpmath.mpf(0) if p == 0 else mpmath.mpf(int(round(p * model.grid_m))) / model.grid_m
+        fixed = (
+            p_mp,
+            m,
+            s.d_in,
+            s.d_out,
+            s.dim,
+            mpmath.mpf(model.K),
+            rho[i],
+            mpmath.mpf(setting.margin),
+            b,
+            mpmath.mpf(setting.tokens),
+        )
+        args = t.slot_args[key] = (fixed, ell0, comp.arguments_id(fixed + (ell0,)))
+    n = mpmath.mpf(setting.n)
+    return comp.slot_at(kind, args[2], n, (*args[0], n, args[1]))
 
 
 def _common_terms(comp: Compiled, setting: BoundInputs, cost: float) -> list[Term]:
@@ -439,27 +543,26 @@ def ours_rss(comp: Compiled, model: Model, setting: BoundInputs, t: Tables) -> B
 def edelman_only(model: Model, variant: Variant, setting: BoundInputs) -> BoundValue:
     """:func:`edelman` without the tables of our bound (it needs only rho and the radii)."""
     s_cost = sum(shell_cost(s.s_shell) for s in model.slots)
-    return edelman(
-        compiled(setting.constants),
-        model,
-        variant,
-        setting,
-        Tables(None, None, _norms(model, setting), *[None] * 8, 0.0, s_cost),
-    )
+    return edelman(compiled(setting.constants), model, variant, setting, _norms(model, setting), s_cost)
 
 
-def edelman(comp: Compiled, model: Model, variant: Variant, setting: BoundInputs, t: Tables) -> BoundValue:
+def edelman(
+    comp: Compiled, model: Model, variant: Variant, setting: BoundInputs, norms: list, s_cost: float
+) -> BoundValue:
     """Edelman et al. (2022): ``W_E = (sum_k (rho^E_k w_k B_k)^{2/3})^{3/2}`` over the dyadic (2,1)-radii ``w_k``, with
-    Edelman's ``gamma^E`` (no attention factor c/2 on QK) and each slot's input norm bound ``B_k`` (``B = 1`` outside)."""
+    Edelman's ``gamma^E`` (no attention factor c/2 on QK) and each slot's input norm bound ``B_k`` (``norms``; ``B = 1``
+    outside); ``s_cost`` the spectral radii's union price."""
     with mpmath.workdps(setting.dps):
-        rho_e = rhos(model, variant, edelman=True, input_norm=setting.input_norm)
-        w_e = (
-            mpmath.fsum(
+
+        def compute():
+            rho_e = rhos(model, variant, edelman=True, input_norm=setting.input_norm)
+            return norms, mpmath.fsum(
                 (r * b * mpmath.ldexp(1, s.w_shell)) ** (mpmath.mpf(2) / 3)
-                for r, b, s in zip(rho_e, t.norms, model.slots)
-            )
-            ** 1.5
-        )
+                for r, b, s in zip(rho_e, norms, model.slots)
+            ) ** 1.5
+
+        # W_E does not depend on n; the norms are kept with it, so their id names them while it is remembered
+        w_e = _remembered(model, ("edelman", variant, setting.input_norm, setting.dps, id(norms)), compute)[1]
         d_max = max(s.d_in * s.d_out for s in model.slots)
         dudley = comp.edelman(
             w_e,
@@ -471,7 +574,7 @@ def edelman(comp: Compiled, model: Model, variant: Variant, setting: BoundInputs
             mpmath.mpf(d_max),
         )
         parts = {
-            "spectral_shells": t.s_cost,
+            "spectral_shells": s_cost,
             "two_one_shells": sum(shell_cost(s.w_shell) for s in model.slots),
             **_norm_parts(model),
         }
@@ -491,7 +594,7 @@ def evaluate_model(model: Model, variant: Variant, setting: BoundInputs) -> Whol
     return WholeBound(
         ours_sum(comp, model, setting, t),
         ours_rss(comp, model, setting, t),
-        edelman(comp, model, variant, setting, t),
+        edelman(comp, model, variant, setting, t.norms, t.s_cost),
         variant,
         setting,
     )

@@ -19,6 +19,7 @@ from sabounds.numerics.certified_spectra import certified_values
 from sabounds.numerics.checkpoints import rope
 from sabounds.numerics.checkpoints.architectures import PRE_LN
 from sabounds.numerics.checkpoints.errors import CheckpointError
+from sabounds.numerics.checkpoints.layers import group_of
 from sabounds.numerics.checkpoints.source import CheckpointSource, ModelShape
 from sabounds.numerics.norms import product_norm_11, product_norm_21
 from sabounds.numerics.proxies.layer_factors import TokenNorm, token_norm
@@ -145,7 +146,8 @@ def _layer_spectra(source, layer, index: int, spectrum, rounding=None, sums=None
     gated = layer.m_gate is not None
     shape = source.shape
     rotating = shape.rope is not None
-    qk = product_singular_values(layer.qk_left, layer.qk_right, factor_values=rotating)
+    shared = _shared_heads(shape)
+    qk = product_singular_values(layer.qk_left, layer.qk_right, factor_values=rotating, right_groups=shared)
     if rotating:  # one QR per head factor gives sigma(QK_h(0)), sigma(Wq_h) and sigma(Wk_g)
         qk, values = qk[0], (list(qk[1]), list(qk[2]))
     qk_21 = None if rotating else product_norm_21(layer.qk_left, layer.qk_right)
@@ -181,7 +183,7 @@ def _layer_spectra(source, layer, index: int, spectrum, rounding=None, sums=None
         rounding=rounding,
         index=index,
         qk=qk,
-        vt=product_singular_values(layer.vt_left, layer.vt_right),
+        vt=product_singular_values(layer.vt_left, layer.vt_right, left_groups=shared),
         m_in=spectrum(layer.m_in, sums["m_in"].max_abs),
         m_out=spectrum(layer.m_out, sums["m_out"].max_abs),
         qk_21=qk_21,
@@ -194,6 +196,14 @@ def _layer_spectra(source, layer, index: int, spectrum, rounding=None, sums=None
         **norms,
         **_entrywise_l1(layer, shape, sums),
     )
+
+
+def _shared_heads(shape) -> np.ndarray | None:
+    """Per query head its key/value head ``g(h)`` where heads share them (GQA: ``qk_right`` and ``vt_left`` repeat
+    per group), else None."""
+    if not shape.kv_heads or shape.kv_heads == shape.heads:
+        return None
+    return group_of(shape.heads, shape.kv_heads)
 
 
 def _entrywise_l1(layer, shape, sums) -> dict:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # sympy and the numerics load on the first call: ``import sab
     from matplotlib.figure import Figure
 
     from sabounds.numerics.bound.analysis import BoundAnalysis
+    from sabounds.numerics.bound.slots import Model
     from sabounds.numerics.bound.whole import BoundInputs, WholeBound
     from sabounds.render.figure_formats import FigureOptions
 
@@ -135,7 +136,8 @@ def bound(
 ) -> Bound:
     """The whole bound (Theorem 3.1, sum and rss aggregation) and Edelman et al.'s on a checkpoint's weights.
 
-    ``constants`` maps names of :data:`sabounds.theory.whole_bound.CONSTANTS` to exact values (numbers or decimal
+    ``model`` may be a :func:`sabounds.analyze` result: its measurement (every head's decompositions) is used, not
+    done again (``layers``: its first ``layers`` layers).  ``constants`` maps names of :data:`sabounds.theory.whole_bound.CONSTANTS` to exact values (numbers or decimal
     strings, taken as exact rationals).  Without ``model`` the bundled all-MiniLM-L6-v2 (:func:`default_model`).  A
     family whose layer departs from BERT's (GPT-2, LLaMA, ViT, ...) is bounded under the premises in
     ``model.family.premises``; where the family has maps the bookkeeping leaves out (Qwen2's biases, Gemma 2/3's
@@ -148,7 +150,7 @@ def bound(
     import sympy as sp
 
     from sabounds.numerics.bound.analysis import analyze_bound
-    from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint, resolve_input_norm
+    from sabounds.numerics.bound.checkpoint_inputs import resolve_input_norm
     from sabounds.numerics.bound.compiled import constants_key
     from sabounds.numerics.bound.slots import VARIANTS
     from sabounds.numerics.bound.whole import BoundInputs
@@ -160,7 +162,7 @@ def bound(
         raise InputError(f"constants must be numbers or decimal strings ({exc})") from None
     _check(delta, margin, input_norm, empirical_risk, exact, tokens)
     try:
-        built, info = model_from_checkpoint(model_or_default(model), layers, allow_pickle, rms_floor=rms_floor)
+        built, info = _measured(model, layers, allow_pickle, rms_floor)
         t, t_source = checkpoint_tokens(info["context"], tokens)
         b = resolve_input_norm(input_norm, info["input_norm"])
         built = b.apply(built)
@@ -181,3 +183,25 @@ def bound(
         raise InputError(" ".join(str(exc).split())) from None
     except OSError as exc:
         raise InputError(f"cannot read the model ({exc.strerror or type(exc).__name__})") from None
+
+
+def _measured(
+    model: Any, layers: int | None, allow_pickle: bool, rms_floor: float | None
+) -> tuple[Model, dict[str, Any]]:
+    """The bound's model and the checkpoint's facts: from an :class:`~sabounds.api._analysis.Analysis`'s own
+    measurement where ``model`` is one, else measured here."""
+    from sabounds.api._analysis import Analysis
+    from sabounds.numerics.bound.checkpoint_inputs import model_from_checkpoint, model_from_measurement
+    from sabounds.numerics.proxies.layer_factors import premise_for
+    from sabounds.numerics.proxies.layer_measurement import check_depth
+
+    if not isinstance(model, Analysis):
+        return model_from_checkpoint(model_or_default(model), layers, allow_pickle, rms_floor=rms_floor)
+    source, measured = model.opened
+    if source is None or measured is None:
+        raise InputError("this analysis keeps no measurement to bound: pass the checkpoint itself")
+    premise_for(source.shape, rms_floor)
+    depth = check_depth(source, len(measured.layers) if layers is None else layers)
+    if depth > len(measured.layers):
+        raise InputError(f"--layers {layers}: the analysis measured {len(measured.layers)} layers")
+    return model_from_measurement(source, measured.layers[:depth], rms_floor)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import mpmath
 import numpy as np
@@ -10,8 +11,15 @@ import pytest
 
 from sabounds.numerics.bound.compiled import compiled
 from sabounds.numerics.bound.descent import coordinate_descent, others_log_sum
-from sabounds.numerics.bound.slots import PUBLISHED, shell_cost
-from sabounds.numerics.bound.solve import BISECTION_STEPS, LOG_FLOAT_MAX, MAX_BRACKET_STEPS, whole_break_even
+from sabounds.numerics.bound.slots import PUBLISHED, VARIANTS, shell_cost
+from sabounds.numerics.bound.solve import (
+    BISECTION_STEPS,
+    LOG_FLOAT_MAX,
+    MAX_BRACKET_STEPS,
+    n_needed,
+    proxy_break_even,
+    whole_break_even,
+)
 from sabounds.numerics.bound.whole import (
     BoundInputs,
     _logsumexp,
@@ -20,6 +28,7 @@ from sabounds.numerics.bound.whole import (
     log_sum_shares,
     objective_for,
     radii_tables,
+    remembering,
     tables,
 )
 from tests.numerics.test_whole_bound import random_model
@@ -124,3 +133,23 @@ def test_lockstep_break_even_is_each_slots_own_bisection(scale):
     assert be.model_factor is None or be.model_factor <= min(f for f in be.per_slot if f is not None) * (
         1 + mpmath.mpf("1e-11")
     )
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.3, 1e-3, 1e3])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_screened_proxy_break_even_is_the_minimum_over_every_grid_point(seed, scale):
+    """The float64 screen leaves the mpmath minimum unchanged, bit for bit (every grid point against the screened)."""
+    model = random_model(seed, scale=scale)
+    screened, every = proxy_break_even(model), proxy_break_even(model, screen=None)
+    assert screened.per_slot == every.per_slot
+    assert (screened.model_factor, screened.model_slot) == (every.model_factor, every.model_slot)
+
+
+@pytest.mark.parametrize("which", ["ours_sum", "ours_rss", "edelman"])
+def test_remembered_values_change_no_solve(which):
+    """Inside ``remembering`` (rho, B_k, radii tables and W_E kept across n) every solve's numbers are as without."""
+    model = random_model(3, scale=0.3)
+    fresh = [n_needed(replace(model), variant, SETTING, which) for variant in VARIANTS]
+    with remembering():
+        kept = [n_needed(model, variant, SETTING, which) for variant in VARIANTS for _ in range(2)]
+    assert kept[::2] == fresh and kept[1::2] == fresh

@@ -227,3 +227,22 @@ def test_no_path_of_this_machine_in_bound_or_analyze(tmp_path, capsys, kind):
     texts["analyze --json"] = capsys.readouterr().out
     found = {name: [w for w in words if w in text] for name, text in texts.items()}
     assert all(f == [] for f in found.values()), found
+
+
+@pytest.mark.parametrize("name", ["llama", "gemma3"])
+def test_bound_of_an_analysis_reuses_its_measurement_with_the_same_numbers(tmp_path, monkeypatch, name):
+    """``sabounds.bound(sabounds.analyze(path))`` prints what ``sabounds.bound(path)`` prints, without measuring again
+    (issue 31 item 6: one decomposition per head matrix shared by analyze and bound); ``layers`` truncates it."""
+    import sabounds
+    from sabounds.errors import InputError
+    from sabounds.numerics.proxies import model_analysis
+
+    path, _ = write_pair(tmp_path, name, "Q8_0")
+    kwargs = {"n": 1e9, "delta": 0.05, "margin": 1.0}
+    direct, first = sabounds.bound(path, **kwargs).to_json(), sabounds.bound(path, layers=1, **kwargs).to_json()
+    analysis, shallow = sabounds.analyze(path), sabounds.analyze(path, layers=1)
+    monkeypatch.setattr(model_analysis, "measure_model", lambda *a, **k: pytest.fail("measured again"))
+    assert sabounds.bound(analysis, **kwargs).to_json() == direct
+    assert sabounds.bound(analysis, layers=1, **kwargs).to_json() == first
+    with pytest.raises(InputError, match="layers"):
+        sabounds.bound(shallow, layers=2, **kwargs)
