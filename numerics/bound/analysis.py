@@ -55,8 +55,8 @@ class BoundAnalysis:
 
     @property
     def unmodelled(self) -> tuple:
-        """The maps of the family's layer the bookkeeping leaves out (empty for BERT's layer)."""
-        return () if self.model.family is None else self.model.family.unmodelled
+        """The maps of the checkpoint's layers the bookkeeping leaves out (the family's and the stored linear biases)."""
+        return self.model.unmodelled
 
     @property
     def sound(self) -> bool:
@@ -91,7 +91,7 @@ def analyze_bound(
         target = mpmath.mpf(target)
         bounds = {v.key: evaluate_model(model, v, setting) for v in variants}
         primary = variants[0]
-        sound = model.family is None or model.family.sound
+        sound = not model.unmodelled
         needed_by_variant = {
             v.key: {
                 name: n_needed(model, v, setting, name, target) if sound else not_a_bound(model, name, target)
@@ -108,7 +108,7 @@ def analyze_bound(
 
 def not_a_bound(model: Model, which: str, target) -> NNeeded:
     """No n is solved for where the totals are not a bound: the note names what is left out."""
-    left_out = "; ".join(u.component for u in model.family.unmodelled)
+    left_out = "; ".join(u.component for u in model.unmodelled)
     return NNeeded(which, target, None, None, None, None, 0, f"not solved: not a bound (not modelled: {left_out})")
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from sabounds.numerics.bound.family import Family, NormRadii
 from sabounds.numerics.bound.slots import LayerInput, Model, build_model, shell
-from sabounds.numerics.checkpoints.architectures import PRE_LN
+from sabounds.numerics.checkpoints.architectures import PRE_LN, bias_unmodelled
 from sabounds.numerics.proxies.layer_factors import departures, premise_for, token_norm, unmodelled
 from sabounds.numerics.proxies.model_analysis import measure_model, open_checkpoint
 from sabounds.numerics.spectra import RANK_TOL
@@ -130,12 +130,19 @@ def resolve_input_norm(given: float | None, checkpoint_default: InputNorm) -> In
 
 
 def model_from_measured(
-    shape, spectra, rms_floor: float | None = None, grid_m: int | None = None, rank_tol: float = RANK_TOL
+    shape,
+    spectra,
+    rms_floor: float | None = None,
+    grid_m: int | None = None,
+    rank_tol: float = RANK_TOL,
+    biases: dict[str, float] | None = None,
 ) -> Model:
-    """The bound's :class:`Model` of measured layers (``spectra``): family, premises and the post-LN norm radii."""
+    """The bound's :class:`Model` of measured layers (``spectra``): family, premises, the post-LN norm radii and what
+    the bookkeeping leaves out: the family's maps and the stored linear ``biases`` (role -> largest norm,
+    ``CheckpointSource.linear_biases``; None where the weights say nothing of biases, as in the study's models)."""
     family = family_of(shape, spectra, rms_floor)
     radii = [None if s.post_radii is None else tuple(float(r) for r in s.post_radii) for s in spectra]
-    return build_model(
+    model = build_model(
         layer_inputs(spectra, shape.intermediate),
         shape.hidden,
         grid_m,
@@ -143,6 +150,8 @@ def model_from_measured(
         family,
         radii if any(r is not None for r in radii) else None,
     )
+    named = unmodelled(shape)
+    return replace(model, unmodelled=(*named, *bias_unmodelled(biases or {}, shape.rope is not None, named)))
 
 
 def model_from_checkpoint(
@@ -169,7 +178,8 @@ def model_from_measurement(
 ) -> tuple[Model, dict]:
     """:func:`model_from_checkpoint` of an opened checkpoint whose first ``len(spectra)`` layers are measured already
     (``sabounds.analyze``'s measurement: each head's decompositions shared, not done again)."""
-    model = model_from_measured(checkpoint.shape, spectra, rms_floor, grid_m, rank_tol)
+    biases = checkpoint.linear_biases(len(spectra))
+    model = model_from_measured(checkpoint.shape, spectra, rms_floor, grid_m, rank_tol, biases)
     return model, {
         "model_dir": str(checkpoint.model_dir),
         "context": checkpoint.context,

@@ -138,6 +138,9 @@ class Model:
     token_radii: tuple[tuple[float | None, float | None], ...] | None = None
     """Post-LN: per layer the output bounds ``sqrt(N) max|g| + ||b||`` of the attention's LayerNorm (what M_in reads)
     and of the layer's output LayerNorm (the next layer's input); None where the checkpoint has no such weight."""
+    unmodelled: tuple = ()
+    """The maps of the checkpoint's layers the bookkeeping leaves out (the family's, and the stored linear biases:
+    ``architectures.bias_unmodelled``): where there is one, the totals are not a bound on the network."""
     input_radius: float | None = None
     """The embedding LayerNorm's output bound ``sqrt(N) max|g| + ||b||`` where the setting's ``input_norm`` (``B_1``) is
     its dyadic shell (the default, ``checkpoint_inputs.default_input_norm``): priced with the other norm radii."""

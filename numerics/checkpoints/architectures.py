@@ -37,6 +37,9 @@ class Unmodelled:
 
     component: str
     why: str
+    roles: tuple[str, ...] = ()
+    """The linear maps whose stored biases this entry names (``query``, ``value``, ...): :func:`bias_unmodelled`
+    does not name them again."""
 
     def describe(self) -> str:
         return f"{self.component}: {self.why}"
@@ -272,10 +275,12 @@ QWEN2 = replace(
             "attention: query and key biases b_q, b_k (every layer)",
             "the scores (Wq x + b_q)^T (Wk x' + b_k) add ||b_q|| ||Wk|| + ||b_k|| ||Wq|| to the score "
             "map's Lipschitz constant, which lip and gamma leave out",
+            ("query", "key"),
         ),
         Unmodelled(
             "attention: value bias b_v (every layer)",
             "shifts each head's output by Wo b_v, which the token radius of the next norm leaves out",
+            ("value",),
         ),
     ),
 )
@@ -361,6 +366,70 @@ GEMMA3 = replace(
         ),
     ),
 )
+
+BIAS_ROLES = ("query", "key", "value", "output", "mlp_in", "mlp_gate", "mlp_out")
+"""The linear maps of a layer that may store a bias (named as ``Family`` names their weights)."""
+_BIAS_SYMBOLS = dict(zip(BIAS_ROLES, ("b_q", "b_k", "b_v", "b_o", "b_in", "b_gate", "b_out")))
+
+
+def bias_unmodelled(norms: dict[str, float], rope: bool, named: tuple[Unmodelled, ...] = ()) -> tuple[Unmodelled, ...]:
+    """The stored linear biases the whole bound's bookkeeping leaves out, from ``norms`` (role -> the largest ``||b||``
+    over the layers, nonzero biases only), less the roles ``named`` already names.  A key bias without RoPE is left
+    out of this list because the softmax cancels it: it adds ``(Wq x_i + b_q)^T b_k`` to every score of query ``i``
+    alike.  Every other bias changes what the Lipschitz constants, covering radii or token norms are computed from."""
+    covered = {role for u in named for role in u.roles}
+    found = {role: v for role, v in norms.items() if v > 0 and role not in covered and (rope or role != "key")}
+
+    def largest(*roles: str) -> str:
+        return ", ".join(f"||{_BIAS_SYMBOLS[r]}|| up to {found[r]:.4g}" for r in roles if r in found)
+
+    out = []
+    if "query" in found:
+        out.append(
+            Unmodelled(
+                "attention: query bias b_q",
+                "the scores (Wq x + b_q)^T Wk x' add ||b_q|| ||Wk|| to the score map's Lipschitz constant and to the "
+                f"covering radii of the QK slots, which lip, gamma and the radii leave out ({largest('query')})",
+                ("query",),
+            )
+        )
+    if "key" in found:
+        out.append(
+            Unmodelled(
+                "attention: key bias b_k, rotated with the keys (RoPE)",
+                "the scores gain (Wq x + b_q)^T R_delta b_k, which depends on the offset delta and does not cancel "
+                f"in the softmax; lip and gamma leave it out ({largest('key')})",
+                ("key",),
+            )
+        )
+    if found.keys() & {"value", "output"}:
+        out.append(
+            Unmodelled(
+                "attention: value and output biases b_v, b_o",
+                "shift every token's attention output by Wo b_v + b_o (the softmax's rows sum to 1), which the "
+                f"token-norm propagation leaves out ({largest('value', 'output')})",
+                ("value", "output"),
+            )
+        )
+    if found.keys() & {"mlp_in", "mlp_gate"}:
+        out.append(
+            Unmodelled(
+                "MLP: inner biases b_in (and b_gate)",
+                "the outer matrix reads phi(M_in y + b_in), not phi(M_in y): its input radius, and with it its "
+                f"covering radius, leaves ||b_in|| out ({largest('mlp_in', 'mlp_gate')})",
+                ("mlp_in", "mlp_gate"),
+            )
+        )
+    if "mlp_out" in found:
+        out.append(
+            Unmodelled(
+                "MLP: output bias b_out",
+                f"shifts the block's output by b_out, which the token-norm propagation leaves out ({largest('mlp_out')})",
+                ("mlp_out",),
+            )
+        )
+    return tuple(out)
+
 
 FAMILIES: dict[str, Family] = {
     f.name: f for f in (BERT, DISTILBERT, MPNET, GPT2, LLAMA, QWEN2, GEMMA, GEMMA2, GEMMA3, VIT)

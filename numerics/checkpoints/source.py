@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from sabounds.numerics.checkpoints.architectures import (
+    BIAS_ROLES,
     FAMILIES,
     POST_LN,
     PRE_LN,
@@ -130,12 +131,19 @@ def _activation(config: Mapping, family: Family, where: str) -> str:
 
 
 def _norm_eps(config: Mapping, family: Family, where: str):
-    """The normalisation eps from the config (the family's default otherwise); refused unless a number >= 0."""
+    """The normalisation eps from the config (the family's default otherwise); refused unless a number >= 0.  Every
+    eps field the config states is checked, also where the family reads none (a post-LN LayerNorm's output bound
+    ``sqrt(N) max|g| + ||b||`` needs eps >= 0 as much as a pre-LN norm's Lipschitz constant)."""
     eps_fields = family.norm_eps_fields or (() if family.model_types else _EPS_FIELDS)
-    eps = next((config[f] for f in eps_fields if config.get(f) is not None), family.norm_eps_default)
-    if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 <= eps < math.inf):
-        raise CheckpointError(f"{where}: the normalisation eps must be a finite number >= 0, got {shown(eps)[:60]}")
-    return eps
+    for name in dict.fromkeys((*eps_fields, *_EPS_FIELDS)):
+        value = config.get(name)
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf
+        ):
+            raise CheckpointError(
+                f"{where}: the normalisation eps (field {name}) must be a finite number >= 0, got {shown(value)[:60]}"
+            )
+    return next((config[f] for f in eps_fields if config.get(f) is not None), family.norm_eps_default)
 
 
 def shape_from_config(
@@ -343,6 +351,35 @@ class CheckpointSource:
             self._optional("", f.embedding_norm[: -len("weight")] + "bias", n, 0.0),
             "",
         )
+
+    def linear_biases(self, layers: int) -> dict[str, float]:
+        """Per linear map (``BIAS_ROLES``; a fused ``qkv`` bias split into query, key and value) the largest ``||b||``
+        of its stored bias over layers ``0..layers-1``, for the maps whose bias has a nonzero entry; a NaN or Inf
+        entry is refused like a weight's."""
+        f, s = self.family, self.shape
+        head_dim, kv_heads = s.head_dim or 0, s.kv_heads or 0  # set by ModelShape.__post_init__
+        dq, dkv = s.heads * head_dim, kv_heads * head_dim
+        roles = {role: getattr(f, role) for role in BIAS_ROLES if role not in ("query", "key", "value")}
+        roles.update({"qkv": f.qkv} if f.qkv else {"query": f.query, "key": f.key, "value": f.value})
+        found: dict[str, float] = {}
+        for index in range(layers):
+            base = self.prefix + f.layer_name(index)
+            for role, weight in roles.items():
+                name = base + weight[: -len("weight")] + "bias" if weight and weight.endswith("weight") else None
+                if name is None or name not in self.store.names:
+                    continue
+                values = np.asarray(self.store.read(name), dtype=np.float64).ravel()
+                if not np.isfinite(values).all():
+                    raise CheckpointError(f"{self.store.where(name)}: tensor {shown(name)} has NaN or Inf entries")
+                parts = {role: values}
+                if role == "qkv":
+                    fused = values.size == dq + 2 * dkv
+                    cut = (values[:dq], values[dq : dq + dkv], values[dq + dkv :]) if fused else (values, (), ())
+                    parts = dict(zip(("query", "key", "value"), map(np.asarray, cut)))
+                for r, v in parts.items():
+                    if v.any():
+                        found[r] = max(found.get(r, 0.0), float(np.linalg.norm(v)))
+        return found
 
     def _optional(self, base: str, name: str | None, n: int, offset: float) -> np.ndarray | None:
         """A norm's weight (plus the family's offset) or bias where the checkpoint has it, else None."""

@@ -43,7 +43,8 @@ class Bound:
 
     @property
     def sound(self) -> bool:
-        """False where the family's layer has maps the bookkeeping leaves out: then the totals are not a bound."""
+        """False where the network has maps the bookkeeping leaves out (the family's, or stored nonzero linear
+        biases): then the totals are not a bound."""
         return self.analysis.sound
 
     @property
@@ -140,8 +141,9 @@ def bound(
     done again (``layers``: its first ``layers`` layers).  ``constants`` maps names of :data:`sabounds.theory.whole_bound.CONSTANTS` to exact values (numbers or decimal
     strings, taken as exact rationals).  Without ``model`` the bundled all-MiniLM-L6-v2 (:func:`default_model`).  A
     family whose layer departs from BERT's (GPT-2, LLaMA, ViT, ...) is bounded under the premises in
-    ``model.family.premises``; where the family has maps the bookkeeping leaves out (Qwen2's biases, Gemma 2/3's
-    post-norms) the result's ``sound`` is False, ``unmodelled`` names them and no n is solved for.  ``tokens``
+    ``model.family.premises``; where the network has maps the bookkeeping leaves out (Gemma 2/3's post-norms, any
+    stored nonzero bias of a linear map but a key bias without RoPE: BERT's, GPT-2's, Qwen2's) the result's ``sound``
+    is False, ``unmodelled`` names them and no n is solved for.  ``tokens``
     defaults to the checkpoint's context length (``setting.tokens_source`` says where T came from); ``input_norm``
     (B, the norm bound of layer 1's tokens) to the embedding LayerNorm's output bound ``sqrt(N) max|g| + ||b||``
     rounded up to its dyadic shell (and priced) where a post-LN checkpoint has one, else 1 (``setting.input_norm_source``

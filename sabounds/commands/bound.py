@@ -3,9 +3,10 @@
 Prints every term of both bounds (they sum to the printed total at the printed resolution), the vacuity verdict for a
 [0, 1]-bounded loss, the n at which each bound falls below the target, and the break-even factors of the proxy and
 of the whole bound.  MODEL_DIR defaults to the bundled all-MiniLM-L6-v2; a .gguf file (LLaMA, Qwen2, Gemma, Gemma
-2/3, GPT-2 architectures) or a model folder of any family analyze reads.  Where the family's layer has maps the
-bookkeeping leaves out (Qwen2's q/k/v biases, Gemma 2/3's post-norms and Gemma 3's q/k norms) the output starts
-with "not a bound", --json says "sound": false and lists them under "unmodelled", and no n is solved for.  T
+2/3, GPT-2 architectures) or a model folder of any family analyze reads.  Where the network has maps the
+bookkeeping leaves out (stored nonzero biases of linear maps, as in BERT, GPT-2 and Qwen2, a key bias without RoPE
+excepted; Gemma 2/3's post-norms and Gemma 3's q/k norms) the output starts with "not a bound", --json says
+"sound": false and lists them under "unmodelled", and no n is solved for.  T
 defaults to the checkpoint's context length.  Exit status 0, or 2 for bad input.
 """
 

@@ -9,11 +9,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sabounds.checkpoint_names import checkpoint_label
 from sabounds.numerics.checkpoints.storage_info import storage_info
 from sabounds.numerics.proxies.model_analysis import ModelAnalysis, analyze_measured, measure_model, open_checkpoint
 from sabounds.numerics.proxies.scaling import ScalingResult, truncation_points, with_fits
+
+if TYPE_CHECKING:
+    from sabounds.numerics.bound.analysis import BoundAnalysis
 from sabounds.outputs.provenance import checkpoint_digests, package_versions, platform_line
 from sabounds.proofs_check.registry import Check, all_checks
 from sabounds.proofs_check.verdict import Outcome, Settings
@@ -36,7 +40,7 @@ class ReportData:
     digests: dict[str, str]
     versions: dict[str, str]
     seconds: float
-    bound: object = None
+    bound: BoundAnalysis | None = None
     """The whole bound (``sabounds.numerics.bound.analysis.BoundAnalysis``) at ``BOUND_SETTING``."""
     source: dict | None = None
     """Source format, stored tensor types and dequantization (``numerics.checkpoints.storage_info``)."""
@@ -122,16 +126,18 @@ command's default (the embedding LayerNorm's output bound where the checkpoint h
 
 def whole_bound(spectra, checkpoint):
     """The whole bound of the measured layers (the same numbers as ``sabounds bound`` with ``BOUND_SETTING``);
-    None for a family whose layer departs from BERT's (the bound is reconstructed for that layer only)."""
+    None for a post-LN layer with a gated MLP, for which it is not derived."""
     from sabounds.numerics.bound.analysis import analyze_bound
-    from sabounds.numerics.bound.checkpoint_inputs import default_input_norm, model_from_measured
+    from sabounds.numerics.bound.checkpoint_inputs import model_from_measurement
     from sabounds.numerics.bound.context_tokens import checkpoint_tokens
     from sabounds.numerics.bound.whole import BoundInputs
+    from sabounds.numerics.checkpoints.architectures import PRE_LN
 
-    if not checkpoint.shape.published:
+    if checkpoint.shape.gated and checkpoint.shape.layout != PRE_LN:
         return None
-    b = default_input_norm(checkpoint)
-    model = b.apply(model_from_measured(checkpoint.shape, spectra))
+    measured, info = model_from_measurement(checkpoint, spectra)
+    b = info["input_norm"]
+    model = b.apply(measured)
     tokens, source = checkpoint_tokens(checkpoint.context, None)
     return analyze_bound(
         model,

@@ -28,6 +28,13 @@ def bound_summary(data: ReportData) -> list[str]:
     if data.bound is None:
         return []
     b, need = data.bound.primary, data.bound.needed
+    if not data.bound.sound:
+        left_out = "; ".join(u.component for u in data.bound.unmodelled)
+        totals = ", ".join(f"{x.label} {mpmath.nstr(x.total, 6)}" for x in (b.ours_sum, b.ours_rss, b.edelman))
+        return [
+            f"- Whole bound [reconstructed] at n = 1e9, delta = 0.05, margin 1: not a bound on this network, which has "
+            f"maps the bookkeeping leaves out ({left_out}); the formula's totals on its matrices: {totals}."
+        ]
     parts = [
         f"{x.label} {mpmath.nstr(x.total, 6)} ({'vacuous' if x.vacuous else 'not vacuous'}; "
         + (f"below 1 from n = {sci_up(need[x.name].n)})" if need[x.name].n is not None else need[x.name].note + ")")
@@ -42,13 +49,18 @@ def bound_section(data: ReportData) -> list[str]:
         return [
             "## The whole bound",
             "",
-            "Not computed: the whole bound is reconstructed for the BERT layer only, and this "
-            "model's layer departs from it (see the model analysis).",
+            "Not computed: the whole bound is not derived for this model's layer (a post-LN layer with a gated MLP; "
+            "see the model analysis).",
             "",
         ]
     from sabounds.render.bound_text import bound_text_lines
 
     s = BOUND_SETTING
+    figure = (
+        ["![whole bound against n](bound/bound_vs_n.png)"]
+        if data.bound.curve is not None
+        else ["No figure of the bound against n: the totals are not a bound on this network (listed above)."]
+    )
     return [
         "## The whole bound",
         "",
@@ -59,7 +71,7 @@ def bound_section(data: ReportData) -> list[str]:
         *map(plain, bound_text_lines(data.bound)),
         "```",
         "",
-        "![whole bound against n](bound/bound_vs_n.png)",
+        *figure,
         "",
     ]
 

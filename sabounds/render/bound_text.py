@@ -36,15 +36,16 @@ def show(d: Decimal, exponent: int, top: int) -> str:
     return f"{d.scaleb(-top).quantize(Decimal(1).scaleb(exponent - top)):f}e{top:+d}"
 
 
-def bound_lines(b) -> tuple[list[str], Decimal, Decimal, int]:
-    """The terms (at ``10^(e - GUARD)``) and the total (at ``10^e``); the sum of the printed terms rounded to ``10^e``."""
+def bound_lines(b, sound: bool = True) -> tuple[list[str], Decimal, Decimal, int]:
+    """The terms (at ``10^(e - GUARD)``) and the total (at ``10^e``); the sum of the printed terms rounded to ``10^e``.
+    Where the totals are not a bound (``sound`` False) the total's verdict says so rather than "not vacuous"."""
     exponent = resolution(b.total)
     top = exponent + SIG - 1
     width = max(len(t.label) for t in b.terms) + 2
     printed = [fixed(t.value, exponent - GUARD) for t in b.terms]
     total = fixed(b.total, exponent)
     lines = [f"  {t.label:<{width}} {show(v, exponent - GUARD, top):>26}" for t, v in zip(b.terms, printed)]
-    verdict = "VACUOUS (>= 1)" if b.vacuous else "not vacuous (< 1)"
+    verdict = "VACUOUS (>= 1)" if b.vacuous else "not vacuous (< 1)" if sound else "< 1, but not a bound"
     lines.append(f"  {'total':<{width}} {show(total, exponent, top):>{26 - GUARD}}{'':{GUARD}}   {verdict}")
     return lines, sum(printed, Decimal(0)).quantize(Decimal(1).scaleb(exponent)), total, top
 
@@ -85,8 +86,8 @@ def bound_text_lines(a) -> list[str]:
         []
         if a.sound
         else [
-            f"not a bound: the {m.family.name} layer has maps the bookkeeping leaves out, so the totals below do not bound "
-            "this network and no n is solved for; not modelled:",
+            "not a bound: the network has maps the bookkeeping leaves out, so the totals below do not bound it and "
+            "no n is solved for; not modelled:",
             *(f"  - {u.describe()}" for u in a.unmodelled),
             "",
         ]
@@ -127,7 +128,7 @@ def bound_text_lines(a) -> list[str]:
     lines.append(f"Variant: {a.label(primary.variant)}")
     for name in ("ours_sum", "ours_rss", "edelman"):
         b = getattr(primary, name)
-        body, printed_sum, total, top = bound_lines(b)
+        body, printed_sum, total, top = bound_lines(b, a.sound)
         lines += [
             f"{b.label}:",
             *body,
@@ -149,7 +150,7 @@ def bound_text_lines(a) -> list[str]:
     for name in ("ours_sum", "ours_rss", "edelman"):
         b, need = getattr(primary, name), a.needed[name]
         if not a.sound:
-            lines.append(f"  {b.label}: not a bound ({need.note.removeprefix('not solved: ')})")
+            lines.append(f"  {b.label}: {need.note.removeprefix('not solved: ')}")
             continue
         lines.append(
             f"  {b.label}: {'vacuous' if b.vacuous else 'not vacuous'} at n = {sci(s.n)}; "

@@ -249,6 +249,17 @@ def test_bad_rope_or_eps_fields_are_one_line_errors(tmp_path, capsys, field, val
     assert err.count("\n") == 1 and (field in err or "eps" in err)
 
 
+@pytest.mark.parametrize("family, value", [("bert", -1.0), ("distilbert", "small"), ("bert", True)])
+def test_a_post_ln_familys_bad_eps_is_refused_too(tmp_path, capsys, family, value):
+    """A post-LN family reads no eps, but its LayerNorms' output bound needs eps >= 0: a stated bad one is refused."""
+    write_family(tmp_path, family)
+    cfg = dict(CONFIGS[family], layer_norm_eps=value)
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    assert main(["bound", str(tmp_path), "--n", "1e6", "--delta", "0.05", "--margin", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "field layer_norm_eps" in err and ">= 0" in err
+
+
 def test_gpt2_without_the_score_scale_is_refused(tmp_path, capsys):
     """GPT-2's scale_attn_weights = false drops 1/sqrt(d_h) from the scores; the pre-LN attention factor divides
     by sqrt(d_h), so it would understate the factor by sqrt(d_h): one-line error, exit 2."""

@@ -399,3 +399,19 @@ def test_html_has_no_horizontal_overflow_in_a_real_browser(report, tmp_path):
         assert found, proc.stderr[-2000:]
         scroll, client = map(int, found.groups())
         assert scroll <= client, (width, scroll, client)
+
+
+def test_the_guides_excerpt_is_the_start_of_a_default_report(tmp_path):
+    """docs/guide/report.md quotes the start of ``report.md`` at the default settings: every quoted line is in a report
+    made now (a line cut with ``...`` by its start), so the excerpt cannot go stale."""
+    guide = (ROOT / "docs" / "guide" / "report.md").read_text()
+    start = guide.index("The start of `report/report.md`")
+    opened = guide.index("```text\n", start) + len("```text\n")
+    excerpt = guide[opened : guide.index("\n```", opened)].splitlines()
+    assert main(["report", "--out", str(tmp_path / "report")]) == 0
+    lines = (tmp_path / "report" / "report.md").read_text().splitlines()
+    quoted = [line for line in excerpt if line and line != "..."]
+    assert len(quoted) >= 10
+    for line in quoted:
+        found = any(x.startswith(line[:-3]) for x in lines) if line.endswith("...") else line in lines
+        assert found, f"docs/guide/report.md quotes a line the report no longer has: {line[:100]}"

@@ -94,3 +94,19 @@ def write_model(
         weight_map.update({k: file for k in part})
     (directory / "model.safetensors.index.json").write_text(json.dumps({"metadata": {}, "weight_map": weight_map}))
     return directory
+
+
+def without_linear_biases(source: Path, target: Path) -> Path:
+    """A copy of the checkpoint folder ``source`` (config.json and model.safetensors) whose linear maps store no bias:
+    every ``*.bias`` beside a 2-D ``*.weight`` dropped, the norms' biases kept.  The network with the same matrices
+    and no biases, which the whole bound's bookkeeping covers (the bundled MiniLM's biases it leaves out)."""
+    import shutil
+
+    from safetensors.numpy import load_file, save_file
+
+    weights = load_file(str(Path(source) / "model.safetensors"))
+    linear = {k for k in weights if k.endswith(".bias") and getattr(weights.get(k[:-4] + "weight"), "ndim", 0) == 2}
+    target.mkdir(parents=True)
+    shutil.copy(Path(source) / "config.json", target / "config.json")
+    save_file({k: v for k, v in weights.items() if k not in linear}, str(target / "model.safetensors"))
+    return target
