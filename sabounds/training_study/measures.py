@@ -9,7 +9,8 @@ float64):
 * ``bound_ours_sum``, ``bound_ours_rss``, ``bound_edelman``: the whole bound (``sabounds bound``, published constants)
   at n = the run's training size, delta = ``DELTA``, margin ``MARGIN`` with its empirical margin risk, T = tokens and
   B = the largest embedded training token's norm; the package reconstructs it for the post-LN layer only, so pre-LN
-  runs have none (reported as missing, not zero).
+  runs have none (reported as missing, not zero), and none where the network stores linear biases the bound leaves
+  out (the study's encoder has none in its layers).
 * baselines over the six matrices per layer (query, key, value, output, M_in, M_out): ``spectral_product``
   (prod ||W||_2), ``frobenius_sum`` (sum ||W||_F), ``dist_init_frobenius`` (sqrt(sum ||W - W0||_F^2)),
   ``dist_init_spectral`` (sum ||W - W0||_2), and ``params`` (every trainable parameter).
@@ -85,8 +86,11 @@ def proxy_measures(weights: dict[str, np.ndarray], config: dict):
     return out, profile, analysis, measured
 
 
-def bound_measures(measured, tokens: int, n: int, input_norm: float, empirical: float) -> dict:
-    """ln of the whole bound (ours sum, ours rss, Edelman's) for a post-LN run; all None for another layout."""
+def bound_measures(
+    measured, tokens: int, n: int, input_norm: float, empirical: float, biases: dict[str, float] | None = None
+) -> dict:
+    """ln of the whole bound (ours sum, ours rss, Edelman's) for a post-LN run; all None for another layout, or where
+    the bound is not a bound on the run's network (``biases``, ``CheckpointSource.linear_biases``, that it leaves out)."""
     import mpmath
 
     from sabounds.numerics.bound.checkpoint_inputs import model_from_measured
@@ -94,9 +98,9 @@ def bound_measures(measured, tokens: int, n: int, input_norm: float, empirical: 
     from sabounds.numerics.bound.whole import BoundInputs, evaluate_model
 
     shape = measured.shape
-    if not shape.published:
+    model = model_from_measured(shape, measured.layers, biases=biases) if shape.published else None
+    if model is None or model.unmodelled:
         return {k: None for k in ("bound_ours_sum", "bound_ours_rss", "bound_edelman")}
-    model = model_from_measured(shape, measured.layers)
     setting = BoundInputs(n=n, delta=DELTA, margin=MARGIN, input_norm=input_norm, tokens=tokens, empirical=empirical)
     with mpmath.workdps(setting.dps):
         wb = evaluate_model(model, PUBLISHED, setting)

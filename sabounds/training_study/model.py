@@ -6,6 +6,8 @@ final LN) -> mean over tokens -> linear classifier.  Parameter names follow BERT
 (``encoder.layer.{i}.attention.self.query``, ``attention.output.dense``, ``intermediate.dense``, ``output.dense``)
 so that ``export`` hands the package a checkpoint of its ``bert`` family (post-LN) or ``vit`` family (pre-LN,
 BERT's layer under ViT's names): QK_h and V_tilde_h per head, M_in and M_out are read by the package's own reader.
+The layers' linear maps have no biases (the LayerNorms keep theirs): the paper's layer, which the whole bound's
+bookkeeping covers, so the study's ``bound_*`` measures are bounds on the networks it trains.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ class SelfAttention(nn.Module):
     def __init__(self, width: int, heads: int):
         super().__init__()
         self.heads = heads
-        self.query, self.key, self.value = (nn.Linear(width, width) for _ in range(3))
+        self.query, self.key, self.value = (nn.Linear(width, width, bias=False) for _ in range(3))
 
     def forward(self, x):
         b, t, n = x.shape
@@ -39,7 +41,7 @@ class Dense(nn.Module):
 
     def __init__(self, d_in: int, d_out: int):
         super().__init__()
-        self.dense = nn.Linear(d_in, d_out)
+        self.dense = nn.Linear(d_in, d_out, bias=False)
         self.LayerNorm = nn.LayerNorm(d_out)
 
 
@@ -56,7 +58,7 @@ class Layer(nn.Module):
         self.layout = layout
         self.attention = Attention(width, heads)
         self.intermediate = nn.Module()
-        self.intermediate.dense = nn.Linear(width, MLP_RATIO * width)
+        self.intermediate.dense = nn.Linear(width, MLP_RATIO * width, bias=False)
         self.output = Dense(MLP_RATIO * width, width)
         self.act = nn.GELU()
 

@@ -48,7 +48,10 @@ def run_point(spec: RunSpec | dict, checkpoint: str | Path | None = None) -> dic
     config = trained.model.config()
     measures, profile, _, measured = proxy_measures(weights, config)
     input_norm, empirical, margin = _margin_facts(trained)
-    measures.update(bound_measures(measured, trained.data.tokens, spec.size, input_norm, empirical))
+    from sabounds.numerics.proxies.model_analysis import open_checkpoint
+
+    biases = open_checkpoint(weights, config=config).linear_biases(spec.depth)
+    measures.update(bound_measures(measured, trained.data.tokens, spec.size, input_norm, empirical, biases))
     params = sum(p.numel() for p in trained.model.parameters())
     final, initial = matrices(weights, spec.depth, spec.layout), matrices(trained.initial, spec.depth, spec.layout)
     measures.update(baseline_measures(final, initial, params))

@@ -163,3 +163,32 @@ def test_a_proof_after_factor_does_not_cancel_a_point_where_the_relation_is_unde
     assert rec["verdict"] != "proved", rec
     code, rec = _json(["(x**2 + 2*x + 1)/(x + 1) >= x", "--var", "x:0:2"], capsys)
     assert rec["verdict"] == "proved", rec
+
+
+def test_gamma_between_poles_is_decided_by_both_engines(capsys):
+    """Gamma on (-1, 0) peaks at -3.5446... (x = -0.504...): mpmath.iv encloses it by the reflection formula, so a false
+    bound is refuted (it was unresolved: no second enclosure) and a true one proved; an interval holding the pole at
+    -1 is never proved."""
+    code, out = _json(["gamma(x) <= -3.545", "--var", "x:-0.9:-0.1"], capsys)
+    assert out["verdict"] == "refuted" and set(out["engines"]) == {"arb", "mpmath.iv"}
+    assert _violates("gamma(x) <= -3.545", ["x"], out["witness"])
+    code, out = _json(["gamma(x) <= -3.544", "--var", "x:-0.9:-0.1"], capsys)
+    assert out["verdict"] == "proved"
+    code, out = _json(["gamma(x) < 0", "--var", "x:-1.5:-0.1"], capsys)
+    assert out["verdict"] != "proved"
+
+
+def test_the_reflected_gamma_enclosure_contains_gamma():
+    """mpmath.iv's gamma of a negative interval between poles holds mpmath's gamma at its ends and midpoint."""
+    import mpmath
+    from mpmath import iv
+
+    from sabounds.proofs_check.interval_enclosure import NotEnclosable, _gamma
+
+    for a, b in ((-0.9, -0.1), (-1.99, -1.01), (-2.7, -2.6), (-30.5, -30.25)):
+        box = _gamma(iv.mpf([a, b]))
+        for x in (a, b, (a + b) / 2):
+            assert box.a <= mpmath.gamma(x) <= box.b
+    for a, b in ((-1.5, -0.5), (-1, -0.5), (-0.5, 0)):
+        with pytest.raises(NotEnclosable):
+            _gamma(iv.mpf([a, b]))

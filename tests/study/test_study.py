@@ -47,10 +47,26 @@ def test_a_one_layer_run_measures_what_analyze_and_bound_read_from_its_checkpoin
         input_norm=s["input_norm"],
         tokens=8,
         empirical_risk=s["empirical_margin_risk"],
-    ).primary
+    )
+    assert b.sound and b.unmodelled == []  # the study's layers store no biases: its bound measures are bounds
+    b = b.primary
     for name, value in (("bound_ours_sum", b.ours_sum), ("bound_ours_rss", b.ours_rss), ("bound_edelman", b.edelman)):
         assert result["measures"][name] == float(mpmath.log(value.total))
     assert result["p_profile"]["matrices"] == 6 and result["p_profile"]["proxy"] == "published"
+
+
+def test_a_network_with_linear_biases_gets_no_bound_measures():
+    """Where the bound leaves out the network's biases its ``bound_*`` measures are missing, not the formula's value."""
+    from sabounds.numerics.proxies.model_analysis import measure_model, open_checkpoint
+    from sabounds.training_study.measures import bound_measures
+    from sabounds.training_study.model import Encoder, export
+
+    model = Encoder(features=4, tokens=3, classes=2, depth=1, width=8, heads=2, layout="post")
+    weights = export(model)
+    assert not any(k.endswith(".bias") and weights[k[:-4] + "weight"].ndim == 2 for k in weights if "layer." in k)
+    measured = measure_model(open_checkpoint(weights, config=model.config()))
+    assert bound_measures(measured, 3, 100, 1.0, 0.0, {})["bound_ours_sum"] is not None
+    assert set(bound_measures(measured, 3, 100, 1.0, 0.0, {"query": 0.5}).values()) == {None}
 
 
 def test_a_pre_ln_run_is_read_as_the_extension_and_has_no_whole_bound(tmp_path, capsys):
