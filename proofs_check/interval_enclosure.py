@@ -80,11 +80,12 @@ def _monotone(fn, v, floor=None, ceiling=None, decreasing: bool = False):
 def _gamma(v):
     """Gamma on an interval of positive reals (decreasing up to its minimum at 1.4616..., increasing after), and on an
     interval of negative reals between two poles by the reflection ``Gamma(x) = pi / (sin(pi x) Gamma(1 - x))``;
-    refused where the evaluator refuses it (beyond 5 * 10^4 in size) and where the interval holds a pole (0, -1, ...)."""
+    refused where the interval holds a pole (0, -1, ...) and outside (-49998, 5 * 10^4] (where the evaluator refuses
+    Gamma or, by the reflection, Gamma(1 - x))."""
     if v.b < 0 and v.a > -5 * 10**4 + 2 and mpmath.floor(v.a) == mpmath.floor(v.b) and v.a != mpmath.floor(v.a):
         return iv.pi / (iv.sin(iv.pi * v) * _gamma(1 - v))
     if not strictly_positive(v) or v.b > 5 * 10**4:
-        raise NotEnclosable("gamma of an interval holding a pole or beyond 5e4")
+        raise NotEnclosable("gamma of an interval holding a pole or outside (-49998, 5e4]")
     if v.b <= GAMMA_MIN_AT:
         return _monotone(mpmath.gamma, v, decreasing=True)
     if v.a >= GAMMA_MIN_AT:

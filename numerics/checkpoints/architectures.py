@@ -420,6 +420,15 @@ def bias_unmodelled(norms: dict[str, float], rope: bool, named: tuple[Unmodelled
                 ("mlp_in", "mlp_gate"),
             )
         )
+    if "other" in found:
+        out.append(
+            Unmodelled(
+                "layer: other stored biases",
+                "a stored bias the layout does not place (not a projection's, not a norm's), which the bookkeeping "
+                f"leaves out (largest norm {found['other']:.4g})",
+                ("other",),
+            )
+        )
     if "mlp_out" in found:
         out.append(
             Unmodelled(

@@ -139,6 +139,26 @@ class OnnxStore:
             return node.input[1], trans_b
         return None
 
+    def _bias_of(self, node) -> tuple[np.ndarray, str] | None:
+        """The bias added to a projection's output and its name: a ``Gemm``'s third input, or the other input of an
+        ``Add`` right after the ``MatMul`` when it is a constant (an initializer or a ``Constant`` node)."""
+        if node.op_type == "Gemm" and len(node.input) >= 3 and node.input[2]:
+            name = node.input[2]
+            return (self._array(self._init[name]), name) if name in self._init else self._constant_bias(name)
+        for consumer, _slot in self._consumers.get(node.output[0], ()):
+            if consumer.op_type == "Add":
+                for name in consumer.input:
+                    if name == node.output[0]:
+                        continue
+                    if name in self._init:
+                        return self._array(self._init[name]), name
+                    return self._constant_bias(name)
+        return None
+
+    def _constant_bias(self, name: str) -> tuple[np.ndarray, str] | None:
+        """A ``Constant`` node's value as a bias, else None (a bias computed at run time is not a stored one)."""
+        return (self._const[name], name) if name in self._const else None
+
     def _forward(self, tensor: str) -> list[tuple[object, int]]:
         """Activation MatMuls reached from ``tensor`` through pass-through ops: (node, input slot)."""
         found, frontier, seen = [], [tensor], set()
@@ -277,6 +297,9 @@ class OnnxStore:
                 name, out_in = projections[i][1]
                 weight = self._array(self._init[name])
                 tensors[f"encoder.layer.{layer}.{_BERT_NAMES[role]}"] = (weight if out_in else weight.T, name)
+                bias = self._bias_of(projections[i][0])
+                if bias is not None:
+                    tensors[f"encoder.layer.{layer}.{_BERT_NAMES[role][: -len('weight')]}bias"] = bias
             hidden = tensors[f"encoder.layer.{layer}.attention.self.query.weight"][0].shape[1]
             inner = tensors[f"encoder.layer.{layer}.intermediate.dense.weight"][0].shape[0]
         heads = self._heads(projections[layer_roles[0]["query"]][0].output[0], hidden)

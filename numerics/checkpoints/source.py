@@ -23,6 +23,7 @@ from sabounds.numerics.checkpoints.architectures import (
     PRE_LN,
     SIZE_FIELDS,
     Family,
+    Unmodelled,
     canonical_activation,
     detect,
     supported,
@@ -64,6 +65,8 @@ class ModelShape:
     norm_eps: float | None = None
     rope: RopeSpec | None = None
     """``eps`` of the pre-LN norms (pre-LN families) and the rotary embedding (``numerics/checkpoints/rope.py``)."""
+    unmodelled: tuple[Unmodelled, ...] = ()
+    """Maps the config adds to the family's layer that the bookkeeping leaves out (relative position embeddings)."""
 
     def __post_init__(self):
         if self.kv_heads is None:
@@ -188,8 +191,26 @@ def shape_from_config(
         family.gated,
         None if eps is None else float(eps),
         rope,
+        _relative_positions(config, where),
     )
     return shape, {k: f"{where}: field {v}" for k, v in names.items()}
+
+
+def _relative_positions(config: Mapping, where: str) -> tuple[Unmodelled, ...]:
+    """An ``Unmodelled`` entry where ``position_embedding_type`` is not ``absolute`` (BERT's relative_key and
+    relative_key_query add position terms to the scores); one line for a value that is not a string."""
+    kind = config.get("position_embedding_type")
+    if kind is None or kind == "absolute":
+        return ()
+    if not isinstance(kind, str):
+        raise CheckpointError(f"{where}: field position_embedding_type must be a string, got {shown(kind)[:60]}")
+    return (
+        Unmodelled(
+            f"attention: relative position embeddings (position_embedding_type {shown(kind)[:40]})",
+            "the scores gain q_i . r_(i-j) (and k_j . r_(i-j)) terms, which vary with the key and which the score map's "
+            "Lipschitz constant and the QK slots leave out",
+        ),
+    )
 
 
 CONTEXT_FIELDS = ("max_position_embeddings", "n_positions", "n_ctx")
@@ -353,29 +374,55 @@ class CheckpointSource:
         )
 
     def linear_biases(self, layers: int) -> dict[str, float]:
-        """Per linear map (``BIAS_ROLES``; a fused ``qkv`` bias split into query, key and value) the largest ``||b||``
-        of its stored bias over layers ``0..layers-1``, for the maps whose bias has a nonzero entry; a NaN or Inf
-        entry is refused like a weight's."""
+        """Per linear map (``BIAS_ROLES``; a fused ``qkv`` bias split into query, key and value; ``other`` for any
+        other stored ``*bias`` of the layer that is not a norm's) the largest ``||b||`` over layers ``0..layers-1``,
+        for the maps whose bias has a nonzero entry.  A bias is the weight's name with its last part replaced by
+        ``bias`` (``q_proj.weight`` -> ``q_proj.bias``, ``ffn_up.up_half`` -> ``ffn_up.bias``).  Its shape is checked
+        before it is read (1-D, of the map's output size, or twice it for a fused gate and up); a NaN or Inf entry is
+        refused like a weight's."""
         f, s = self.family, self.shape
         head_dim, kv_heads = s.head_dim or 0, s.kv_heads or 0  # set by ModelShape.__post_init__
-        dq, dkv = s.heads * head_dim, kv_heads * head_dim
+        dq, dkv, n, inner = s.heads * head_dim, kv_heads * head_dim, s.hidden, s.intermediate
+        sizes = {
+            "query": {dq},
+            "key": {dkv},
+            "value": {dkv},
+            "qkv": {dq + 2 * dkv},
+            "output": {n},
+            "mlp_in": {inner, 2 * inner},
+            "mlp_gate": {inner, 2 * inner},
+            "mlp_out": {n},
+        }
         roles = {role: getattr(f, role) for role in BIAS_ROLES if role not in ("query", "key", "value")}
         roles.update({"qkv": f.qkv} if f.qkv else {"query": f.query, "key": f.key, "value": f.value})
+        norms = [f.attn_norm, f.mlp_norm, *(f.post_norms or ())]
+        norm_biases = {_bias_name(w) for w in norms if w} | {b for b in (f.attn_norm_bias, f.mlp_norm_bias) if b}
         found: dict[str, float] = {}
         for index in range(layers):
             base = self.prefix + f.layer_name(index)
-            for role, weight in roles.items():
-                name = base + weight[: -len("weight")] + "bias" if weight and weight.endswith("weight") else None
-                if name is None or name not in self.store.names:
+            placed = {role: base + b for role, w in roles.items() if w and (b := _bias_name(w))}
+            known = set(placed.values()) | {base + b for b in norm_biases if b}
+            others = sorted(x for x in self.store.names if x.startswith(base) and x.endswith("bias") and x not in known)
+            for role, name in [*placed.items(), *(("other", x) for x in others)]:
+                if name not in self.store.names:
                     continue
+                allowed = sizes.get(role) or {max(n, inner, dq + 2 * dkv) * 2}
+                shape = tuple(self.store.shape(name))
+                if role == "other" and len(shape) != 1:
+                    continue  # a buffer, not a map's bias (GPT-2's causal mask ``attn.bias``, ``attn.masked_bias``)
+                if len(shape) != 1 or (shape[0] not in allowed if role != "other" else shape[0] > max(allowed)):
+                    raise CheckpointError(
+                        f"{self.store.where(name)}: tensor {shown(name)} has shape {list(shape)}, not a bias of "
+                        f"{'this layer' if role == 'other' else f'size {sorted(allowed)[0]}'}"
+                    )
                 values = np.asarray(self.store.read(name), dtype=np.float64).ravel()
                 if not np.isfinite(values).all():
                     raise CheckpointError(f"{self.store.where(name)}: tensor {shown(name)} has NaN or Inf entries")
                 parts = {role: values}
                 if role == "qkv":
-                    fused = values.size == dq + 2 * dkv
-                    cut = (values[:dq], values[dq : dq + dkv], values[dq + dkv :]) if fused else (values, (), ())
-                    parts = dict(zip(("query", "key", "value"), map(np.asarray, cut)))
+                    parts = dict(
+                        zip(("query", "key", "value"), (values[:dq], values[dq : dq + dkv], values[dq + dkv :]))
+                    )
                 for r, v in parts.items():
                     if v.any():
                         found[r] = max(found.get(r, 0.0), float(np.linalg.norm(v)))
@@ -386,6 +433,11 @@ class CheckpointSource:
         if name and self.prefix + base + name in self.store.names:
             return self.tensor(base + name, (n,)) + offset
         return None
+
+
+def _bias_name(weight: str) -> str | None:
+    """The bias stored beside a weight: its name with the last dotted part replaced by ``bias``."""
+    return weight.rsplit(".", 1)[0] + ".bias" if "." in weight else None
 
 
 def _unknown(where: str, model_type) -> CheckpointError:

@@ -81,7 +81,9 @@ class Bound:
         )
 
     def plot(self) -> Figure:
-        """The bounds against n (log-log), if the call asked for ``curve_points``."""
+        """The bounds against n (log-log), if the call asked for ``curve_points`` and the totals are a bound."""
+        if self.analysis.curve is None and not self.sound:
+            raise InputError("no curve: the totals are not a bound on this network (see unmodelled)")
         if self.analysis.curve is None:
             raise InputError("no curve: call sabounds.bound with curve_points > 0")
         from sabounds.render.bound_figure import bound_axes

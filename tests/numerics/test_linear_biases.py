@@ -97,3 +97,49 @@ def test_a_nan_bias_is_refused_in_one_line(tmp_path, capsys):
     assert main(["bound", str(directory), *ARGS]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "query.bias" in err and "NaN" in err
+
+
+def test_an_onnx_graphs_biases_are_read_too(capsys):
+    """The bundled paraphrase-MiniLM-L3-v2 ONNX graph adds its biases after each MatMul: found, so not a bound."""
+    from sabounds.numerics.checkpoints.reader import minilm_l3_onnx
+
+    assert main(["bound", str(minilm_l3_onnx()), *ARGS]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["sound"] is False
+    assert [u["component"] for u in record["unmodelled"]] == [
+        "attention: query bias b_q",
+        "attention: value and output biases b_v, b_o",
+        "MLP: inner biases b_in (and b_gate)",
+        "MLP: output bias b_out",
+    ]
+
+
+def test_an_unplaced_bias_is_unmodelled_and_a_mask_buffer_is_not_a_bias(tmp_path, capsys):
+    n, _ = _hidden("bert")
+    other = _bound(tmp_path / "other", capsys, "bert", {BERT + "attention.self.extra.bias": _ones(n)})
+    assert [u["component"] for u in other["unmodelled"]] == ["layer: other stored biases"]
+    mask = _bound(tmp_path / "mask", capsys, "gpt2", {GPT2 + "attn.bias": np.ones((1, 1, 4, 4))})
+    assert mask["sound"] is True
+
+
+@pytest.mark.parametrize("shape", [(0,), (3, 5), (2**20,)])
+def test_a_bias_of_the_wrong_shape_is_one_line(tmp_path, capsys, shape):
+    weights = raw_weights("bert")
+    weights[BERT + "attention.self.query.bias"] = np.ones(shape, np.float32)
+    directory = write_model(tmp_path / "bad", weights, CONFIGS["bert"])
+    assert main(["bound", str(directory), *ARGS]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "query.bias" in err and "not a bias of size" in err
+
+
+def test_relative_position_embeddings_are_unmodelled(tmp_path, capsys):
+    """BERT's relative_key_query adds k_j . r_(i-j) to the scores: not in the bookkeeping (and a key bias no longer
+    cancels there); ``absolute`` is the layer the bound covers."""
+    directory = write_model(
+        tmp_path / "rel", raw_weights("bert"), dict(CONFIGS["bert"], position_embedding_type="relative_key_query")
+    )
+    assert main(["bound", str(directory), *ARGS]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["sound"] is False and "relative position embeddings" in record["unmodelled"][0]["component"]
+    assert main(["analyze", str(directory), "--json"]) == 0
+    assert "relative position" in json.loads(capsys.readouterr().out)["unmodelled"][0]["component"]

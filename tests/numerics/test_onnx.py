@@ -81,26 +81,29 @@ def minilm_source():
 
 
 def test_minilm_l3_roles_agree_with_the_exporters_node_names(minilm_source):
-    """The exporter named each MatMul node after its module (``.../layer.1/attention/self/query/MatMul``)."""
+    """The exporter named each MatMul node after its module (``.../layer.1/attention/self/query/MatMul``), and the
+    Add of its bias likewise (``.../query/Add``): each weight and bias is found in its role."""
     import onnx
 
     graph = onnx.load(str(_minilm()), load_external_data=False).graph
     module_of = {n.input[1]: n.name for n in graph.node if n.op_type == "MatMul" and len(n.input) == 2}
+    module_of.update({x: n.name for n in graph.node if n.op_type == "Add" for x in n.input if x not in module_of})
     path = {
-        "attention.self.query.weight": "attention/self/query",
-        "attention.self.key.weight": "attention/self/key",
-        "attention.self.value.weight": "attention/self/value",
-        "attention.output.dense.weight": "attention/output/dense",
-        "intermediate.dense.weight": "intermediate/dense",
-        "output.dense.weight": "/output/dense",
+        "attention.self.query": "attention/self/query",
+        "attention.self.key": "attention/self/key",
+        "attention.self.value": "attention/self/value",
+        "attention.output.dense": "attention/output/dense",
+        "intermediate.dense": "intermediate/dense",
+        "output.dense": "/output/dense",
     }
-    assert len(minilm_source.store.names) == 18
+    assert len(minilm_source.store.names) == 36  # 6 weights and 6 biases per layer
     for name in minilm_source.store.names:
         layer = name.split(".")[2]
-        role = name.split(".", 3)[3]
+        role, kind = name.split(".", 3)[3].rsplit(".", 1)
         node_name = module_of[minilm_source.store.initializer_of(name)]
         assert f"layer.{layer}/" in node_name and path[role] in node_name
-        if role == "output.dense.weight":
+        assert node_name.endswith("MatMul" if kind == "weight" else "Add")
+        if role == "output.dense":
             assert "attention" not in node_name
 
 
