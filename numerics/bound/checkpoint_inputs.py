@@ -89,7 +89,6 @@ def family_of(shape, spectra, rms_floor: float | None = None) -> Family | None:
         premise,
         tuple(norms),
         tuple(premises),
-        unmodelled(shape),
         assumed,
     )
 

@@ -37,8 +37,8 @@ class NormRadii:
 
 @dataclass(frozen=True)
 class Family:
-    """What the bound needs of a family's layer beyond its slots; ``premises`` are printed with the bound;
-    ``unmodelled`` the maps of the layer the bookkeeping leaves out (then the numbers are not a bound)."""
+    """What the bound needs of a family's layer beyond its slots; ``premises`` are printed with the bound (what the
+    bookkeeping leaves out is the model's: ``Model.unmodelled``)."""
 
     name: str
     pre_ln: bool
@@ -48,14 +48,8 @@ class Family:
     premise: NormPremise | None
     norms: tuple[NormRadii, ...]
     premises: tuple[str, ...]
-    unmodelled: tuple = ()
     assumed: tuple[str, ...] = ()
     """Derivation steps the totals rest on that are assumed, not derived (e.g. ``whole_bound.families.rope_cover``)."""
-
-    @property
-    def sound(self) -> bool:
-        """True when every map of the family's layer is in the bookkeeping (under the stated premises)."""
-        return not self.unmodelled
 
     def norm_cost(self) -> float:
         """The union price of the norms' dyadic shells: ``sum ln(i(i+1))`` over every gain and radius."""

@@ -420,6 +420,14 @@ def bias_unmodelled(norms: dict[str, float], rope: bool, named: tuple[Unmodelled
                 ("mlp_in", "mlp_gate"),
             )
         )
+    if "mlp_out" in found:
+        out.append(
+            Unmodelled(
+                "MLP: output bias b_out",
+                f"shifts the block's output by b_out, which the token-norm propagation leaves out ({largest('mlp_out')})",
+                ("mlp_out",),
+            )
+        )
     if "other" in found:
         out.append(
             Unmodelled(
@@ -427,14 +435,6 @@ def bias_unmodelled(norms: dict[str, float], rope: bool, named: tuple[Unmodelled
                 "a stored bias the layout does not place (not a projection's, not a norm's), which the bookkeeping "
                 f"leaves out (largest norm {found['other']:.4g})",
                 ("other",),
-            )
-        )
-    if "mlp_out" in found:
-        out.append(
-            Unmodelled(
-                "MLP: output bias b_out",
-                f"shifts the block's output by b_out, which the token-norm propagation leaves out ({largest('mlp_out')})",
-                ("mlp_out",),
             )
         )
     return tuple(out)

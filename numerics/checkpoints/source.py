@@ -336,15 +336,12 @@ class CheckpointSource:
         norms = {}
         for role in ("attn_norm", "mlp_norm"):
             weight = getattr(f, role)
-            bias = getattr(f, role + "_bias") or (
-                weight[: -len("weight")] + "bias" if weight and weight.endswith(".weight") else None
-            )
+            bias = getattr(f, role + "_bias") or (_bias_name(weight) if weight and weight.endswith(".weight") else None)
             norms[role] = self._optional(base, weight, n, f.norm_offset)
             norms[role + "_bias"] = self._optional(base, bias, n, 0.0)
         if f.post_norms:
             norms["post_norms"] = tuple(
-                (self._optional(base, w, n, 0.0), self._optional(base, w[: -len("weight")] + "bias", n, 0.0))
-                for w in f.post_norms
+                (self._optional(base, w, n, 0.0), self._optional(base, _bias_name(w), n, 0.0)) for w in f.post_norms
             )
         return assemble(index, q, k, v, o, up, down, s.heads, s.kv_heads, gate, **norms)
 
@@ -369,7 +366,7 @@ class CheckpointSource:
             )
         return (
             self.tensor(f.embedding_norm, (n,)),
-            self._optional("", f.embedding_norm[: -len("weight")] + "bias", n, 0.0),
+            self._optional("", _bias_name(f.embedding_norm), n, 0.0),
             "",
         )
 
@@ -393,6 +390,7 @@ class CheckpointSource:
             "mlp_gate": {inner, 2 * inner},
             "mlp_out": {n},
         }
+        largest = max(n, inner, dq + 2 * dkv)
         roles = {role: getattr(f, role) for role in BIAS_ROLES if role not in ("query", "key", "value")}
         roles.update({"qkv": f.qkv} if f.qkv else {"query": f.query, "key": f.key, "value": f.value})
         norms = [f.attn_norm, f.mlp_norm, *(f.post_norms or ())]
@@ -406,14 +404,14 @@ class CheckpointSource:
             for role, name in [*placed.items(), *(("other", x) for x in others)]:
                 if name not in self.store.names:
                     continue
-                allowed = sizes.get(role) or {max(n, inner, dq + 2 * dkv) * 2}
                 shape = tuple(self.store.shape(name))
                 if role == "other" and len(shape) != 1:
                     continue  # a buffer, not a map's bias (GPT-2's causal mask ``attn.bias``, ``attn.masked_bias``)
-                if len(shape) != 1 or (shape[0] not in allowed if role != "other" else shape[0] > max(allowed)):
+                fits = len(shape) == 1 and (shape[0] <= 2 * largest if role == "other" else shape[0] in sizes[role])
+                if not fits:
+                    wanted = "this layer" if role == "other" else f"size {min(sizes[role])}"
                     raise CheckpointError(
-                        f"{self.store.where(name)}: tensor {shown(name)} has shape {list(shape)}, not a bias of "
-                        f"{'this layer' if role == 'other' else f'size {sorted(allowed)[0]}'}"
+                        f"{self.store.where(name)}: tensor {shown(name)} has shape {list(shape)}, not a bias of {wanted}"
                     )
                 values = np.asarray(self.store.read(name), dtype=np.float64).ravel()
                 if not np.isfinite(values).all():

@@ -161,7 +161,7 @@ def unmodelled(shape) -> tuple:
     """The :class:`~sabounds.numerics.checkpoints.architectures.Unmodelled` maps of the family's layer: where there
     is one, lip, alpha, ours and edelman do not bound the network."""
     family = FAMILIES.get(shape.family)
-    return (*(family.unmodelled if family is not None else ()), *getattr(shape, "unmodelled", ()))
+    return (*(family.unmodelled if family is not None else ()), *shape.unmodelled)
 
 
 @dataclass(frozen=True)

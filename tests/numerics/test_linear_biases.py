@@ -122,7 +122,7 @@ def test_an_unplaced_bias_is_unmodelled_and_a_mask_buffer_is_not_a_bias(tmp_path
     assert mask["sound"] is True
 
 
-@pytest.mark.parametrize("shape", [(0,), (3, 5), (2**20,)])
+@pytest.mark.parametrize("shape", [(), (0,), (3, 5), (2**20,)])
 def test_a_bias_of_the_wrong_shape_is_one_line(tmp_path, capsys, shape):
     weights = raw_weights("bert")
     weights[BERT + "attention.self.query.bias"] = np.ones(shape, np.float32)
